@@ -1,0 +1,197 @@
+"""agentdesk: headless commands (controls, devices, virtual-phone, bench). No Qt here."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import signal
+import sys
+import threading
+from pathlib import Path
+
+from app import __version__
+from app.core.device.errors import DeviceError
+
+
+def _print_controls_table(controls, out=sys.stdout) -> None:
+    header = f"{'id':>3}  {'type':<16} {'name':<34} {'rect (l,t,r,b)':<22} flags"
+    print(header, file=out)
+    print("-" * len(header), file=out)
+    for control in controls:
+        flags = [name for name in ("clickable", "long_clickable", "scrollable", "checkable", "checked",
+                                   "focused", "selected", "password") if getattr(control, name)]
+        if not control.enabled:
+            flags.append("disabled")
+        name = control.name.replace("\n", " ")
+        name = name if len(name) <= 34 else name[:33] + "…"
+        rect = ",".join(str(v) for v in control.rect)
+        print(f"{control.id:>3}  {control.type[:16]:<16} {name:<34} {rect:<22} {' '.join(flags)}", file=out)
+    print(f"{len(controls)} controls", file=out)
+
+
+def _write_annotation(image, controls, out_path: str) -> None:
+    from app.core.perception.annotate import annotate
+
+    annotate(image, controls).save(out_path)
+    print(f"annotated screenshot written to {out_path}", file=sys.stderr)
+
+
+def _controls_offline(args) -> int:
+    from PIL import Image
+
+    from app.core.perception.hierarchy import HierarchyError, parse_hierarchy, screen_size_from_hierarchy, select_controls
+
+    try:
+        xml = Path(args.xml).read_bytes()
+        hierarchy = parse_hierarchy(xml)
+    except OSError as exc:
+        print(f"error: cannot read {args.xml}: {exc.strerror}", file=sys.stderr)
+        return 2
+    except HierarchyError as exc:
+        print(f"error: {args.xml} is not a usable uiautomator dump: {exc}", file=sys.stderr)
+        return 2
+    image = None
+    if args.screenshot:
+        try:
+            image = Image.open(args.screenshot).convert("RGB")
+        except OSError as exc:
+            print(f"error: cannot read the screenshot {args.screenshot}: {exc}", file=sys.stderr)
+            return 2
+    size = image.size if image is not None else screen_size_from_hierarchy(hierarchy)
+    controls = select_controls(hierarchy, size)
+    _emit_controls(args, controls)
+    if args.annotate:
+        if image is None:
+            print("error: --annotate needs --screenshot PNG when reading a dump from a file", file=sys.stderr)
+            return 2
+        _write_annotation(image, controls, args.annotate)
+    return 0
+
+
+def _emit_controls(args, controls) -> None:
+    if args.json:
+        json.dump([c.to_dict() for c in controls], sys.stdout, ensure_ascii=False, indent=1)
+        print()
+    else:
+        _print_controls_table(controls)
+
+
+async def _controls_live(args) -> int:
+    from app.core.device.phone_connection import open_phone
+
+    connection = await open_phone(args.device, virtual=True if args.virtual else None)
+    try:
+        if connection.note:
+            print(connection.note, file=sys.stderr)
+        device = connection.device
+        snapshot = await device.controls(refresh=True)
+        _emit_controls(args, snapshot.controls)
+        if args.annotate:
+            shot = await device.screenshot()
+            _write_annotation(shot.image, snapshot.controls, args.annotate)
+    finally:
+        connection.close()
+    return 0
+
+
+def cmd_controls(args) -> int:
+    if args.xml:
+        return _controls_offline(args)
+    if args.screenshot:
+        print("error: --screenshot goes with --xml (a live phone provides its own screenshot)", file=sys.stderr)
+        return 2
+    return asyncio.run(_controls_live(args))
+
+
+def cmd_devices(args) -> int:
+    from app.core.device.adb_transport import AdbTransport
+
+    devices = AdbTransport().list_devices()
+    if not devices:
+        print("No phones attached. Plug one in with USB debugging on, or connect over Wi-Fi with "
+              "`adb connect HOST:PORT`. `agentdesk virtual-phone` serves a virtual one.")
+        return 0
+    for device in devices:
+        print(f"{device.serial:<24} {device.model or '-':<28} {device.describe_state()}")
+    return 0
+
+
+def cmd_virtual_phone(args) -> int:
+    from app.core.device.phone_connection import start_virtual_phone
+
+    width, height = (int(v) for v in args.size.lower().split("x"))
+    server = start_virtual_phone(args.port, args.devices, width=width, height=height, density=args.density,
+                                 adb_keyboard_installed=args.adb_keyboard)
+    serials = ", ".join(d.serial for d in server.devices)
+    print(f"Virtual phone ADB server on 127.0.0.1:{server.port} with {serials}")
+    print(f"  adbutils: ANDROID_ADB_SERVER_PORT={server.port}    adb: adb -P {server.port} devices")
+    print("Press Ctrl+C to stop.", flush=True)
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    try:
+        stop.wait()
+    except KeyboardInterrupt:
+        pass
+    server.stop()
+    return 0
+
+
+def cmd_bench(args) -> int:
+    from app.bench import run_benchmark
+
+    return run_benchmark(args.suite, rounds=args.rounds, json_out=args.json)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="agentdesk", description="Agent Desk: supervised automation of Android phones.")
+    parser.add_argument("--version", action="version", version=f"agentdesk {__version__}")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log what happens")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    controls = sub.add_parser("controls", help="list the controls on a screen, with their ids")
+    source = controls.add_mutually_exclusive_group()
+    source.add_argument("--xml", metavar="FILE", help="read a uiautomator dump from a file (offline)")
+    source.add_argument("--device", metavar="SERIAL", help="a connected phone (default: the first one, "
+                                                           "or the virtual phone when none is attached)")
+    source.add_argument("--virtual", action="store_true", help="use the built-in virtual phone")
+    controls.add_argument("--screenshot", metavar="PNG", help="with --xml: the matching screenshot")
+    controls.add_argument("--annotate", metavar="OUT.png", help="write the screenshot with numbered boxes")
+    controls.add_argument("--json", action="store_true", help="print a JSON list instead of a table")
+    controls.set_defaults(func=cmd_controls)
+
+    devices = sub.add_parser("devices", help="list attached phones and their state")
+    devices.set_defaults(func=cmd_devices)
+
+    virtual = sub.add_parser("virtual-phone", help="serve the virtual phone over the ADB protocol")
+    virtual.add_argument("--port", type=int, default=5037, help="TCP port (default 5037, the ADB default)")
+    virtual.add_argument("--devices", type=int, default=1, help="how many phones (default 1)")
+    virtual.add_argument("--size", default="1080x2400", help="screen size WxH (default 1080x2400)")
+    virtual.add_argument("--density", type=int, default=420, help="screen density in dpi (default 420)")
+    virtual.add_argument("--adb-keyboard", action="store_true", help="have ADB Keyboard installed")
+    virtual.set_defaults(func=cmd_virtual_phone)
+
+    bench = sub.add_parser("bench", help="measure speed against the virtual phone")
+    bench.add_argument("suite", choices=["perception"], help="what to measure")
+    bench.add_argument("--rounds", type=int, default=15, help="repetitions per figure (median reported)")
+    bench.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
+    bench.set_defaults(func=cmd_bench)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s")
+    try:
+        return args.func(args)
+    except DeviceError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 3
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""The phone over ADB: capture, hierarchy, apps, input, device watch."""

@@ -1,0 +1,185 @@
+"""Blocking access to an ADB server through adbutils: device lists and one-shot device services.
+
+Everything here blocks; the async layer (android_device.py) runs it in worker threads.
+adbutils opens one socket per request; we select the device and run the service on that
+same socket (one round trip less than adbutils' own shell()) and read the answer with
+a linear-time loop (adbutils' read_until_close is quadratic on a 10 MB screenshot).
+"""
+
+from __future__ import annotations
+
+import socket
+from dataclasses import dataclass
+
+import adbutils
+from adbutils.errors import AdbConnectionError, AdbError, AdbTimeout
+
+from .errors import (
+    AdbUnavailable,
+    DeviceDisconnected,
+    DeviceError,
+    DeviceNotFound,
+    DeviceOffline,
+    DeviceTimeout,
+    DeviceUnauthorized,
+)
+
+DEFAULT_TIMEOUT = 20.0
+_READ_CHUNK = 1 << 20
+
+
+@dataclass(frozen=True)
+class DeviceListing:
+    """One line of `adb devices -l`."""
+
+    serial: str
+    state: str  # device | unauthorized | offline | ...
+    model: str = ""
+    product: str = ""
+    transport_id: int | None = None
+
+    @property
+    def is_network(self) -> bool:
+        return ":" in self.serial and not self.serial.startswith("emulator-")
+
+    @property
+    def ready(self) -> bool:
+        return self.state == "device"
+
+    def describe_state(self) -> str:
+        """The state in words a person can act on."""
+        return {
+            "device": "connected",
+            "unauthorized": "unauthorized — accept the USB-debugging prompt on the phone",
+            "offline": "offline — unlock the phone, or unplug and plug it in again",
+            "no permissions": "no permission to use the USB device — check udev rules",
+            "authorizing": "authorizing — wait a moment",
+        }.get(self.state, self.state)
+
+
+def translate_adb_error(exc: Exception, serial: str | None = None) -> DeviceError:
+    """Turn an adbutils/socket error into one of ours with a message a user understands."""
+    text = str(exc)
+    who = f"Phone {serial}" if serial else "The phone"
+    if isinstance(exc, DeviceError):
+        return exc
+    if isinstance(exc, (AdbTimeout, socket.timeout, TimeoutError)):
+        return DeviceTimeout(f"{who} did not answer in time. Check that it is unlocked and still connected.")
+    if isinstance(exc, AdbConnectionError):
+        return AdbUnavailable("Cannot reach the ADB server. Install Android platform-tools (adb) "
+                              "or start it with `adb start-server`.")
+    if "unauthorized" in text:
+        return DeviceUnauthorized(f"{who} has not authorised this computer. Unlock it and accept "
+                                  "the “Allow USB debugging?” prompt, then try again.")
+    if "offline" in text:
+        return DeviceOffline(f"{who} is offline. Unlock it, or unplug and plug it in again.")
+    if "not found" in text or "no devices" in text:
+        return DeviceNotFound(f"{who} is not connected. Plug it in (USB debugging on) or connect over Wi-Fi.")
+    if isinstance(exc, (ConnectionError, OSError, EOFError)):
+        return DeviceDisconnected(f"{who} disconnected in the middle of a command. Check the cable or Wi-Fi.")
+    return DeviceError(f"ADB error: {text}")
+
+
+class AdbTransport:
+    """One ADB server (host:port): lists devices and runs services on them."""
+
+    def __init__(self, host: str | None = None, port: int | None = None):
+        self.client = adbutils.AdbClient(host=host, port=port)
+
+    @property
+    def address(self) -> str:
+        return f"{self.client.host}:{self.client.port}"
+
+    def _connect(self, timeout: float | None):
+        try:
+            return self.client.make_connection(timeout=timeout)
+        except (AdbError, OSError) as exc:
+            raise AdbUnavailable(f"Cannot reach the ADB server at {self.address}: {exc}. Install Android "
+                                 "platform-tools (adb) or start it with `adb start-server`.") from exc
+
+    def server_version(self) -> int:
+        try:
+            return self.client.server_version()
+        except (AdbError, OSError) as exc:
+            raise translate_adb_error(exc) from exc
+
+    def list_devices(self) -> list[DeviceListing]:
+        with self._connect(5.0) as conn:
+            try:
+                conn.send_command("host:devices-l")
+                conn.check_okay()
+                return parse_devices_l(conn.read_string_block())
+            except (AdbError, OSError) as exc:
+                raise translate_adb_error(exc) from exc
+
+    def connect(self, address: str, timeout: float = 10.0) -> str:
+        """`adb connect host:port`; returns the server's message, raises when it failed."""
+        try:
+            message = self.client.connect(address, timeout=timeout)
+        except (AdbError, OSError) as exc:
+            raise translate_adb_error(exc) from exc
+        if "connected to" not in message:
+            raise DeviceNotFound(f"Could not connect to {address}: {message}. Check the address, that the "
+                                 "phone is on the same network, and that wireless debugging is on.")
+        return message
+
+    def disconnect(self, address: str) -> str:
+        try:
+            return self.client.disconnect(address, raise_error=True) or ""
+        except (AdbError, OSError) as exc:
+            raise translate_adb_error(exc) from exc
+
+    def run(self, serial: str, service: str, timeout: float | None = DEFAULT_TIMEOUT) -> bytes:
+        """Run a device service ("shell:…", "exec:…") and return everything it printed."""
+        conn = self._connect(timeout)
+        try:
+            conn.send_command(f"host:transport:{serial}")
+            conn.check_okay()
+            conn.send_command(service)
+            conn.check_okay()
+            return read_to_end(conn.conn)
+        except (AdbError, OSError, EOFError) as exc:
+            raise translate_adb_error(exc, serial) from exc
+        finally:
+            # The phone has closed its side; adbutils' close() would add a 10 ms linger for nothing.
+            conn.conn.close()
+
+    def track_devices(self):
+        """Yield the full device list each time it changes (blocks; run in a thread)."""
+        with self._connect(None) as conn:
+            try:
+                conn.send_command("host:track-devices-l")
+                conn.check_okay()
+                while True:
+                    yield parse_devices_l(conn.read_string_block())
+            except (AdbError, OSError, ValueError) as exc:
+                raise translate_adb_error(exc) from exc
+
+
+def read_to_end(sock: socket.socket) -> bytes:
+    """Read until the other side closes, in linear time."""
+    buffer = bytearray()
+    chunk = bytearray(_READ_CHUNK)
+    view = memoryview(chunk)
+    while True:
+        n = sock.recv_into(view)
+        if n == 0:
+            return bytes(buffer)
+        buffer += view[:n]
+
+
+def parse_devices_l(text: str) -> list[DeviceListing]:
+    """Parse `adb devices -l` output (also accepts the short form)."""
+    devices = []
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) < 2 or line.startswith(("List of devices", "*")):
+            continue
+        serial, state, rest = parts[0], parts[1], parts[2:]
+        if state == "no" and rest[:1] == ["permissions"]:
+            state, rest = "no permissions", rest[1:]
+        fields = dict(p.split(":", 1) for p in rest if ":" in p)
+        transport = fields.get("transport_id", "")
+        devices.append(DeviceListing(serial, state, fields.get("model", "").replace("_", " "),
+                                     fields.get("product", ""), int(transport) if transport.isdigit() else None))
+    return devices

@@ -1,0 +1,307 @@
+"""One Android phone, as an async API. Blocking ADB calls run in worker threads, never on the loop.
+
+Caches follow seed 000: installed apps live 5 minutes; the controls of the screen live 5
+seconds and any input invalidates them (the screen has probably changed).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+from app.core.perception.controls import Control
+from app.core.perception.hierarchy import HierarchyError, UiHierarchy, parse_hierarchy, select_controls
+
+from . import input_commands as cmd
+from .adb_transport import DEFAULT_TIMEOUT, AdbTransport
+from .app_catalog import looks_like_package, parse_package_list, resolve_app
+from .errors import (
+    ADB_KEYBOARD_FIX,
+    CommandFailed,
+    DeviceError,
+    DeviceTimeout,
+    HierarchyDumpFailed,
+    TextInputUnsupported,
+)
+from .keycodes import KEYCODES, keycode_from_string
+from .screen_capture import CAPTURE_SERVICES, DECODERS, PNG_METHOD, RAW_METHOD, Screenshot
+
+CONTROLS_TTL_SECONDS = 5.0
+APPS_TTL_SECONDS = 300.0
+DUMP_PATH = "/sdcard/window_dump.xml"
+DUMP_COMMAND = f"rm -f {DUMP_PATH}; uiautomator dump {DUMP_PATH} 2>&1 >/dev/null; cat {DUMP_PATH} 2>/dev/null"
+_ERROR_MARKERS = ("Exception occurred", "Error:", "Error type", "Usage:", "inaccessible or not found",
+                  "Unknown input method")
+
+
+@dataclass(frozen=True)
+class ScreenInfo:
+    width: int          # physical, portrait (what `wm size` says)
+    height: int
+    density: int
+    rotation: int       # 0..3
+
+    @property
+    def display_size(self) -> tuple[int, int]:
+        """Size in the current orientation (what screenshots and dumps use)."""
+        return (self.height, self.width) if self.rotation % 2 else (self.width, self.height)
+
+
+@dataclass(frozen=True)
+class ControlsSnapshot:
+    controls: list[Control]
+    hierarchy: UiHierarchy
+    xml: str
+    taken_at: float
+    dump_ms: float
+
+    def by_id(self, control_id: int) -> Control | None:
+        return next((c for c in self.controls if c.id == control_id), None)
+
+
+@dataclass(frozen=True)
+class ForegroundApp:
+    package: str
+    activity: str
+
+
+def parse_screen_info(output: str) -> ScreenInfo:
+    size = re.search(r"Override size:\s*(\d+)x(\d+)", output) or re.search(r"Physical size:\s*(\d+)x(\d+)", output)
+    density = re.search(r"Override density:\s*(\d+)", output) or re.search(r"Physical density:\s*(\d+)", output)
+    rotation = (re.search(r"SurfaceOrientation:\s*(\d)", output) or re.search(r"mCurrentRotation=ROTATION_(\d+)", output))
+    if not size:
+        raise CommandFailed("The phone did not report its screen size (`wm size`).", "wm size", output)
+    turn = 0
+    if rotation:
+        value = int(rotation.group(1))
+        turn = value // 90 if value >= 90 else value
+    return ScreenInfo(int(size.group(1)), int(size.group(2)), int(density.group(1)) if density else 160, turn % 4)
+
+
+def parse_foreground(output: str) -> ForegroundApp | None:
+    for pattern in (r"mCurrentFocus=Window\{\S+ \S+ ([\w.]+)/([\w.$]+)\}",
+                    r"mFocusedApp=\S*ActivityRecord\{\S+ \S+ ([\w.]+)/([\w.$]+)",
+                    r"ResumedActivity: ActivityRecord\{\S+ \S+ ([\w.]+)/([\w.$]+)"):
+        match = re.search(pattern, output)
+        if match:
+            package, activity = match.groups()
+            return ForegroundApp(package, package + activity if activity.startswith(".") else activity)
+    return None
+
+
+class AndroidDevice:
+    """Async access to one phone through an ADB server."""
+
+    def __init__(self, transport: AdbTransport, serial: str, *, timeout: float = DEFAULT_TIMEOUT):
+        self.transport = transport
+        self.serial = serial
+        self.timeout = timeout
+        self.capture_method: str | None = None
+        self.capture_timings: dict[str, float] = {}
+        self._screen: ScreenInfo | None = None
+        self._controls: ControlsSnapshot | None = None
+        self._apps: tuple[float, list[str]] | None = None
+        self.on_input: list[Callable[[str], None]] = []  # told of every input command sent
+
+    def __repr__(self) -> str:
+        return f"AndroidDevice({self.serial!r} via {self.transport.address})"
+
+    # ------------------------------------------------------------------ raw access
+
+    async def _run(self, service: str, timeout: float | None = None) -> bytes:
+        limit = timeout or self.timeout
+        try:
+            return await asyncio.wait_for(asyncio.to_thread(self.transport.run, self.serial, service, limit),
+                                          limit + 1.0)
+        except asyncio.TimeoutError as exc:
+            raise DeviceTimeout(f"Phone {self.serial} did not answer within {limit:.0f} s.") from exc
+
+    async def shell(self, command: str, timeout: float | None = None) -> str:
+        """Run a command line in the phone's shell; stdout and stderr together, as text."""
+        data = await self._run("shell:" + command, timeout)
+        return data.decode("utf-8", "replace")
+
+    async def exec_out(self, command: str, timeout: float | None = None) -> bytes:
+        """Run a command without a terminal and return its exact bytes (binary-safe)."""
+        return await self._run("exec:" + command, timeout)
+
+    async def _input(self, command_line: str, what: str) -> str:
+        """Send input; any input makes the cached controls stale."""
+        self.invalidate_controls()
+        output = await self.shell(command_line)
+        for listener in self.on_input:
+            listener(command_line)
+        if any(marker in output for marker in _ERROR_MARKERS):
+            raise CommandFailed(f"The phone refused to {what}: {output.strip().splitlines()[0]}", command_line, output)
+        return output
+
+    # ------------------------------------------------------------------ facts about the phone
+
+    async def properties(self) -> dict[str, str]:
+        output = await self.shell("getprop")
+        return dict(re.findall(r"^\[([^\]]+)\]: \[([^\]]*)\]", output, re.MULTILINE))
+
+    async def screen_info(self, refresh: bool = False) -> ScreenInfo:
+        if self._screen is None or refresh:
+            output = await self.shell("wm size; wm density; dumpsys input | grep -E 'SurfaceOrientation|orientation='")
+            self._screen = parse_screen_info(output)
+        return self._screen
+
+    async def foreground_app(self) -> ForegroundApp | None:
+        output = await self.shell("dumpsys window | grep -E 'mCurrentFocus|mFocusedApp'")
+        return parse_foreground(output) or parse_foreground(
+            await self.shell("dumpsys activity activities | grep -E 'ResumedActivity'"))
+
+    async def installed_apps(self, refresh: bool = False) -> list[str]:
+        """Third-party packages (`pm list packages -3`), cached for 5 minutes."""
+        if self._apps is None or refresh or time.monotonic() - self._apps[0] > APPS_TTL_SECONDS:
+            self._apps = (time.monotonic(), parse_package_list(await self.shell("pm list packages -3")))
+        return list(self._apps[1])
+
+    async def all_packages(self) -> list[str]:
+        return parse_package_list(await self.shell("pm list packages"))
+
+    # ------------------------------------------------------------------ screen
+
+    async def screenshot(self, method: str | None = None) -> Screenshot:
+        """Take a screenshot on the fastest path for this phone (measured once)."""
+        if method is None:
+            method = self.capture_method or await self.choose_capture_method()
+        started = time.perf_counter()
+        data = await self.exec_out(CAPTURE_SERVICES[method].removeprefix("exec:"))
+        fetched = time.perf_counter()
+        image = await asyncio.to_thread(DECODERS[method], data)
+        done = time.perf_counter()
+        return Screenshot(image, method, (fetched - started) * 1000, (done - fetched) * 1000)
+
+    async def choose_capture_method(self) -> str:
+        """Time the raw and PNG paths once and keep the faster; PNG if raw is not supported."""
+        timings: dict[str, float] = {}
+        for method in (RAW_METHOD, PNG_METHOD):
+            try:
+                shot = await self.screenshot(method)
+                timings[method] = shot.fetch_ms + shot.decode_ms
+            except DeviceError:
+                if method == PNG_METHOD and not timings:
+                    raise
+        self.capture_timings = timings
+        self.capture_method = min(timings, key=timings.get)
+        return self.capture_method
+
+    async def dump_hierarchy(self, retries: int = 3, timeout: float = 30.0) -> str:
+        """The screen's uiautomator XML. Retries when the UI is not idle or the output is garbled."""
+        problem = ""
+        for attempt in range(retries):
+            output = await self.shell(DUMP_COMMAND, timeout=timeout)
+            start = min((i for i in (output.find("<?xml"), output.find("<hierarchy")) if i >= 0), default=-1)
+            if start >= 0 and "</hierarchy>" in output:
+                return output[start:]
+            problem = output.strip().splitlines()[0] if output.strip() else "it printed nothing"
+            await asyncio.sleep(0.3 * (attempt + 1))
+        raise HierarchyDumpFailed(f"Could not read the screen's controls after {retries} tries ({problem}). "
+                                  "The app may be animating or playing video; a screenshot-only step is still possible.",
+                                  DUMP_COMMAND, problem)
+
+    async def controls(self, refresh: bool = False) -> ControlsSnapshot:
+        """Controls on screen, cached for 5 seconds unless input happened since."""
+        cached = self._controls
+        if cached and not refresh and time.monotonic() - cached.taken_at < CONTROLS_TTL_SECONDS:
+            return cached
+        started = time.perf_counter()
+        xml = await self.dump_hierarchy()
+        dumped = time.perf_counter()
+        screen = await self.screen_info()
+        try:
+            hierarchy = parse_hierarchy(xml)
+        except HierarchyError as exc:
+            raise HierarchyDumpFailed(f"The phone sent controls that cannot be read: {exc}", DUMP_COMMAND) from exc
+        size = screen.display_size
+        if hierarchy.rotation % 2 != screen.rotation % 2:   # rotated since screen_info was cached
+            size = (size[1], size[0])
+        controls = select_controls(hierarchy, size)
+        snapshot = ControlsSnapshot(controls, hierarchy, xml, time.monotonic(), (dumped - started) * 1000)
+        self._controls = snapshot
+        return snapshot
+
+    def invalidate_controls(self) -> None:
+        self._controls = None
+
+    # ------------------------------------------------------------------ input
+
+    async def tap(self, x: float, y: float) -> None:
+        await self._input(cmd.tap(x, y), f"tap at ({x:.0f}, {y:.0f})")
+
+    async def long_press(self, x: float, y: float, duration_ms: int = 800) -> None:
+        await self._input(cmd.long_press(x, y, duration_ms), f"long-press at ({x:.0f}, {y:.0f})")
+
+    async def swipe(self, x1: float, y1: float, x2: float, y2: float, duration_ms: int = 300) -> None:
+        await self._input(cmd.swipe(x1, y1, x2, y2, duration_ms), "swipe")
+
+    async def scroll(self, direction: str, area: tuple[int, int, int, int] | None = None) -> None:
+        """Scroll content: "down" shows what is below (the finger moves up), like a person's swipe."""
+        if area is None:
+            width, height = (await self.screen_info()).display_size
+            area = (0, int(height * 0.15), width, int(height * 0.85))
+        left, top, right, bottom = area
+        cx, cy = (left + right) / 2, (top + bottom) / 2
+        dx, dy = (right - left) * 0.35, (bottom - top) * 0.35
+        vectors = {"down": (0, -dy), "up": (0, dy), "right": (-dx, 0), "left": (dx, 0)}
+        if direction not in vectors:
+            raise CommandFailed(f"Unknown scroll direction '{direction}': use up, down, left or right.")
+        mx, my = vectors[direction]
+        await self._input(cmd.swipe(cx - mx, cy - my, cx + mx, cy + my, 400), f"scroll {direction}")
+
+    async def press_key(self, key: str | int) -> None:
+        code = keycode_from_string(key)
+        if code is None:
+            raise CommandFailed(f"Unknown key '{key}'. Use BACK, HOME, ENTER, APP_SWITCH or an Android key code.")
+        await self._input(cmd.keyevent(code), f"press key {key}")
+
+    async def back(self) -> None:
+        await self.press_key(KEYCODES["BACK"])
+
+    async def home(self) -> None:
+        await self.press_key(KEYCODES["HOME"])
+
+    async def recents(self) -> None:
+        await self.press_key(KEYCODES["APP_SWITCH"])
+
+    async def type_text(self, text: str, *, clear_first: bool = False, current_length: int | None = None) -> None:
+        """Type into the focused field. Non-ASCII goes through ADB Keyboard, or fails with the fix."""
+        parts = [cmd.clear_field(current_length)] if clear_first else []
+        if not cmd.needs_adb_keyboard(text):
+            await self._input(" && ".join(parts + [cmd.type_ascii(text)]), "type text")
+            return
+        ime_ids, current = await self.input_methods()
+        if cmd.ADB_KEYBOARD_IME not in ime_ids:
+            raise TextInputUnsupported(f"This text has characters `input text` cannot type (non-ASCII). {ADB_KEYBOARD_FIX}")
+        if current != cmd.ADB_KEYBOARD_IME:
+            parts += [cmd.switch_ime(cmd.ADB_KEYBOARD_IME), "sleep 0.5"]
+        parts.append(cmd.type_with_adb_keyboard(text))
+        if current and current != cmd.ADB_KEYBOARD_IME:
+            parts += ["sleep 0.2", cmd.switch_ime(current)]
+        await self._input("; ".join(parts), "type text with ADB Keyboard")
+
+    async def input_methods(self) -> tuple[list[str], str]:
+        """(installed IME ids, the current one)."""
+        output = await self.shell("ime list -s; echo ---; settings get secure default_input_method")
+        listed, _, current = output.partition("---")
+        return [line.strip() for line in listed.splitlines() if "/" in line], current.strip()
+
+    async def launch_app(self, app: str) -> str:
+        """Start an app by package, or by the name a person calls it. Returns the package."""
+        package = app.strip()
+        installed = await self.all_packages()
+        if not looks_like_package(package) or package not in installed:
+            found = resolve_app(app, installed)
+            if found is None:
+                raise CommandFailed(f"No installed app matches '{app}'. Use a package name from the installed apps list.")
+            package = found
+        output = await self._input(cmd.launch_app(package), f"launch {package}")
+        if "No activities found" in output or "monkey aborted" in output:
+            raise CommandFailed(f"{package} has no screen that can be launched (is it installed?).",
+                                cmd.launch_app(package), output)
+        return package

@@ -1,0 +1,76 @@
+"""Screenshots: the raw `screencap` format and PNG, decoded with Pillow."""
+
+from __future__ import annotations
+
+import io
+import struct
+import time
+from dataclasses import dataclass, field
+
+from PIL import Image
+
+from .errors import ScreenshotFailed
+
+RAW_METHOD = "raw"
+PNG_METHOD = "png"
+# services that print the screen to stdout; exec: keeps binary data intact (no tty).
+CAPTURE_SERVICES = {RAW_METHOD: "exec:screencap", PNG_METHOD: "exec:screencap -p"}
+
+# android.graphics.PixelFormat values screencap may report, with Pillow's raw mode for each.
+_RAW_FORMATS = {1: ("RGBX", 4), 2: ("RGBX", 4), 3: ("RGB", 3), 5: ("BGRX", 4)}
+_RGB565 = 4
+
+
+@dataclass
+class Screenshot:
+    """One decoded screen image (RGB) and what it cost to get it."""
+
+    image: Image.Image
+    method: str
+    fetch_ms: float
+    decode_ms: float
+    taken_at: float = field(default_factory=time.time)
+
+    @property
+    def size(self) -> tuple[int, int]:
+        return self.image.size
+
+
+def decode_raw(data: bytes) -> Image.Image:
+    """Decode `screencap` raw output: a 12-byte (before Android 9) or 16-byte header, then pixels."""
+    if len(data) < 12:
+        raise ScreenshotFailed("The phone sent an empty screenshot. Is the screen on and unlocked?")
+    width, height, pixel_format = struct.unpack_from("<III", data)
+    if not (0 < width <= 16384 and 0 < height <= 16384):
+        raise ScreenshotFailed(f"The phone sent a screenshot with an impossible size ({width}x{height}).")
+    if pixel_format == _RGB565:
+        bytes_per_pixel, mode = 2, "BGR;16"
+    elif pixel_format in _RAW_FORMATS:
+        mode, bytes_per_pixel = _RAW_FORMATS[pixel_format]
+    else:
+        raise ScreenshotFailed(f"The phone sent a screenshot in an unknown pixel format ({pixel_format}).")
+    pixels = width * height * bytes_per_pixel
+    header = len(data) - pixels
+    if header not in (12, 16):
+        got = len(data) - 16
+        raise ScreenshotFailed(f"The screenshot was cut short ({max(got, 0)} of {pixels} bytes): "
+                               "the connection may have dropped.")
+    # Pillow unpacks RGBX/BGRX/565 straight to RGB in one pass (~4 ms for 1080x2400).
+    return Image.frombytes("RGB", (width, height), memoryview(data)[header:], "raw", mode)
+
+
+def decode_png(data: bytes) -> Image.Image:
+    """Decode `screencap -p` output (a PNG, possibly after a warning line)."""
+    start = data.find(b"\x89PNG")
+    if start < 0:
+        text = data[:200].decode("utf-8", "replace").strip()
+        raise ScreenshotFailed(f"The phone did not send a PNG screenshot{': ' + text if text else ''}.")
+    try:
+        image = Image.open(io.BytesIO(data[start:]))
+        image.load()
+    except (OSError, SyntaxError) as exc:
+        raise ScreenshotFailed(f"The PNG screenshot could not be read ({exc}): the connection may have dropped.") from exc
+    return image.convert("RGB") if image.mode != "RGB" else image
+
+
+DECODERS = {RAW_METHOD: decode_raw, PNG_METHOD: decode_png}

@@ -1,0 +1,1 @@
+"""Perception: uiautomator hierarchy to controls, set-of-mark annotation, screen diff."""

@@ -1,0 +1,1 @@
+"""PySide6 widgets: the desktop app. Talks to app.core only."""

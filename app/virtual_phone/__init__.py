@@ -1,0 +1,1 @@
+"""A simulated Android phone served over the real ADB host protocol (no Qt)."""

@@ -1,0 +1,81 @@
+"""A virtual phone as the ADB server sees it: connection state, files, faults, command record."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+
+from .phone import VirtualPhone
+from .shell import FileAccess, Result, Shell
+from .storage import PhoneStorage
+
+DEVICE_STATES = ("device", "offline", "unauthorized")
+
+
+@dataclass
+class Faults:
+    """Trouble to inject, for tests. Counters go down as each fault fires."""
+
+    drop_connections: int = 0        # the next N device services close the socket mid-answer
+    failing_dumps: int = 0           # the next N `uiautomator dump` print "could not get idle state"
+    truncated_screenshots: int = 0   # the next N `screencap` answers are cut in half
+    delay_seconds: float = 0.0       # every device service waits this long before answering
+
+    def take(self, name: str) -> bool:
+        """Consume one occurrence of a counted fault; True when it fires."""
+        count = getattr(self, name)
+        if count > 0:
+            setattr(self, name, count - 1)
+            return True
+        return False
+
+
+@dataclass
+class CommandRecord:
+    """One simple command the phone's shell ran (after quoting and expansion)."""
+
+    argv: list[str]
+    service: str  # the ADB service line that carried it, e.g. "shell:input tap 1 2"
+
+
+@dataclass
+class AttachedDevice:
+    """What the ADB server knows of one phone: the phone itself plus transport-level state."""
+
+    phone: VirtualPhone
+    transport_id: int
+    state: str = "device"
+    network_address: str | None = None   # set for phones reached by `adb connect host:port`
+    storage: PhoneStorage = field(default_factory=PhoneStorage)
+    faults: Faults = field(default_factory=Faults)
+    commands: list[CommandRecord] = field(default_factory=list)
+    services: list[str] = field(default_factory=list)
+    _record_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    @property
+    def serial(self) -> str:
+        return self.network_address or self.phone.serial
+
+    def record_service(self, service: str) -> None:
+        with self._record_lock:
+            self.services.append(service)
+
+    def new_shell(self, service: str) -> Shell:
+        """A shell process for one ADB service; every command it runs is recorded."""
+        from .programs import run_program  # programs need AttachedDevice; imported late to avoid a cycle
+
+        def runner(argv: list[str], stdin: bytes) -> Result:
+            with self._record_lock:
+                self.commands.append(CommandRecord(list(argv), service))
+            with self.phone.lock:
+                return run_program(self, argv, stdin)
+
+        files = FileAccess(read=self.storage.read, write=lambda p, d, a: self.storage.write(p, d, a))
+        env = {"PATH": "/product/bin:/apex/com.android.runtime/bin:/system/bin:/system/xbin",
+               "HOME": "/", "USER": "shell", "ANDROID_DATA": "/data", "EXTERNAL_STORAGE": "/sdcard"}
+        return Shell(runner, files, env)
+
+    def command_lines(self) -> list[list[str]]:
+        """argv of every command run so far (for tests)."""
+        with self._record_lock:
+            return [list(record.argv) for record in self.commands]
