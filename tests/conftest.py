@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 from pathlib import Path
 
@@ -17,7 +18,10 @@ CORPUS_DIR = SHARED_DIR / "corpus" / "ui-dumps"
 
 
 def pytest_asyncio_loop_factories(config, item):
-    """Async tests run on a qasync loop, as the app does."""
+    """GUI and end-to-end tests run on a qasync loop, as the app does; core tests on plain asyncio."""
+    test_path = Path(str(item.fspath))
+    if not {"gui", "e2e"} & set(test_path.parts):
+        return {"asyncio": asyncio.new_event_loop}
     import qasync
     from PySide6.QtWidgets import QApplication
 
@@ -29,3 +33,25 @@ def corpus_dir() -> Path:
     if not CORPUS_DIR.is_dir():
         pytest.fail(f"the UI-dump corpus is missing: expected it at {CORPUS_DIR}")
     return CORPUS_DIR
+
+
+@pytest.fixture
+def virtual_adb(monkeypatch):
+    """A virtual-phone ADB server on a free loopback port with one phone; adbutils points at it."""
+    from app.virtual_phone.adb_server import VirtualAdbServer
+
+    server = VirtualAdbServer().start()
+    server.add_phone()
+    monkeypatch.setenv("ANDROID_ADB_SERVER_HOST", "127.0.0.1")
+    monkeypatch.setenv("ANDROID_ADB_SERVER_PORT", str(server.port))
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def phone_device(virtual_adb):
+    """The async device API bound to the virtual phone."""
+    from app.core.device.adb_transport import AdbTransport
+    from app.core.device.android_device import AndroidDevice
+
+    return AndroidDevice(AdbTransport("127.0.0.1", virtual_adb.port), virtual_adb.devices[0].serial)

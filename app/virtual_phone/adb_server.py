@@ -34,8 +34,8 @@ UNAUTHORIZED_MESSAGE = (
 SHELL_STDOUT, SHELL_STDERR, SHELL_EXIT = 1, 2, 3
 
 
-class ProtocolError(Exception):
-    pass
+class DropConnection(Exception):
+    """Raised by a fault: the connection must end abruptly (TCP reset), as when a cable is pulled."""
 
 
 def _block(text: str | bytes) -> bytes:
@@ -49,32 +49,39 @@ class _Handler(socketserver.BaseRequestHandler):
     def handle(self) -> None:
         sock: socket.socket = self.request
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        try:
+            self._serve(sock)
+        except DropConnection:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            sock.close()   # a reset, not a polite close
+            return
+        except (ConnectionError, OSError):
+            pass
+        _finish(sock)
+
+    def _serve(self, sock: socket.socket) -> None:
+        """Host requests until one switches to a device; then that device's one service."""
         adb = self.server.adb
         transport: AttachedDevice | None = None
-        try:
-            while True:
-                header = recv_exact(sock, 4)
-                if header is None:
-                    return
-                try:
-                    length = int(header, 16)
-                except ValueError:
-                    return
-                payload = recv_exact(sock, length)
-                if payload is None:
-                    return
-                request = payload.decode("utf-8", "replace")
+        while True:
+            header = recv_exact(sock, 4)
+            if header is None:
+                return
+            try:
+                length = int(header, 16)
+            except ValueError:
+                return
+            payload = recv_exact(sock, length)
+            if payload is None:
+                return
+            request = payload.decode("utf-8", "replace")
+            if transport is None:
+                transport = adb.handle_host_request(sock, request)
                 if transport is None:
-                    transport = adb.handle_host_request(sock, request)
-                    if transport is None:
-                        return
-                else:
-                    adb.handle_device_service(sock, transport, request)
                     return
-        except (ConnectionError, OSError):
-            return
-        finally:
-            _finish(sock)
+            else:
+                adb.handle_device_service(sock, transport, request)
+                return
 
 
 def _finish(sock: socket.socket) -> None:
@@ -406,8 +413,7 @@ class VirtualAdbServer:
         if device.faults.take("drop_connections"):
             output = result.stdout + result.stderr
             sock.sendall(output[: len(output) // 3])
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-            raise ConnectionAbortedError("fault injected: connection dropped")
+            raise DropConnection()
         if protocol_v2:
             packets = bytearray()
             for packet_id, data in ((SHELL_STDOUT, result.stdout), (SHELL_STDERR, result.stderr)):

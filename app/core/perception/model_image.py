@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import io
+import math
 
 from PIL import Image
 
@@ -11,18 +12,13 @@ from PIL import Image
 def fit_for_model(image: Image.Image, max_side: int) -> tuple[Image.Image, float]:
     """Downscale so the longer side is at most `max_side`; returns (image, scale from device pixels).
 
-    An integer reduction (box filter, ~2 ms on 1080x2400) does most of the work; a
-    resample only covers what is left.
+    Uses an integer box reduction (~2 ms on 1080x2400, versus ~12 ms for a resample), so
+    the result may be somewhat smaller than `max_side` (2400 px → 1200 px for a 1280 limit).
     """
     longest = max(image.size)
     if max_side <= 0 or longest <= max_side:
         return image, 1.0
-    factor = longest // max_side
-    small = image.reduce(factor) if factor >= 2 else image
-    if max(small.size) > max_side:
-        ratio = max_side / max(small.size)
-        small = small.resize((max(1, round(small.width * ratio)), max(1, round(small.height * ratio))),
-                             Image.Resampling.BILINEAR)
+    small = image.reduce(math.ceil(longest / max_side))
     return small, small.width / image.width
 
 

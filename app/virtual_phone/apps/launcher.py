@@ -1,0 +1,179 @@
+"""Launcher3 (com.android.launcher3): the home screen with app icons, and the Overview (recents) screen."""
+
+from __future__ import annotations
+
+from PIL import Image
+
+from .. import theme
+from ..views import BUTTON, FRAME, IMAGE, SCROLL, TEXT, VIEW, VIEWGROUP, View
+from ..widgets import Ctx, ScrollState
+from . import LAUNCHER
+from .base import App, Dialog, Screen
+
+WORKSPACE = ["com.android.settings", "com.agentdesk.notes", "com.agentdesk.calculator", "com.android.deskclock"]
+HOTSEAT = ["com.android.dialer", "com.android.messaging", "com.android.contacts"]
+MAIN = "com.android.launcher3.uioverride.QuickstepLauncher"
+
+
+class IconPopup(Dialog):
+    """The menu a long press on an icon opens (Launcher3's shortcuts pop-up)."""
+
+    dim = False
+
+    def __init__(self, screen: Screen, package: str, anchor) -> None:
+        super().__init__(screen)
+        self.package, self.anchor = package, anchor
+
+    def build(self, ctx: Ctx) -> View:
+        l, t, r, b = self.anchor
+        w, h = ctx.dp(200), ctx.dp(56)
+        x = max(ctx.left + ctx.dp(8), min((l + r) // 2 - w // 2, ctx.right - ctx.dp(8) - w))
+        y = t - h - ctx.dp(8) if t - h - ctx.dp(8) > ctx.top else b + ctx.dp(8)
+        root = View(FRAME, (x, y, x + w, y + h), rid=ctx.rid("popup_container"), bg=theme.SURFACE,
+                    radius=ctx.dp(20), shadow=True)
+        row = View(VIEWGROUP, (x, y, x + w, y + h), rid=ctx.rid("system_shortcuts_container"), clickable=True,
+                   on_click=self._info, desc="App info")
+        row.add(View(IMAGE, (x + ctx.dp(16), y + ctx.dp(16), x + ctx.dp(40), y + ctx.dp(40)), kind="icon",
+                     glyph="info", gsize=ctx.dp(20), color=theme.TEXT_SECONDARY))
+        row.add(View(TEXT, (x + ctx.dp(52), y, x + w - ctx.dp(12), y + h), text="App info", rid=ctx.rid("bubble_text"),
+                     kind="text", size=ctx.sp(15), color=theme.TEXT, lines=1))
+        root.add(row)
+        return root
+
+    def _info(self) -> None:
+        self.screen.close_dialog()
+        self.phone.launch("com.android.settings", "com.android.settings.Settings$ManageApplicationsActivity")
+
+
+class HomeScreen(Screen):
+    activity = MAIN
+    bar_color = None
+
+    def _icon(self, ctx: Ctx, package: str, box) -> View:
+        app = self.phone.apps[package]
+        d = ctx.dp(56)
+        return View(TEXT, box, text=app.label, desc=app.label, kind="appicon", clickable=True, long_clickable=True,
+                    on_click=lambda: self.phone.launch(package), glyph=app.glyph,
+                    on_long_click=lambda: self.open_dialog(IconPopup(self, package, box)),
+                    color=theme.APP_COLORS.get(package, theme.PRIMARY), icon=d, icon_top=ctx.dp(8),
+                    size=ctx.sp(12))
+
+    def build(self, ctx: Ctx) -> list[View]:
+        rid = ctx.rid
+        l, t, r, b = ctx.content
+        launcher = View(FRAME, ctx.content, rid=rid("launcher"))
+        drag = View(FRAME, ctx.content, rid=rid("drag_layer"))
+        launcher.add(drag)
+        cols = max(4, (r - l) // ctx.dp(100))
+        cell_w = (r - l - 2 * ctx.dp(16)) // cols
+        cell_h = ctx.dp(100)
+        now = self.phone.now()
+        glance_h = ctx.dp(96) if not ctx.m.landscape else ctx.dp(56)
+        glance = View(VIEWGROUP, (l, t, r, t + glance_h), rid=rid("search_container_workspace"))
+        glance.add(View(TEXT, (l + ctx.dp(24), t + ctx.dp(16), r - ctx.dp(24), t + ctx.dp(16) + ctx.dp(40)),
+                        text=now.strftime("%A, %b ") + str(now.day), rid=rid("date"), kind="text",
+                        size=ctx.sp(22), color=theme.WHITE, lines=1))
+        workspace = View(SCROLL, (l, t, r, b), rid=rid("workspace"))
+        hotseat_h = ctx.dp(112)
+        grid_top = max(t + glance_h, b - hotseat_h - cell_h - ctx.dp(24))
+        page = View(VIEWGROUP, (l + ctx.dp(16), grid_top, r - ctx.dp(16), grid_top + cell_h))
+        x0 = l + ctx.dp(16)
+        for i, package in enumerate(p for p in WORKSPACE if p in self.phone.apps):
+            col, row = i % cols, i // cols
+            box = (x0 + col * cell_w, grid_top + row * cell_h, x0 + (col + 1) * cell_w, grid_top + (row + 1) * cell_h)
+            page.add(self._icon(ctx, package, box))
+        workspace.add(page)
+        hot = View(VIEWGROUP, (l, b - hotseat_h, r, b), rid=rid("hotseat"))
+        row = View(VIEWGROUP, (l + ctx.dp(16), b - hotseat_h, r - ctx.dp(16), b - hotseat_h + cell_h))
+        apps = [p for p in HOTSEAT if p in self.phone.apps]
+        hw = (r - l - 2 * ctx.dp(16)) // max(cols, len(apps))
+        start = l + ctx.dp(16) + ((r - l - 2 * ctx.dp(16)) - hw * len(apps)) // 2
+        for i, package in enumerate(apps):
+            row.add(self._icon(ctx, package, (start + i * hw, b - hotseat_h, start + (i + 1) * hw,
+                                              b - hotseat_h + cell_h)))
+        hot.add(row)
+        drag.add(workspace, glance, hot)
+        return [launcher]
+
+
+class LauncherApp(App):
+    package = LAUNCHER
+    label = "Quickstep"
+    glyph = "apps"
+    main_activity = MAIN
+
+    def __init__(self, phone) -> None:
+        super().__init__(phone)
+        self.recents_scroll = ScrollState()
+        self.thumbs: dict[str, Image.Image] = {}
+
+    def activities(self):
+        return {MAIN: lambda: HomeScreen(self)}
+
+    def back(self) -> None:
+        """Back on the home screen does nothing."""
+
+    def reset_recents_scroll(self) -> None:
+        self.recents_scroll = ScrollState()
+
+    def _clear_all(self) -> None:
+        for package in list(self.phone.recents):
+            self.phone.apps[package].reset()
+        self.phone.recents.clear()
+        self.thumbs.clear()
+        self.phone.go_home()
+
+    def build_overview(self, ctx: Ctx) -> list[View]:
+        phone = self.phone
+        l, t, r, b = ctx.content
+        root = View(FRAME, ctx.content, rid=ctx.rid("overview_panel"))
+        if not phone.recents:
+            root.add(View(TEXT, (l, (t + b) // 2 - ctx.dp(24), r, (t + b) // 2 + ctx.dp(24)), text="No recent items",
+                          kind="text", size=ctx.sp(16), color=(220, 220, 220), align="center"))
+            return [root]
+        card_w = int((r - l) * (0.62 if not ctx.m.landscape else 0.42))
+        card_h = int((b - t) * (0.68 if not ctx.m.landscape else 0.7))
+        gap = ctx.dp(24)
+        top = t + (b - t - card_h) // 2 - ctx.dp(24)
+        state = self.recents_scroll
+        n = len(phone.recents)
+        state.max_offset = (n - 1) * (card_w + gap)
+        state.offset = max(0, min(state.offset, state.max_offset))
+        row = View(VIEWGROUP, (l, t, r, b), clip=True, on_hscroll=lambda d: state.scroll(-d))
+        cx0 = (l + r) // 2
+        for i, package in enumerate(phone.recents):
+            app = phone.apps[package]
+            cx = cx0 - i * (card_w + gap) + state.offset
+            box = (cx - card_w // 2, top, cx + card_w // 2, top + card_h)
+            if box[2] < l or box[0] > r:
+                continue
+            thumb = self._thumbnail(package, card_w, card_h)
+            card = View(FRAME, box, desc=app.label, rid=ctx.rid("task_view"), clickable=True,
+                        on_click=lambda a=app: phone.bring_to_front(a))
+            card.add(View(VIEW, box, desc=app.label, rid=ctx.rid("snapshot"), kind="image", image=thumb))
+            d = ctx.dp(40)
+            card.add(View(IMAGE, (cx - d // 2, top - d - ctx.dp(12), cx + d // 2, top - ctx.dp(12)), desc=app.label,
+                          rid=ctx.rid("icon"), kind="icon", glyph=app.glyph, gsize=int(d * 0.55), color=theme.WHITE,
+                          circle=theme.APP_COLORS.get(package, theme.PRIMARY)))
+            row.add(card)
+        root.add(row)
+        bw, bh = ctx.dp(120), ctx.dp(40)
+        by = top + card_h + ctx.dp(32)
+        root.add(View(BUTTON, ((l + r - bw) // 2, by, (l + r + bw) // 2, by + bh), text="Clear all",
+                      rid=ctx.rid("clear_all"), kind="text", clickable=True, on_click=self._clear_all,
+                      size=ctx.sp(14), color=theme.WHITE, bold=True, align="center", bg=(70, 72, 78), radius=bh // 2))
+        return [root]
+
+    def _thumbnail(self, package: str, w: int, h: int) -> Image.Image:
+        img = self.thumbs.get(package)
+        if img is None or img.size != (w, h):
+            img = self.phone.app_picture(self.phone.apps[package]).resize((w, h), Image.BILINEAR)
+            mask = Image.new("L", (w, h), 0)
+            from ..sprites import fill_round_rect
+            fill_round_rect(mask, (0, 0, w, h), max(8, w // 24), 255)
+            img.putalpha(mask)
+            self.thumbs[package] = img
+        return img
+
+    def state(self) -> dict:
+        return {}
