@@ -15,7 +15,8 @@ from app import __version__
 from app.core.device.errors import DeviceError
 
 
-def _print_controls_table(controls, out=sys.stdout) -> None:
+def _print_controls_table(controls, out=None) -> None:
+    out = out or sys.stdout
     header = f"{'id':>3}  {'type':<16} {'name':<34} {'rect (l,t,r,b)':<22} flags"
     print(header, file=out)
     print("-" * len(header), file=out)

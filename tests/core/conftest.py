@@ -66,3 +66,13 @@ def _entry(row: dict[str, str]) -> ManifestEntry:
         top_level_windows=int(windows.group(1)) if windows else None,
         hierarchy_extent=(int(extent.group(1)), int(extent.group(2))) if extent else None,
     )
+
+
+def element_path(element) -> tuple[int, ...]:
+    """The index path of an lxml <node> element, as Control.node_path gives it."""
+    path = []
+    while element.getparent() is not None:
+        parent = element.getparent()
+        path.append([child for child in parent if child.tag == "node"].index(element))
+        element = parent
+    return tuple(reversed(path))

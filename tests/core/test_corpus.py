@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 from lxml import etree
@@ -11,9 +10,9 @@ from PIL import Image
 
 from app.core.perception.annotate import annotate
 from app.core.perception.hierarchy import extract_controls, parse_hierarchy, screen_size_from_hierarchy, select_controls
+from tests.core.conftest import element_path
 
 PROMPT_CHAR_BUDGET = 6000  # GUIDE §5: 1,500 tokens at ~4 characters a token
-LARGEST_DUMP = "kram1k__android_avito_parsing/search_hierarchy.xml"
 
 
 def test_manifest_describes_every_dump(corpus_dir: Path, manifest):
@@ -62,7 +61,7 @@ def test_every_locator_selects_exactly_its_node(corpus_dir: Path, dump_name: str
     for control in extract_controls(data):
         found = tree.xpath(control.locator)
         assert len(found) == 1, control.locator
-        assert _node_path(found[0]) == control.node_path, control.locator
+        assert element_path(found[0]) == control.node_path, control.locator
 
 
 def test_controls_fit_the_screenshot(corpus_dir: Path, screenshot_dump_name: str):
@@ -75,26 +74,3 @@ def test_controls_fit_the_screenshot(corpus_dir: Path, screenshot_dump_name: str
         assert 0 <= left < right <= screenshot.width and 0 <= top < bottom <= screenshot.height, control
     annotated = annotate(screenshot, controls)
     assert annotated.size == screenshot.size
-
-
-def test_largest_dump_parses_and_selects_quickly(corpus_dir: Path):
-    data = (corpus_dir / LARGEST_DUMP).read_bytes()
-    extract_controls(data, (1080, 1920))
-    best = min(_timed(lambda: extract_controls(data, (1080, 1920))) for _ in range(5))
-    # Typically ~4 ms; the bound leaves room for slow CI machines while catching blow-ups.
-    assert best < 0.025, f"parse+select of {LARGEST_DUMP} took {best * 1000:.1f} ms"
-
-
-def _node_path(element: etree._Element) -> tuple[int, ...]:
-    path = []
-    while element.getparent() is not None:
-        parent = element.getparent()
-        path.append([child for child in parent if child.tag == "node"].index(element))
-        element = parent
-    return tuple(reversed(path))
-
-
-def _timed(action) -> float:
-    start = time.perf_counter()
-    action()
-    return time.perf_counter() - start

@@ -18,6 +18,7 @@ from app.core.perception.hierarchy import (
     select_controls,
 )
 from app.core.perception.locator import xpath_literal
+from tests.core.conftest import element_path
 
 SCREEN = (1080, 1920)
 
@@ -320,13 +321,6 @@ def test_name_fallback_chain(attrs, expected):
     assert extract_controls(xml)[0].name == expected
 
 
-def _element_path(element: etree._Element) -> tuple[int, ...]:
-    path = []
-    while element.getparent() is not None:
-        parent = element.getparent()
-        path.append([child for child in parent if child.tag == "node"].index(element))
-        element = parent
-    return tuple(reversed(path))
 
 
 def test_locator_rules_and_each_locator_finds_its_node():
@@ -350,7 +344,7 @@ def test_locator_rules_and_each_locator_finds_its_node():
     tree = etree.fromstring(xml.encode())
     for control in controls:
         (found,) = tree.xpath(control.locator)
-        assert _element_path(found) == control.node_path
+        assert element_path(found) == control.node_path
 
 
 @pytest.mark.parametrize("value", ["plain", 'with "double"', "with 'single'", """both ' and " """, ""])

@@ -1,0 +1,39 @@
+"""python -m app: the Agent Desk desktop app."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+
+
+async def _run_app() -> None:
+    from PySide6.QtWidgets import QApplication
+
+    from app.gui.main_window import MainWindow
+
+    app = QApplication.instance()
+    app.setQuitOnLastWindowClosed(False)
+    closed = asyncio.Event()
+    window = MainWindow(closed)
+    window.show()
+    await window.start()
+    await closed.wait()
+    await window.shutdown()
+
+
+def main() -> int:
+    import qasync
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication(sys.argv)
+    app.setApplicationName("Agent Desk")
+    app.setOrganizationName("AgentDesk")
+    try:
+        qasync.run(_run_app())
+    except asyncio.CancelledError:
+        pass
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,19 @@
+"""`agentdesk bench`: speed figures measured against the virtual phone, printed as tables."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+
+def run_benchmark(suite: str, rounds: int = 15, json_out: str | None = None) -> int:
+    if suite == "perception":
+        from .perception_bench import run_perception_bench
+
+        table = run_perception_bench(rounds)
+    else:
+        raise SystemExit(f"unknown benchmark suite: {suite}")
+    print(table.render())
+    if json_out:
+        Path(json_out).write_text(json.dumps(table.as_dict(), indent=1))
+    return 0 if table.within_budget() else 1
