@@ -201,3 +201,24 @@ async def test_open_phone_falls_back_to_the_virtual_phone(monkeypatch):
 async def test_open_phone_prefers_a_real_attached_phone(virtual_adb):
     connection = await open_phone(transport=AdbTransport("127.0.0.1", virtual_adb.port))
     assert not connection.is_virtual and connection.device.serial == "emulator-5554"
+
+
+async def test_rotation_is_seen_by_screen_info_screenshot_and_controls(phone_device):
+    await phone_device.shell("settings put system accelerometer_rotation 0; settings put system user_rotation 1")
+    info = await phone_device.screen_info(refresh=True)
+    assert info.rotation == 1 and info.display_size == (2400, 1080)
+    assert (await phone_device.screenshot()).size == (2400, 1080)
+    snapshot = await phone_device.controls(refresh=True)
+    assert snapshot.hierarchy.rotation == 1
+    assert all(c.rect[2] <= 2400 and c.rect[3] <= 1080 for c in snapshot.controls)
+    assert any(c.rect[0] > 1080 for c in snapshot.controls)   # something lies beyond the portrait width
+
+
+async def test_connect_over_wifi(virtual_adb):
+    virtual_adb.add_network_phone("192.168.1.77:5555")
+    transport = AdbTransport("127.0.0.1", virtual_adb.port)
+    assert await asyncio.to_thread(transport.connect, "192.168.1.77:5555") == "connected to 192.168.1.77:5555"
+    listing = await asyncio.to_thread(transport.list_devices)
+    assert "192.168.1.77:5555" in [d.serial for d in listing]
+    with pytest.raises(DeviceNotFound, match="wireless debugging"):
+        await asyncio.to_thread(transport.connect, "192.168.1.78:5555")
