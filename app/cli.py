@@ -139,6 +139,12 @@ def cmd_virtual_phone(args) -> int:
     return 0
 
 
+def _agent_command(name: str, args) -> int:
+    from app import cli_agent
+
+    return getattr(cli_agent, name)(args)
+
+
 def cmd_bench(args) -> int:
     from app.bench import run_benchmark
 
@@ -172,6 +178,26 @@ def build_parser() -> argparse.ArgumentParser:
     virtual.add_argument("--density", type=int, default=420, help="screen density in dpi (default 420)")
     virtual.add_argument("--adb-keyboard", action="store_true", help="have ADB Keyboard installed")
     virtual.set_defaults(func=cmd_virtual_phone)
+
+    run = sub.add_parser("run", help="run a request on the phone, approving each action at the keyboard")
+    run.add_argument("request", help="what to do, in plain words")
+    run.add_argument("--device", metavar="SERIAL", help="which phone (default: the first ready one, else the virtual phone)")
+    mode = run.add_mutually_exclusive_group()
+    mode.add_argument("--step", action="store_true", help="review every action (default)")
+    mode.add_argument("--auto", action="store_true", help="run on its own; ask only for sensitive actions")
+    run.add_argument("--max-steps", type=int, metavar="N", help="stop after N steps (default 30)")
+    run.add_argument("--base-url", metavar="URL", help="an OpenAI-compatible endpoint (overrides settings)")
+    run.add_argument("--model", metavar="M", help="the model name (overrides settings)")
+    run.add_argument("--json", action="store_true", help="print the result as JSON (progress goes to stderr)")
+    run.set_defaults(func=lambda a: _agent_command("cmd_run", a))
+
+    doctor = sub.add_parser("doctor", help="check adb, phones, ADB Keyboard, the model endpoint and the keyring")
+    doctor.set_defaults(func=lambda a: _agent_command("cmd_doctor", a))
+
+    key = sub.add_parser("key", help="store the API key in the OS keyring")
+    key.add_argument("action", choices=["set", "delete", "status"])
+    key.add_argument("--name", default="default", help="which key (default: default)")
+    key.set_defaults(func=lambda a: _agent_command("cmd_key", a))
 
     bench = sub.add_parser("bench", help="measure speed against the virtual phone")
     bench.add_argument("suite", choices=["perception"], help="what to measure")

@@ -1,0 +1,93 @@
+"""The terminal face of a run: prints each step and asks the person at the keyboard (agentdesk run)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+
+from app.core.agent.action_shorthand import SHORTHAND_HELP, ShorthandError, parse_shorthand
+from app.core.agent.actions import Action
+from app.core.agent.memory import MemoryItem
+from app.core.agent.supervisor import Proposal, ReviewAnswer
+
+CHOICES = "[Enter]=approve  e=edit  o=override  r=reject with feedback  s=stop"
+
+
+async def read_line(prompt: str) -> str | None:
+    """input() in a worker thread, so the loop keeps running; None at end of input."""
+    def ask() -> str | None:
+        try:
+            return input(prompt)
+        except EOFError:
+            return None
+    return await asyncio.to_thread(ask)
+
+
+class ConsoleSupervisor:
+    """Shows each proposal and reads the person's answer from the keyboard."""
+
+    def __init__(self, out=None):
+        self.out = out or sys.stdout
+
+    def say(self, text: str = "") -> None:
+        print(text, file=self.out, flush=True)
+
+    async def review(self, proposal: Proposal) -> ReviewAnswer:
+        self.say(f"\n── Step {proposal.step}: the model proposes ──")
+        if proposal.thought:
+            self.say(f"  thought: {proposal.thought}")
+        self.say(f"  action:  {proposal.action_text}")
+        if proposal.sensitive_reason:
+            self.say(f"  ⚠ needs your approval: {proposal.sensitive_reason}")
+        while True:
+            line = await read_line(f"  {CHOICES}\n  > ")
+            if line is None:
+                self.say("  (no more input: stopping)")
+                return ReviewAnswer.stop()
+            choice = line.strip().lower()
+            if choice in ("", "a", "approve", "y", "yes"):
+                return ReviewAnswer.approve()
+            if choice in ("s", "stop", "q", "quit"):
+                return ReviewAnswer.stop()
+            if choice in ("r", "reject"):
+                feedback = await read_line("  why (the model reads this)? ")
+                return ReviewAnswer.reject(feedback or "")
+            if choice in ("e", "edit"):
+                edited = await self._edit(proposal.action)
+                if edited is not None:
+                    return ReviewAnswer.edit(edited)
+            elif choice in ("o", "override"):
+                typed = await read_line(f"  your action ({SHORTHAND_HELP}):\n  > ")
+                try:
+                    return ReviewAnswer.override(parse_shorthand(typed or ""))
+                except ShorthandError as exc:
+                    self.say(f"  ✗ {exc}")
+            else:
+                self.say(f"  ✗ '{line.strip()}' is not a choice")
+
+    async def _edit(self, action: Action) -> Action | None:
+        self.say(f"  arguments now: {json.dumps(action.arguments, ensure_ascii=False)}")
+        typed = await read_line("  new arguments as JSON (empty keeps them): ")
+        if not typed:
+            return None
+        try:
+            return Action(function=action.function, arguments=json.loads(typed), status=action.status)
+        except ValueError as exc:
+            self.say(f"  ✗ not valid: {exc}")
+            return None
+
+    async def ask(self, question: str) -> str:
+        self.say(f"\n  ? The agent asks: {question}")
+        answer = await read_line("  your answer: ")
+        return answer or ""
+
+    def step_finished(self, item: MemoryItem) -> None:
+        result = ""
+        if item.result is not None:
+            result = "ok" if item.result.success else f"FAILED: {item.result.message}"
+        decision = f" [{item.decision.kind}]" if item.decision else ""
+        error = f"  error: {item.error}" if item.error else ""
+        self.say(f"Step {item.step}: {item.action_text or '(no action)'}{decision} → {result or '-'}"
+                 f"  ({sum(item.timings_ms.get(p, 0) for p in ('data_collection', 'llm_interaction', 'action_execution')):.0f} ms)"
+                 + error)

@@ -1,0 +1,1 @@
+"""The agent engine: states, the 4-phase step processor, models, supervision, trajectories."""

@@ -1,0 +1,203 @@
+"""Phases 2–4: ask the model, let the person review, act on the phone, remember the step."""
+
+from __future__ import annotations
+
+import asyncio
+
+from .actions import Action, AskUser, ModelReply, check_against_screen, describe_action
+from .collection_strategies import RunStrategy
+from .coordinates import CoordinateMapper
+from .memory import ActionOutcome, Decision, MemoryItem
+from .model_decision import ask_for_action
+from .pipeline import StepContext
+from .prompts import ScreenContext
+from .run_context import ScreenRecord
+from .states import AgentStatus
+from .supervisor import Proposal, ReviewAnswer, RunStopped, action_target, sensitive_reason
+
+
+def message_text(message: dict) -> str:
+    """The text parts of a chat message (images left out), for the record."""
+    content = message.get("content", "")
+    if isinstance(content, str):
+        return content
+    return "\n".join(part.get("text", "") for part in content if part.get("type") == "text")
+
+
+class StuckFailure(RuntimeError):
+    """The model repeats what it was warned does not work."""
+
+
+class TooManyRejections(RuntimeError):
+    pass
+
+
+class Decide(RunStrategy):
+    """Phase 2: build the prompt, get a valid action (retrying with the error), make it a proposal."""
+
+    needs = ("screenshot", "controls", "installed_apps", "model_images", "reflection", "foreground",
+             "screen_only", "fingerprint")
+    provides = ("proposal", "reply", "model_usage")
+
+    async def run(self, ctx: StepContext) -> None:
+        rc = self.rc
+        shot = ctx.get("screenshot")
+        controls = ctx.get("controls")
+        images = ctx.get("model_images")
+        reflection = ctx.get("reflection")
+        screen = ScreenContext(controls=controls, screen_size=shot.size, image_size=images.image_size,
+                               foreground_package=ctx.get("foreground"), installed_apps=ctx.get("installed_apps"),
+                               image_urls=images.urls, screen_only=ctx.get("screen_only"))
+        user = rc.prompts.user_message(
+            rc.request, screen, rc.memory.recent(rc.settings.agent.recent_steps_in_prompt), rc.plan,
+            rc.pending_feedback, reflection.prompt_note() if reflection else "", rc.answers, rc.stuck.warning)
+        mapper = CoordinateMapper(shot.size, images.image_size, rc.settings.provider.coordinate_mode)
+        mapped: dict[str, Action] = {}
+
+        def validate(reply: ModelReply) -> None:
+            action = mapper.action_to_device(reply.action)
+            check_against_screen(action, controls, shot.size)
+            mapped["action"] = action
+
+        outcome = await rc.control.interruptible(ask_for_action(
+            rc.client, rc.prompts, [rc.system_message, user], validate=validate,
+            retries=rc.settings.agent.reply_retries, use_tools=rc.settings.provider.use_tools))
+        rc.pending_feedback = ""
+        reply = outcome.reply
+        action = mapped["action"]
+        if reply.plan:
+            rc.plan = list(reply.plan)
+        if action.does_something and rc.stuck.repeats_after_warning(action, ctx.get("fingerprint")):
+            raise StuckFailure("Stuck: the model repeated the same action on an unchanged screen after a warning.")
+        target = action_target(action, controls)
+        ctx.set("proposal", Proposal(
+            step=ctx.step, action=action, action_text=describe_action(action, controls), thought=reply.thought,
+            comment=reply.comment, plan=list(reply.plan), controls=controls, screen_size=shot.size,
+            screenshot=shot.image, target=target,
+            sensitive_reason=sensitive_reason(action, target, rc.settings.agent.sensitive_words)))
+        ctx.set("reply", reply)
+        usage = ctx.get_or("model_usage") or {"prompt": 0, "completion": 0, "attempts": 0}
+        usage["prompt"] += outcome.prompt_tokens
+        usage["completion"] += outcome.completion_tokens
+        usage["attempts"] += outcome.attempts
+        usage["raw_reply"] = outcome.raw_text
+        usage["prompt_text"] = message_text(user)
+        ctx.set("model_usage", usage)
+
+
+class Review(RunStrategy):
+    """Between decision and action: the person (or, in auto mode, the policy) decides."""
+
+    needs = ("proposal",)
+    provides = ("approved_action", "decision")
+
+    def __init__(self, rc, decide: Decide, fail_fast: bool):
+        super().__init__(rc, fail_fast)
+        self.decide = decide
+
+    async def run(self, ctx: StepContext) -> None:
+        rc = self.rc
+        rejections: list[str] = []
+        for _ in range(rc.settings.agent.max_rejections_per_step + 1):
+            proposal: Proposal = ctx.get("proposal")
+            rc.events.proposal(proposal)
+            if rc.settings.agent.mode == "auto" and not proposal.is_sensitive:
+                self._approve(ctx, proposal.action, Decision("auto", by="auto"))
+                return
+            reason = proposal.sensitive_reason or "step mode: every action is reviewed"
+            rc.machine.go(AgentStatus.CONFIRM, f"waiting for the person: {reason}")
+            answer: ReviewAnswer = await rc.control.interruptible(rc.supervisor.review(proposal))
+            if answer.kind == "stop":
+                rc.control.stop("stopped by the person at the approval of step %d" % ctx.step)
+                raise RunStopped(rc.control.stop_reason)
+            rc.machine.go(AgentStatus.CONTINUE, f"the person chose to {answer.kind}")
+            if answer.kind == "reject":
+                feedback = answer.feedback.strip() or "The person rejected this action without a reason."
+                rejections.append(feedback)
+                rc.pending_feedback = f"You proposed: {proposal.action_text}. The person rejected it: {feedback}"
+                ctx.set("rejections", rejections)
+                await self.decide.run(ctx)
+                continue
+            action = answer.action if answer.kind in ("edit", "override") and answer.action else proposal.action
+            self._approve(ctx, action, Decision(answer.kind, feedback="; ".join(rejections)))
+            return
+        raise TooManyRejections(f"The person rejected {len(rejections)} proposals in a row at step {ctx.step}.")
+
+    def _approve(self, ctx: StepContext, action: Action, decision: Decision) -> None:
+        if decision.kind in ("edit", "override"):
+            check_against_screen(action, ctx.get("controls"), ctx.get("screenshot").size)
+        ctx.set("approved_action", action)
+        ctx.set("decision", decision)
+
+
+class Execute(RunStrategy):
+    """Phase 3: act on the phone. Failures are recorded; the run goes on."""
+
+    needs = ("approved_action", "controls", "fingerprint")
+    provides = ("outcome",)
+
+    async def run(self, ctx: StepContext) -> None:
+        rc = self.rc
+        action: Action = ctx.get("approved_action")
+        if not action.does_something:
+            ctx.set("outcome", None)
+            return
+        outcome = await rc.executor.execute(action, ctx.get("controls"))
+        ctx.set("outcome", outcome)
+        if isinstance(action.args, AskUser) and outcome.success:
+            rc.answers.append((action.args.question, rc.executor.last_answer))
+        rc.stuck.record(action, ctx.get("fingerprint"))
+        if rc.settings.agent.settle_seconds:
+            await rc.control.interruptible(asyncio.sleep(rc.settings.agent.settle_seconds))
+
+    def fallback(self, ctx: StepContext, error: BaseException) -> None:
+        ctx.set("outcome", ActionOutcome(False, f"The action could not be carried out: {error}"))
+
+
+class Remember(RunStrategy):
+    """Phase 4: one memory item per step, written to the run folder at once (also after failures)."""
+
+    needs = ("screenshot",)
+    provides = ("memory_item",)
+
+    async def run(self, ctx: StepContext) -> None:
+        rc = self.rc
+        shot = ctx.get_or("screenshot")
+        proposal: Proposal | None = ctx.get_or("proposal")
+        approved: Action | None = ctx.get_or("approved_action")
+        controls = ctx.get_or("controls") or []
+        usage = ctx.get_or("model_usage") or {}
+        reflection = ctx.get_or("reflection")
+        images = ctx.get_or("model_images")
+        executed = approved or (proposal.action if proposal else None)
+        item = MemoryItem(
+            step=ctx.step, request=rc.request,
+            thought=proposal.thought if proposal else "", comment=proposal.comment if proposal else "",
+            plan=list(rc.plan),
+            action=executed.model_dump() if executed else {},
+            proposed_action=proposal.action.model_dump() if proposal and approved and approved != proposal.action else None,
+            action_text=describe_action(executed, controls) if executed else "",
+            status=executed.status if executed else "CONTINUE",
+            decision=ctx.get_or("decision"), result=ctx.get_or("outcome"),
+            reflection=reflection.to_dict() if reflection else None,
+            foreground=ctx.get_or("foreground") or "", controls_count=len(controls),
+            screen_fingerprint=ctx.get_or("fingerprint") or "", screen_only=bool(ctx.get_or("screen_only")),
+            timings_ms=dict(ctx.timings_ms),
+            tokens={"prompt": usage.get("prompt", 0), "completion": usage.get("completion", 0)},
+            cost_usd=rc.client.estimate_cost(rc.settings, rc.settings.provider.model, usage.get("prompt", 0),
+                                             usage.get("completion", 0)),
+            model_attempts=usage.get("attempts", 0),
+            error="; ".join(f"{name}: {error}" for name, error in ctx.errors),
+            prompt_text=usage.get("prompt_text", ""), raw_reply=usage.get("raw_reply", ""))
+        if rc.trajectory is not None and shot is not None:
+            item.screenshot, item.annotated_screenshot = await asyncio.to_thread(
+                rc.trajectory.save_screens, ctx.step, shot.image, images.annotated if images else None)
+        if rc.trajectory is not None:
+            await asyncio.to_thread(rc.trajectory.append_step, item)
+        rc.memory.add(item)
+        ctx.set("memory_item", item)
+        if executed is not None and executed.does_something and shot is not None:
+            rc.previous = ScreenRecord(ctx.step, controls, shot.image,
+                                       next(iter(images.urls.values()), "") if images else "",
+                                       ctx.get_or("fingerprint") or "", item.action_text)
+        rc.events.step_finished(item)

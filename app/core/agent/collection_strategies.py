@@ -1,0 +1,134 @@
+"""Phase 1, data collection (seed 000 §1): screenshot, apps, controls, model images, reflection."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+
+from PIL import Image
+
+from app.core.perception.annotate import annotate
+from app.core.perception.controls import Control
+from app.core.perception.hierarchy import UiHierarchy
+from app.core.perception.model_image import data_url, encode_image, fit_for_model
+from app.core.perception.screen_diff import screen_fingerprint
+
+from .pipeline import StepContext, Strategy
+from .reflection import fast_reflection, model_reflection, no_change
+from .run_context import RunContext
+
+SYSTEM_PACKAGES = ("com.android.systemui", "android")
+
+
+class RunStrategy(Strategy):
+    """A strategy with access to the run's shared context."""
+
+    def __init__(self, rc: RunContext, fail_fast: bool):
+        super().__init__(fail_fast)
+        self.rc = rc
+
+
+class CaptureScreenshot(RunStrategy):
+    provides = ("screenshot",)
+
+    async def run(self, ctx: StepContext) -> None:
+        ctx.set("screenshot", await self.rc.control.interruptible(self.rc.device.screenshot()))
+
+
+class CollectApps(RunStrategy):
+    """Installed apps (cached 5 minutes by the device layer)."""
+
+    needs = ("screenshot",)
+    provides = ("installed_apps",)
+
+    async def run(self, ctx: StepContext) -> None:
+        ctx.set("installed_apps", await self.rc.device.installed_apps())
+
+    def fallback(self, ctx: StepContext, error: BaseException) -> None:
+        ctx.set("installed_apps", [])
+
+
+def foreground_package(hierarchy: UiHierarchy) -> str:
+    """The app in front: the last window that is not system UI or a keyboard."""
+    packages = [w.attributes.get("package", "") for w in hierarchy.windows]
+    apps = [p for p in packages if p and p not in SYSTEM_PACKAGES and "inputmethod" not in p and "keyboard" not in p]
+    return apps[-1] if apps else (packages[-1] if packages else "")
+
+
+class CollectControls(RunStrategy):
+    """Controls (cached 5 s, dropped after any action). If the dump fails: a screenshot-only step."""
+
+    needs = ("screenshot",)
+    provides = ("controls", "screen_only", "foreground", "fingerprint")
+
+    async def run(self, ctx: StepContext) -> None:
+        snapshot = await self.rc.control.interruptible(self.rc.device.controls())
+        ctx.set("controls", snapshot.controls)
+        ctx.set("screen_only", False)
+        ctx.set("foreground", foreground_package(snapshot.hierarchy))
+        ctx.set("fingerprint", screen_fingerprint(snapshot.controls))
+
+    def fallback(self, ctx: StepContext, error: BaseException) -> None:
+        ctx.set("controls", [])
+        ctx.set("screen_only", True)
+        ctx.set("foreground", "")
+        ctx.set("fingerprint", "")
+        self.rc.events.message(f"Step {ctx.step}: no controls this step ({error}); continuing with the screenshot only.")
+
+
+@dataclass
+class ModelImages:
+    """The images sent to the model (downscaled), as data URLs, and the annotated one for the record."""
+
+    urls: dict[str, str]          # "clean" / "annotated"
+    image_size: tuple[int, int]
+    annotated: Image.Image
+
+
+def prepare_model_images(image: Image.Image, controls: list[Control], max_side: int, image_format: str,
+                         quality: int, send: str) -> ModelImages:
+    small, scale = fit_for_model(image, max_side)
+    marked = annotate(small, controls, scale=scale)
+    urls = {}
+    if send in ("clean", "both"):
+        urls["clean"] = data_url(encode_image(small, image_format, quality), image_format)
+    if send in ("annotated", "both"):
+        urls["annotated"] = data_url(encode_image(marked, image_format, quality), image_format)
+    return ModelImages(urls, small.size, marked)
+
+
+class PrepareModelImages(RunStrategy):
+    needs = ("screenshot", "controls")
+    provides = ("model_images",)
+
+    async def run(self, ctx: StepContext) -> None:
+        settings = self.rc.settings.images
+        images = await asyncio.to_thread(prepare_model_images, ctx.get("screenshot").image, ctx.get("controls"),
+                                         settings.max_side, settings.format, settings.jpeg_quality, settings.send)
+        ctx.set("model_images", images)
+
+
+class Reflect(RunStrategy):
+    """Judge the previous action on this new screen (seed 003, algorithm 3)."""
+
+    needs = ("screenshot", "controls", "model_images")
+    provides = ("reflection",)
+
+    async def run(self, ctx: StepContext) -> None:
+        rc = self.rc
+        previous = rc.previous
+        ctx.set("reflection", None)
+        if previous is None:
+            return
+        after_image = ctx.get("screenshot").image
+        result = await asyncio.to_thread(fast_reflection, previous.step, previous.controls, ctx.get("controls"),
+                                         previous.image, after_image)
+        if result is None and rc.settings.agent.model_reflection:
+            after_url = next(iter(ctx.get("model_images").urls.values()))
+            result, prompt_tokens, completion_tokens = await rc.control.interruptible(model_reflection(
+                previous.step, rc.client, rc.prompts, previous.action_text, previous.model_image_url, after_url))
+            ctx.set("reflection_tokens", (prompt_tokens, completion_tokens))
+        result = result or no_change(previous.step)
+        rc.stuck.screen_checked(result.screen_changed)
+        if rc.settings.agent.reflection:
+            ctx.set("reflection", result)

@@ -1,0 +1,95 @@
+"""Carry out an approved action on the phone (seed 000 phase 3); every outcome is described in words."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Awaitable, Callable
+
+from app.core.device.android_device import AndroidDevice
+from app.core.device.errors import DeviceError
+from app.core.perception.controls import Control
+
+from .actions import (
+    ActionRejected,
+    AskUser,
+    ClickControl,
+    LaunchApp,
+    LongPressControl,
+    PressKey,
+    Scroll,
+    Swipe,
+    Tap,
+    TypeText,
+    Wait,
+    find_control,
+)
+from .actions import Action
+from .memory import ActionOutcome
+from .supervisor import RunControl
+
+AskPerson = Callable[[str], Awaitable[str]]
+
+
+class ActionExecutor:
+    """Turns actions into device calls. Control ids are resolved against the step's controls."""
+
+    def __init__(self, device: AndroidDevice, ask_person: AskPerson, control: RunControl):
+        self.device = device
+        self.ask_person = ask_person
+        self.control = control
+        self.last_answer = ""
+
+    async def execute(self, action: Action, controls: list[Control]) -> ActionOutcome:
+        started = time.perf_counter()
+        try:
+            message = await self._perform(action, controls)
+            success = True
+        except (DeviceError, ActionRejected) as exc:
+            message, success = str(exc), False
+        return ActionOutcome(success, message, round((time.perf_counter() - started) * 1000, 1))
+
+    async def _perform(self, action: Action, controls: list[Control]) -> str:
+        args = action.args
+        device = self.device
+        if isinstance(args, ClickControl):
+            target = find_control(controls, args.control_id)
+            await device.tap(*target.center)
+            return f"Tapped “{target.name}” at {target.center}"
+        if isinstance(args, LongPressControl):
+            target = find_control(controls, args.control_id)
+            await device.long_press(*target.center)
+            return f"Long-pressed “{target.name}” at {target.center}"
+        if isinstance(args, TypeText):
+            where = ""
+            current_length = None
+            if args.control_id is not None:
+                target = find_control(controls, args.control_id)
+                await device.tap(*target.center)
+                current_length = len(target.text)
+                where = f" into “{target.name}”"
+            await device.type_text(args.text, clear_first=args.clear_current_text, current_length=current_length)
+            return f"Typed {len(args.text)} characters{where}"
+        if isinstance(args, LaunchApp):
+            package = await device.launch_app(args.package_name)
+            return f"Opened {package}"
+        if isinstance(args, Swipe):
+            await device.swipe(args.start_x, args.start_y, args.end_x, args.end_y, args.duration_ms)
+            return "Swiped"
+        if isinstance(args, Scroll):
+            area = find_control(controls, args.control_id).rect if args.control_id is not None else None
+            await device.scroll(args.direction, area)
+            return f"Scrolled {args.direction}"
+        if isinstance(args, Tap):
+            await device.tap(args.x, args.y)
+            return f"Tapped at ({args.x:.0f}, {args.y:.0f})"
+        if isinstance(args, PressKey):
+            await device.press_key(args.key_code)
+            return f"Pressed {args.key_code}"
+        if isinstance(args, Wait):
+            await self.control.interruptible(asyncio.sleep(args.seconds))
+            return f"Waited {args.seconds:g} s"
+        if isinstance(args, AskUser):
+            self.last_answer = await self.control.interruptible(self.ask_person(args.question))
+            return f"The person answered: {self.last_answer}"
+        return "Nothing to do"

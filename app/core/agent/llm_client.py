@@ -1,0 +1,323 @@
+"""The model over an OpenAI-compatible API: one call, retried with backoff, failures as plain-language errors.
+
+The `openai` client's own retries are off (`max_retries=0`): `ModelClient` retries 429,
+5xx, timeouts and connection errors itself so that every retry can be reported
+(`on_retry`, the log) and the final failure says what happened and what to do. Requests
+a server rejects for an unsupported feature (tools, `max_tokens`, `temperature`) are
+adapted once and sent again; the adaptation is kept for the client's lifetime.
+
+The API key is only handed to the `openai` client (and registered for redaction). It never
+appears in a message, a log line or an exception: server texts are redacted before use.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from email.utils import parsedate_to_datetime
+from typing import Any, TypeVar
+
+import openai
+
+from app.core.config import ProviderSettings, Settings
+from app.core.redaction import REDACTED, redact
+from app.core.secrets import register_secret
+
+log = logging.getLogger(__name__)
+
+MAX_RETRY_DELAY_SECONDS = 30.0
+_DETAIL_LIMIT = 300
+# Key-shaped text the shared patterns leave alone: short or masked keys ("sk-ab***cd") in server messages.
+_SHORT_OR_MASKED_KEY = re.compile(r"\b(?:sk|rk)-[A-Za-z0-9_\-*.]{4,}")
+T = TypeVar("T")
+
+
+@dataclass
+class ModelResponse:
+    """One answer of the model. `tool_arguments` is the JSON text of the first tool call, if any;
+    `duration_ms` covers the whole call, retries included."""
+
+    text: str
+    tool_arguments: str | None
+    prompt_tokens: int
+    completion_tokens: int
+    model: str
+    duration_ms: float
+
+
+class ModelError(Exception):
+    """A model call failed. The message tells a person what happened and what to do;
+    `detail` is the server's own (key-free) explanation, when it gave one."""
+
+    def __init__(self, message: str, *, status_code: int | None = None, detail: str = "") -> None:
+        super().__init__(message)
+        self.status_code = status_code
+        self.detail = detail
+
+
+class ModelAuthError(ModelError):
+    """401/403: the key was refused."""
+
+
+class ModelRateLimited(ModelError):
+    """429 after every retry, or no quota left."""
+
+
+class ModelServerError(ModelError):
+    """5xx after every retry, or an answer that is not a chat completion."""
+
+
+class ModelTimeout(ModelError):
+    """No answer within the provider timeout, on every try."""
+
+
+class ModelUnreachable(ModelError):
+    """Connection refused, DNS failure, TLS failure: the server was never reached."""
+
+
+class ModelNotFound(ModelError):
+    """404: no such model (or a wrong base URL)."""
+
+
+class ModelBadRequest(ModelError):
+    """400 and other 4xx: the server refused the request itself."""
+
+
+@dataclass
+class _Failure:
+    """One failed try, classified. `message` is complete for a failure that is not retried; for a
+    retryable one it says what happened, and the advice is added when the tries run out."""
+
+    kind: type[ModelError]
+    message: str
+    retryable: bool
+    status_code: int | None = None
+    detail: str = ""
+    retry_after: float | None = None
+
+
+_ADVICE: dict[type[ModelError], str] = {
+    ModelRateLimited: "Wait a minute and try again, or check the rate limits and quota of your account.",
+    ModelServerError: "This is a problem on the provider's side; try again later.",
+    ModelTimeout: "Try again, or raise the timeout in Settings.",
+    ModelUnreachable: "Check the base URL in Settings, the network connection, and that the server is running.",
+}
+
+
+def estimate_cost(settings: Settings, model: str, prompt_tokens: int, completion_tokens: int) -> float:
+    """USD for the tokens at the price table of `settings`; 0.0 for a model without a price."""
+    price = settings.price_for(model)
+    if price is None:
+        return 0.0
+    per_million_in, per_million_out = price
+    return (prompt_tokens * per_million_in + completion_tokens * per_million_out) / 1_000_000
+
+
+class ModelClient:
+    """Chat completions against `provider`, with our own retries and readable errors.
+
+    `on_retry` receives a sentence for the person each time a failed call is tried again.
+    """
+
+    def __init__(self, provider: ProviderSettings, api_key: str | None, *, backoff_seconds: float = 1.0,
+                 on_retry: Callable[[str], None] | None = None) -> None:
+        self.provider = provider
+        self.backoff_seconds = backoff_seconds
+        self.on_retry = on_retry
+        self.tools_supported = True
+        self._token_parameter = "max_tokens"
+        self._send_temperature = provider.temperature is not None
+        self._secret = api_key or ""
+        register_secret(api_key)       # the app's log filter redacts it too
+        self._openai = openai.AsyncOpenAI(base_url=provider.base_url, api_key=api_key or "not-needed",
+                                          timeout=provider.timeout_seconds, max_retries=0)
+
+    estimate_cost = staticmethod(estimate_cost)   # also reachable as `client.estimate_cost(...)`
+
+    async def close(self) -> None:
+        await self._openai.close()
+
+    async def __aenter__(self) -> "ModelClient":
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
+
+    async def complete(self, messages: list[dict[str, Any]],
+                       tools: list[dict[str, Any]] | None = None) -> ModelResponse:
+        """Send the conversation; returns the first choice. Raises a `ModelError` subclass."""
+        started = time.perf_counter()
+        while True:
+            request = self._chat_request(messages, tools)
+            try:
+                completion = await self._with_retries(lambda: self._openai.chat.completions.create(**request))
+                break
+            except ModelBadRequest as error:
+                if not self._adapt_to(error.detail, request):
+                    raise
+        return self._to_response(completion, started)
+
+    async def list_models(self) -> list[str]:
+        """The model ids the server offers (a connection test). Raises a `ModelError` subclass."""
+        page = await self._with_retries(lambda: self._openai.models.list(), listing_models=True)
+        return sorted(model.id for model in getattr(page, "data", None) or [])
+
+    # ------------------------------------------------------------------ request shape
+
+    def _chat_request(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> dict[str, Any]:
+        request: dict[str, Any] = {"model": self.provider.model, "messages": messages,
+                                   self._token_parameter: self.provider.max_output_tokens}
+        if self._send_temperature:
+            request["temperature"] = self.provider.temperature
+        if tools and self.tools_supported:
+            request["tools"] = tools
+        return request
+
+    def _adapt_to(self, detail: str, request: dict[str, Any]) -> bool:
+        """Drop or rename what a 400 says the server does not support; False when nothing fits."""
+        lowered = detail.lower()
+        if "max_tokens" in request and "max_completion_tokens" in lowered:
+            self._token_parameter = "max_completion_tokens"
+            change = "max_completion_tokens instead of max_tokens"
+        elif "temperature" in request and "temperature" in lowered:
+            self._send_temperature = False
+            change = "no temperature"
+        elif "tools" in request and ("tool" in lowered or "function call" in lowered):
+            self.tools_supported = False
+            change = "no tools (the reply is read from the text)"
+        else:
+            return False
+        log.info("The server at %s refused a request (%s); sending again with %s.",
+                 self.provider.base_url, detail, change)
+        return True
+
+    def _to_response(self, completion: Any, started: float) -> ModelResponse:
+        choices = getattr(completion, "choices", None)
+        if not choices:
+            raise ModelServerError(
+                f"The server at {self.provider.base_url} answered, but not with a chat completion. Check the "
+                "base URL in Settings (it usually ends in /v1) and that the server offers the OpenAI API.")
+        message = choices[0].message
+        tool_arguments = next((call.function.arguments for call in message.tool_calls or []
+                               if getattr(call, "function", None) is not None), None)
+        usage = completion.usage
+        response = ModelResponse(
+            text=message.content or "", tool_arguments=tool_arguments,
+            prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0,
+            completion_tokens=getattr(usage, "completion_tokens", 0) or 0,
+            model=completion.model or self.provider.model,
+            duration_ms=(time.perf_counter() - started) * 1000)
+        log.info("Model %s answered in %.0f ms (%d prompt + %d completion tokens).", response.model,
+                 response.duration_ms, response.prompt_tokens, response.completion_tokens)
+        return response
+
+    # ------------------------------------------------------------------ retries and errors
+
+    async def _with_retries(self, call: Callable[[], Awaitable[T]], *, listing_models: bool = False) -> T:
+        tries = self.provider.http_retries + 1
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                return await call()
+            except openai.APIStatusError as exc:
+                failure = self._classify_status(exc, listing_models)
+            except openai.APITimeoutError:
+                failure = _Failure(ModelTimeout, f"The model at {self.provider.base_url} did not answer within "
+                                                 f"{self.provider.timeout_seconds:g} s", retryable=True)
+            except openai.APIConnectionError as exc:
+                reason = self._redact(str(exc.__cause__ or exc)) or "no reason given"
+                failure = _Failure(ModelUnreachable, f"Could not connect to the model server at "
+                                                     f"{self.provider.base_url} ({reason})", retryable=True)
+            if not failure.retryable or attempt >= tries:
+                raise self._final_error(failure, attempt) from None
+            delay = self._retry_delay(failure, attempt)
+            notice = f"{failure.message}; trying again in {delay:.1f} s (try {attempt + 1} of {tries})."
+            log.warning(notice)
+            if self.on_retry is not None:
+                self.on_retry(notice)
+            await asyncio.sleep(delay)
+
+    def _classify_status(self, exc: openai.APIStatusError, listing_models: bool) -> _Failure:
+        status = exc.status_code
+        detail = self._server_detail(exc)
+        base = self.provider.base_url
+        retry_after = _retry_after_seconds(exc.response.headers)
+        if status in (401, 403):
+            reason = f"HTTP {status}" if status == 401 else f"HTTP 403: {detail}"
+            return _Failure(ModelAuthError, f"The API key was refused by {base} ({reason}). Check it in Settings "
+                                            "or with `agentdesk key set`.", False, status, detail)
+        if status == 404 and listing_models:
+            return _Failure(ModelNotFound, f"The server at {base} has no model list (HTTP 404: {detail}). Check "
+                                           "the base URL in Settings (it usually ends in /v1).", False, status, detail)
+        if status == 404:
+            return _Failure(ModelNotFound, f"The model '{self.provider.model}' was not found at {base} (HTTP 404: "
+                                           f"{detail}). Check the model name in Settings, and the base URL (it "
+                                           "usually ends in /v1).", False, status, detail)
+        if status == 429 and getattr(exc, "code", None) == "insufficient_quota":
+            return _Failure(ModelRateLimited, f"The account at {base} has no quota left (HTTP 429: {detail}). "
+                                              "Check your plan and billing with the provider.", False, status, detail)
+        if status == 429:
+            return _Failure(ModelRateLimited, f"The model provider at {base} is limiting requests (HTTP 429: "
+                                              f"{detail})", True, status, detail, retry_after)
+        if status == 408:
+            return _Failure(ModelTimeout, f"The model server at {base} timed out (HTTP 408)", True, status, detail)
+        if status >= 500:
+            return _Failure(ModelServerError, f"The model server at {base} failed (HTTP {status}: {detail})",
+                            True, status, detail, retry_after)
+        return _Failure(ModelBadRequest, f"The model server refused the request (HTTP {status}: {detail}). Check "
+                                         "the model and provider settings; the model must accept images and chat "
+                                         "messages.", False, status, detail)
+
+    def _final_error(self, failure: _Failure, tries: int) -> ModelError:
+        message = failure.message
+        if failure.retryable:
+            after = f"; gave up after {tries} tries" if tries > 1 else ""
+            message = f"{message}{after}. {_ADVICE[failure.kind]}"
+        return failure.kind(message, status_code=failure.status_code, detail=failure.detail)
+
+    def _retry_delay(self, failure: _Failure, attempt: int) -> float:
+        delay = failure.retry_after if failure.retry_after is not None else self.backoff_seconds * 2 ** (attempt - 1)
+        return max(0.0, min(MAX_RETRY_DELAY_SECONDS, delay))
+
+    def _server_detail(self, exc: openai.APIStatusError) -> str:
+        """The server's own error message, key-free and short."""
+        body = exc.body
+        if isinstance(body, dict):
+            inner = body.get("error", body)
+            text = inner.get("message") if isinstance(inner, dict) else inner
+        else:
+            text = body
+        text = str(text or exc.message or "no message").strip()
+        text = self._redact(text)
+        return text if len(text) <= _DETAIL_LIMIT else text[: _DETAIL_LIMIT - 1] + "…"
+
+    def _redact(self, text: str) -> str:
+        if self._secret:
+            text = text.replace(self._secret, REDACTED)
+        return redact(_SHORT_OR_MASKED_KEY.sub(REDACTED, text))
+
+
+def _retry_after_seconds(headers: Any) -> float | None:
+    """Seconds from `retry-after-ms` or `Retry-After` (seconds or an HTTP date); None when absent."""
+    milliseconds = headers.get("retry-after-ms")
+    if milliseconds:
+        try:
+            return float(milliseconds) / 1000
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return float(value)
+    except ValueError:
+        pass
+    try:
+        return parsedate_to_datetime(value).timestamp() - time.time()
+    except (TypeError, ValueError):
+        return None

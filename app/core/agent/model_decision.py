@@ -1,0 +1,82 @@
+"""Ask the model for the next action until it gives one that parses and validates (seed 002's retry).
+
+Each try: send the conversation, decode the JSON, validate it with pydantic, then call
+`validate` (the caller maps coordinates and checks ids and points against the screen).
+A reply that fails any of these is never executed: it goes back to the model as an
+assistant message, followed by a user message naming the problem, and the model is
+asked again. `ModelError` (network, key, server) is not retried here: `ModelClient`
+already did that, so it propagates unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.core.agent.actions import ActionRejected, ModelReply, ReplyInvalid, parse_reply_dict
+from app.core.agent.llm_client import ModelClient, ModelResponse
+from app.core.agent.prompts import PromptBuilder
+from app.core.agent.reply_parsing import decode_reply
+
+
+@dataclass
+class DecisionOutcome:
+    """A usable reply and what it took: tries, tokens summed over them, the last raw reply,
+    and the problems of the rejected tries (in order)."""
+
+    reply: ModelReply
+    attempts: int
+    prompt_tokens: int
+    completion_tokens: int
+    raw_text: str
+    errors: list[str] = field(default_factory=list)
+
+
+class ReplyUnusable(Exception):
+    """Every try gave an unusable reply. Carries the same accounting as `DecisionOutcome`."""
+
+    def __init__(self, attempts: int, errors: list[str], raw_text: str, prompt_tokens: int,
+                 completion_tokens: int) -> None:
+        last = errors[-1] if errors else "no reply"
+        super().__init__(f"The model gave no usable action after {attempts} tries: {last}")
+        self.attempts = attempts
+        self.errors = errors
+        self.raw_text = raw_text
+        self.prompt_tokens = prompt_tokens
+        self.completion_tokens = completion_tokens
+
+
+def raw_reply_text(response: ModelResponse) -> str:
+    """What the reply was read from: the tool-call arguments when there are any, else the text."""
+    return response.tool_arguments if response.tool_arguments else response.text
+
+
+async def ask_for_action(client: ModelClient, builder: PromptBuilder, messages_base: Sequence[dict[str, Any]], *,
+                         validate: Callable[[ModelReply], None], retries: int, use_tools: bool) -> DecisionOutcome:
+    """Up to `retries` tries for a reply that passes `validate`; raises `ReplyUnusable` when none does.
+
+    `messages_base` (system + this step's user message) is not modified. `validate` raises
+    `ReplyInvalid` or `ActionRejected` with a message for the model.
+    """
+    messages = list(messages_base)
+    tools = [builder.reply_tool()] if use_tools else None
+    errors: list[str] = []
+    prompt_tokens = completion_tokens = 0
+    raw_text = ""
+    tries = max(1, retries)
+    for attempt in range(1, tries + 1):
+        response = await client.complete(messages, tools)
+        prompt_tokens += response.prompt_tokens
+        completion_tokens += response.completion_tokens
+        raw_text = raw_reply_text(response)
+        try:
+            reply = parse_reply_dict(decode_reply(response))
+            validate(reply)
+        except (ReplyInvalid, ActionRejected) as error:
+            errors.append(str(error))
+            messages += [{"role": "assistant", "content": raw_text or "(empty reply)"},
+                         builder.retry_message(str(error))]
+            continue
+        return DecisionOutcome(reply, attempt, prompt_tokens, completion_tokens, raw_text, errors)
+    raise ReplyUnusable(tries, errors, raw_text, prompt_tokens, completion_tokens)

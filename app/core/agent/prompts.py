@@ -1,0 +1,237 @@
+"""What the model is told: the system message, one user message per step, retry and reflection prompts.
+
+The wording lives in `app/resources/prompts/*.txt` (sections marked `## name`, filled with
+`string.Template`); this module decides what goes in. The function list is generated
+from `ARGUMENT_MODELS`, so the prompt cannot drift from what validation accepts.
+
+Screen text is untrusted (GUIDE §6): controls go inside `<screen_controls untrusted="true">`,
+and anything that could close that block early is neutralised. Control centres are given
+in the model's coordinates (`CoordinateMapper`), the same ones it must answer in.
+"""
+
+from __future__ import annotations
+
+import re
+import types
+import typing
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+from importlib.resources import files
+from string import Template
+from typing import Any, Literal, get_args, get_origin
+
+from app.core.agent.actions import ARGUMENT_MODELS, FUNCTION_NAMES, NO_ACTION, Status
+from app.core.agent.coordinates import CoordinateMapper
+from app.core.agent.memory import MemoryItem
+from app.core.config import Settings
+from app.core.device.app_catalog import WELL_KNOWN_LABELS
+from app.core.perception.controls import Control
+
+REPLY_TOOL_NAME = "act"
+APPS_CHAR_LIMIT = 400
+STEP_LINE_LIMIT = 120
+PLAN_LINE_LIMIT = 100
+PLAN_STEPS_SHOWN = 5
+_BLOCK_TAG = re.compile(r"<\s*/?\s*screen_controls\b[^>]*>?", re.IGNORECASE)
+_TYPE_NAMES = {int: "int", float: "number", str: "str", bool: "bool"}
+
+
+@dataclass
+class ScreenContext:
+    """One screen as the prompt shows it. `image_urls` ("annotated"/"clean") are data URLs of the
+    already downscaled images; `image_size` is their size in pixels, `screen_size` the device's."""
+
+    controls: list[Control]
+    screen_size: tuple[int, int]
+    image_size: tuple[int, int]
+    foreground_package: str = ""
+    installed_apps: list[str] = field(default_factory=list)
+    image_urls: dict[str, str] = field(default_factory=dict)
+    screen_only: bool = False
+
+
+class PromptBuilder:
+    """Builds the chat messages for `settings` (coordinate mode, images to send, steps to recall)."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+
+    def system_message(self) -> dict[str, Any]:
+        sections = _sections("system.txt")
+        hints = _hints(sections["function_hints"].template)
+        functions = "\n".join(f"- {function_signature(name)}" + (f" — {hints[name]}" if name in hints else "")
+                              for name in FUNCTION_NAMES)
+        coordinates = sections[f"coordinates_{self.settings.provider.coordinate_mode}"].template.strip()
+        text = sections["main"].substitute(functions=functions, coordinates=coordinates)
+        return {"role": "system", "content": text.strip()}
+
+    def user_message(self, request: str, screen: ScreenContext, memory_items: Sequence[MemoryItem] = (),
+                     plan: Sequence[str] = (), feedback: str | None = None, reflection_note: str | None = None,
+                     user_answers: Mapping[str, str] | Iterable[tuple[str, str]] = (),
+                     stuck_warning: str | None = None) -> dict[str, Any]:
+        """The step's message: the image(s), then one text part with everything the model needs."""
+        sections = _sections("user.txt")
+        texts: list[str] = []
+
+        def add(name: str, **values: str) -> None:
+            texts.append(sections[name].substitute(values).strip())
+
+        image_parts, image_kinds = self._image_parts(screen.image_urls or {})
+        if image_parts:
+            width, height = screen.image_size
+            add(f"images_{image_kinds}", width=str(width), height=str(height))
+        add("request", request=request.strip())
+        if screen.foreground_package:
+            add("foreground", package=_neutralise(screen.foreground_package))
+        if screen.installed_apps:
+            add("apps", apps=compact_app_list(screen.installed_apps, request))
+        if plan:
+            add("plan", plan="\n".join(f"{number}. {_clip(step, PLAN_LINE_LIMIT)}"
+                                       for number, step in enumerate(plan[:PLAN_STEPS_SHOWN], 1)))
+        recent = self._recent(memory_items)
+        if recent:
+            add("recent_steps", steps="\n".join(_clip(_neutralise(item.summary_line()), STEP_LINE_LIMIT)
+                                                for item in recent))
+        if reflection_note:
+            add("reflection", note=_neutralise(reflection_note))
+        if feedback:
+            add("feedback", feedback=feedback.strip())
+        answers = list(user_answers.items() if isinstance(user_answers, Mapping) else user_answers)
+        if answers:
+            add("answers", answers="\n".join(f"Q: {question}\nA: {answer}" for question, answer in answers))
+        if stuck_warning:
+            add("stuck", warning=stuck_warning.strip())
+        if screen.screen_only:
+            add("screen_only")
+        else:
+            mapper = CoordinateMapper(screen.screen_size, screen.image_size, self.settings.provider.coordinate_mode)
+            add("controls", controls=control_lines(screen.controls or [], mapper) or "(no controls were found)")
+        add("next")
+        return {"role": "user", "content": [*image_parts, {"type": "text", "text": "\n".join(texts)}]}
+
+    def retry_message(self, error_text: str) -> dict[str, Any]:
+        """Tells the model what was wrong with its last reply and asks for one valid JSON object."""
+        text = _sections("user.txt")["retry"].substitute(error=error_text.strip())
+        return {"role": "user", "content": text.strip()}
+
+    def reflection_messages(self, action_text: str, before_url: str, after_url: str) -> list[dict[str, Any]]:
+        """Seed 003's model check of an action: before and after screens; the reply is
+        `{"execution_result", "confidence", "reasoning", "improvement_suggestions"}`."""
+        sections = _sections("reflection.txt")
+        before = sections["before"].substitute(action=_neutralise(action_text)).strip()
+        content = [_text_part(before), _image_part(before_url),
+                   _text_part(sections["after"].substitute().strip()), _image_part(after_url)]
+        return [{"role": "system", "content": sections["system"].substitute().strip()},
+                {"role": "user", "content": content}]
+
+    def reply_tool(self) -> dict[str, Any]:
+        """The one tool whose call arguments are the whole reply object (GUIDE §2)."""
+        strings = {"type": "array", "items": {"type": "string"}}
+        action = {"type": "object", "properties": {
+            "function": {"type": "string", "enum": [*FUNCTION_NAMES, NO_ACTION]},
+            "arguments": {"type": "object", "description": "the function's arguments, as the system message lists"},
+            "status": {"type": "string", "enum": list(get_args(Status))}},
+            "required": ["function", "arguments", "status"]}
+        parameters = {"type": "object", "properties": {
+            "thought": {"type": "string"}, "action": action, "comment": {"type": "string"},
+            "plan": strings, "questions": strings},
+            "required": ["thought", "action", "comment"]}
+        description = _sections("system.txt")["tool_description"].template.strip()
+        return {"type": "function",
+                "function": {"name": REPLY_TOOL_NAME, "description": description, "parameters": parameters}}
+
+    def _image_parts(self, urls: Mapping[str, str]) -> tuple[list[dict[str, Any]], str]:
+        """The images `settings.images.send` asks for (clean before annotated), falling back to what exists."""
+        wanted = {"both": ("clean", "annotated"), "clean": ("clean",), "annotated": ("annotated",)}
+        kinds = [kind for kind in wanted[self.settings.images.send] if urls.get(kind)]
+        if not kinds:
+            kinds = [kind for kind in ("clean", "annotated") if urls.get(kind)][:1]
+        label = "both" if len(kinds) == 2 else (kinds[0] if kinds else "")
+        return [_image_part(urls[kind]) for kind in kinds], label
+
+    def _recent(self, memory_items: Sequence[MemoryItem]) -> list[MemoryItem]:
+        count = self.settings.agent.recent_steps_in_prompt
+        return list(memory_items[-count:]) if count > 0 else []
+
+
+def control_lines(controls: Sequence[Control], mapper: CoordinateMapper) -> str:
+    """`Control.to_prompt_line()` per control, centres in the model's coordinates, block tags neutralised."""
+    if not mapper.is_identity:
+        controls = [replace(control, rect=mapper.rect_to_model(control.rect)) for control in controls]
+    return "\n".join(_neutralise(control.to_prompt_line()) for control in controls)
+
+
+def compact_app_list(apps: Sequence[str], request: str, limit: int = APPS_CHAR_LIMIT) -> str:
+    """Comma-separated packages, those the request seems to mean first, cut at about `limit` characters."""
+    lowered = request.lower()
+    words = set(re.findall(r"[a-z0-9]{4,}", lowered))
+    named = {package for label, packages in WELL_KNOWN_LABELS.items()
+             if re.search(rf"\b{re.escape(label)}\b", lowered) for package in packages}
+
+    def mentioned(package: str) -> bool:
+        tail = ".".join(package.lower().split(".")[-2:])
+        return package in named or any(word in tail for word in words)
+
+    shown: list[str] = []
+    length = 0
+    for package in sorted(apps, key=lambda package: not mentioned(package)):
+        if shown and length + len(package) + 2 > limit:
+            break
+        shown.append(package)
+        length += len(package) + 2
+    hidden = len(apps) - len(shown)
+    return ", ".join(shown) + (f" (+{hidden} more)" if hidden else "")
+
+
+def function_signature(name: str) -> str:
+    """`type_text(text: str, control_id?: int, clear_current_text?: bool)` from the argument model."""
+    arguments = [f"{argument}{'' if info.is_required() else '?'}: {_type_name(info.annotation)}"
+                 for argument, info in ARGUMENT_MODELS[name].model_fields.items()]
+    return f"{name}({', '.join(arguments)})"
+
+
+def _type_name(annotation: Any) -> str:
+    origin = get_origin(annotation)
+    if origin is Literal:
+        return "|".join(str(value) for value in get_args(annotation))
+    if origin in (typing.Union, types.UnionType):
+        return "|".join(_type_name(arg) for arg in get_args(annotation) if arg is not type(None))
+    return _TYPE_NAMES.get(annotation, getattr(annotation, "__name__", str(annotation)))
+
+
+@lru_cache(maxsize=None)
+def _sections(file_name: str) -> dict[str, Template]:
+    """The `## name` sections of a prompt file; text before the first section is a comment."""
+    text = (files("app.resources") / "prompts" / file_name).read_text(encoding="utf-8")
+    sections: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in text.splitlines():
+        if line.startswith("## "):
+            current = sections.setdefault(line[3:].strip(), [])
+        elif current is not None:
+            current.append(line)
+    return {name: Template("\n".join(lines).strip()) for name, lines in sections.items()}
+
+
+def _hints(text: str) -> dict[str, str]:
+    pairs = (line.split(":", 1) for line in text.splitlines() if ":" in line)
+    return {name.strip(): hint.strip() for name, hint in pairs}
+
+
+def _neutralise(text: str) -> str:
+    """Screen-derived text cannot open or close the untrusted block."""
+    return _BLOCK_TAG.sub("[tag removed]", text)
+
+
+def _clip(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def _text_part(text: str) -> dict[str, Any]:
+    return {"type": "text", "text": text}
+
+
+def _image_part(url: str) -> dict[str, Any]:
+    return {"type": "image_url", "image_url": {"url": url}}

@@ -1,0 +1,129 @@
+"""Settings: provider, images, agent limits. Stored as JSON in the user config dir; never holds secrets.
+
+A bad settings file never stops the app and never loses what the person wrote: each
+section that fails validation falls back to its defaults with a warning saying why,
+and the file is not overwritten until the person saves new settings.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+log = logging.getLogger(__name__)
+
+DEFAULT_SENSITIVE_WORDS = ["pay", "buy", "purchase", "order", "checkout", "delete", "remove", "uninstall",
+                           "send", "transfer", "confirm payment", "subscribe", "factory reset", "erase"]
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="ignore", validate_assignment=True)
+
+
+class ProviderSettings(_Section):
+    """An OpenAI-compatible endpoint. The API key is not here: it lives in the OS keyring."""
+
+    preset: str = "OpenAI"
+    base_url: str = "https://api.openai.com/v1"
+    model: str = "gpt-4o"
+    key_name: str = Field("default", description="which keyring entry holds the key")
+    timeout_seconds: float = Field(60.0, gt=0, le=600)
+    http_retries: int = Field(3, ge=0, le=10, description="retries on 429 / 5xx / timeouts, with backoff")
+    use_tools: bool = Field(True, description="send the actions as tools; JSON in text is always accepted")
+    temperature: float | None = Field(0.0, ge=0, le=2)
+    max_output_tokens: int = Field(1024, ge=64, le=32768)
+    coordinate_mode: Literal["image", "normalized"] = Field(
+        "image", description="model coordinates are pixels of the sent image, or 0-1000 normalised")
+
+    @field_validator("base_url")
+    @classmethod
+    def _url(cls, value: str) -> str:
+        value = value.strip().rstrip("/")
+        if not value.startswith(("http://", "https://")):
+            raise ValueError("the base URL must start with http:// or https://")
+        return value
+
+
+class ImageSettings(_Section):
+    send: Literal["annotated", "clean", "both"] = "both"
+    max_side: int = Field(1280, ge=256, le=4096)
+    format: Literal["jpeg", "png"] = "jpeg"
+    jpeg_quality: int = Field(80, ge=30, le=95)
+
+
+class AgentSettings(_Section):
+    mode: Literal["step", "auto"] = "step"
+    max_steps: int = Field(30, ge=1, le=500)
+    timeout_seconds: float = Field(900.0, gt=0)
+    max_consecutive_failures: int = Field(3, ge=1, le=20)
+    reply_retries: int = Field(3, ge=1, le=10, description="tries for a reply that parses and validates")
+    max_rejections_per_step: int = Field(5, ge=1, le=20)
+    stuck_threshold: int = Field(3, ge=2, le=10, description="same action on an unchanged screen this often = stuck")
+    settle_seconds: float = Field(0.6, ge=0, le=10, description="wait after an action before the next screenshot")
+    reflection: bool = True
+    model_reflection: bool = Field(False, description="ask the model to judge before/after when the diff is unclear")
+    recent_steps_in_prompt: int = Field(5, ge=0, le=30)
+    sensitive_words: list[str] = Field(default_factory=lambda: list(DEFAULT_SENSITIVE_WORDS))
+
+
+class Settings(_Section):
+    provider: ProviderSettings = Field(default_factory=ProviderSettings)
+    images: ImageSettings = Field(default_factory=ImageSettings)
+    agent: AgentSettings = Field(default_factory=AgentSettings)
+    # USD per million tokens, [input, output], by model name (prefix match, longest wins).
+    prices: dict[str, tuple[float, float]] = Field(default_factory=lambda: {
+        "gpt-4o-mini": (0.15, 0.60), "gpt-4o": (2.50, 10.00), "gpt-4.1-mini": (0.40, 1.60),
+        "gpt-4.1": (2.00, 8.00), "o4-mini": (1.10, 4.40)})
+
+    def price_for(self, model: str) -> tuple[float, float] | None:
+        matches = [name for name in self.prices if model.startswith(name)]
+        return self.prices[max(matches, key=len)] if matches else None
+
+
+def describe_validation_error(error: ValidationError) -> str:
+    """Pydantic's errors as one readable line per problem: `field: what is wrong`."""
+    lines = []
+    for problem in error.errors():
+        where = ".".join(str(part) for part in problem["loc"]) or "value"
+        lines.append(f"{where}: {problem['msg']}")
+    return "; ".join(lines)
+
+
+def load_settings(path: Path) -> tuple[Settings, list[str]]:
+    """Read settings; returns (settings, warnings). Missing file → defaults, no warning."""
+    if not path.exists():
+        return Settings(), []
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(data, dict):
+            raise ValueError("the file does not hold a JSON object")
+    except (OSError, ValueError) as exc:
+        return Settings(), [f"Settings file {path} could not be read ({exc}); using defaults. "
+                            "The file was left as it is."]
+    warnings: list[str] = []
+    sections = {}
+    for name, model in (("provider", ProviderSettings), ("images", ImageSettings), ("agent", AgentSettings)):
+        try:
+            sections[name] = model.model_validate(data.get(name, {}))
+        except ValidationError as exc:
+            warnings.append(f"Settings '{name}' in {path} are invalid ({describe_validation_error(exc)}); "
+                            f"using defaults for that section.")
+            sections[name] = model()
+    try:
+        settings = Settings(**sections, **({"prices": data["prices"]} if "prices" in data else {}))
+    except ValidationError as exc:
+        warnings.append(f"Price table in {path} is invalid ({describe_validation_error(exc)}); using defaults.")
+        settings = Settings(**sections)
+    return settings, warnings
+
+
+def save_settings(settings: Settings, path: Path) -> None:
+    """Write atomically (temp file, then rename), so a crash never leaves half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temp = path.with_suffix(".tmp")
+    temp.write_text(json.dumps(settings.model_dump(mode="json"), indent=2), encoding="utf-8")
+    temp.replace(path)

@@ -1,0 +1,56 @@
+"""Where Agent Desk keeps its files: settings, run trajectories and logs.
+
+By default the per-user folders of the operating system (platformdirs, app name
+"AgentDesk"). When the environment variable AGENTDESK_HOME is set, everything lives
+under that one folder instead: `config/`, `data/runs/` and `logs/` (tests and portable
+installs use it). Each folder is created the first time it is asked for.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import platformdirs
+
+APP_NAME = "AgentDesk"
+HOME_VARIABLE = "AGENTDESK_HOME"
+
+
+def _home() -> Path | None:
+    """The AGENTDESK_HOME folder, or None when the variable is unset or empty."""
+    value = os.environ.get(HOME_VARIABLE, "").strip()
+    return Path(value).expanduser() if value else None
+
+
+def _ensure(folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def config_dir() -> Path:
+    """The folder holding settings.json."""
+    home = _home()
+    return _ensure(home / "config" if home else platformdirs.user_config_path(APP_NAME, appauthor=False))
+
+
+def settings_path() -> Path:
+    """The settings file (it may not exist yet; its folder does)."""
+    return config_dir() / "settings.json"
+
+
+def data_dir() -> Path:
+    """The folder for data the app produces (run trajectories)."""
+    home = _home()
+    return _ensure(home / "data" if home else platformdirs.user_data_path(APP_NAME, appauthor=False))
+
+
+def runs_dir() -> Path:
+    """The folder holding one sub-folder per run."""
+    return _ensure(data_dir() / "runs")
+
+
+def log_dir() -> Path:
+    """The folder holding agentdesk.log and its rotated copies."""
+    home = _home()
+    return _ensure(home / "logs" if home else platformdirs.user_log_path(APP_NAME, appauthor=False))

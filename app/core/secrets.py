@@ -1,0 +1,156 @@
+"""API keys: kept in the OS keyring, or for this session only where no keyring exists.
+
+A small interface with a fallback chain (as Vorta does): the system keyring when one
+works; otherwise an in-memory store that lasts until the app quits, with a `notice` in
+plain words saying where the key went and how to keep it. Scripts can also use the
+OPENAI_API_KEY environment variable (`resolve_api_key`).
+
+This module never writes a secret to disk, never logs one, and no object here shows a
+secret in its repr(). Every secret it hands out or stores is added to a process-wide
+registry (`known_secrets`) that the log and trajectory redaction use.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections.abc import Mapping
+
+import keyring
+from keyring.backend import KeyringBackend
+from keyring.backends import chainer, fail, null
+from keyring.errors import KeyringError, PasswordDeleteError
+
+log = logging.getLogger(__name__)
+
+ENV_API_KEY = "OPENAI_API_KEY"
+SESSION_ONLY = "this session only (no keyring is available on this system)"
+SESSION_NOTICE = (
+    "No keyring service is available on this system, so the API key is kept in memory for this "
+    "session only and will be asked for again after Agent Desk quits. To keep it, install a keyring "
+    "service (gnome-keyring or KWallet on Linux) and restart Agent Desk, or, for scripts, set the "
+    f"{ENV_API_KEY} environment variable."
+)
+MIN_SECRET_LENGTH = 8
+"""Shorter values are not registered for redaction: they would blank out ordinary words."""
+
+_registry: set[str] = set()
+_registry_lock = threading.Lock()
+_session_secrets: dict[tuple[str, str], str] = {}  # (service, name) -> value, for this process only
+
+
+def register_secret(value: str | None) -> None:
+    """Remember a secret value so that logs and trajectories redact it."""
+    if value and len(value.strip()) >= MIN_SECRET_LENGTH:
+        with _registry_lock:
+            _registry.add(value.strip())
+
+
+def known_secrets() -> tuple[str, ...]:
+    """Every registered secret, longest first (so a longer one is replaced before its parts)."""
+    with _registry_lock:
+        return tuple(sorted(_registry, key=len, reverse=True))
+
+
+def _usable_backend(backend: KeyringBackend) -> bool:
+    """False for keyring's stand-ins that store nothing: fail, null, or a chainer with no backends."""
+    if isinstance(backend, (fail.Keyring, null.Keyring)):
+        return False
+    if isinstance(backend, chainer.ChainerBackend):
+        return any(_usable_backend(inner) for inner in backend.backends)
+    return True
+
+
+def _backend_label(backend: KeyringBackend) -> str:
+    """A short name for a backend: its module's last part (SecretService, macOS, Windows, kwallet)."""
+    if isinstance(backend, chainer.ChainerBackend):
+        return ", ".join(_backend_label(inner) for inner in backend.backends)
+    return type(backend).__module__.rpartition(".")[2]
+
+
+class SecretStore:
+    """Named secrets (e.g. API keys by `ProviderSettings.key_name`) for one keyring service.
+
+    Session-only secrets are shared by every store of the process, so a key typed in the
+    settings dialog is seen by the run that starts next.
+    """
+
+    def __init__(self, service: str = "AgentDesk") -> None:
+        self.service = service
+        self.notice = ""
+        backend = keyring.get_keyring()
+        self._backend: KeyringBackend | None = backend if _usable_backend(backend) else None
+        if self._backend is None:
+            self._use_session_only("no usable keyring backend was found")
+
+    def __repr__(self) -> str:
+        return f"SecretStore(service={self.service!r}, location={self.location()!r})"
+
+    @property
+    def keyring_available(self) -> bool:
+        return self._backend is not None
+
+    def location(self) -> str:
+        """Where secrets go, in words."""
+        if self._backend is None:
+            return SESSION_ONLY
+        return f"the system keyring ({_backend_label(self._backend)})"
+
+    def get(self, name: str) -> str | None:
+        value = None
+        if self._backend is not None:
+            try:
+                value = self._backend.get_password(self.service, name)
+            except KeyringError as exc:
+                self._use_session_only(f"reading from the keyring failed: {exc}")
+        if self._backend is None:
+            value = _session_secrets.get((self.service, name))
+        register_secret(value)
+        return value or None
+
+    def set(self, name: str, value: str) -> str:
+        """Store a secret; returns where it went, in words."""
+        value = value.strip()
+        if not value:
+            raise ValueError("The key is empty: paste the whole key.")
+        register_secret(value)
+        if self._backend is not None:
+            try:
+                self._backend.set_password(self.service, name, value)
+                return self.location()
+            except KeyringError as exc:
+                self._use_session_only(f"saving to the keyring failed: {exc}")
+        _session_secrets[(self.service, name)] = value
+        return self.location()
+
+    def delete(self, name: str) -> None:
+        """Forget a secret; deleting one that is not stored is not an error."""
+        _session_secrets.pop((self.service, name), None)
+        if self._backend is None:
+            return
+        try:
+            self._backend.delete_password(self.service, name)
+        except PasswordDeleteError:
+            pass
+        except KeyringError as exc:
+            self._use_session_only(f"deleting from the keyring failed: {exc}")
+
+    def _use_session_only(self, reason: str) -> None:
+        self._backend = None
+        self.notice = SESSION_NOTICE
+        log.warning("Secrets are kept for this session only: %s", reason)
+
+
+def resolve_api_key(name: str, env: Mapping[str, str] = os.environ,
+                    store: SecretStore | None = None) -> tuple[str | None, str]:
+    """The API key and where it came from: the secret store first, then OPENAI_API_KEY."""
+    store = store or SecretStore()
+    key = store.get(name)
+    if key:
+        return key, store.location()
+    key = env.get(ENV_API_KEY, "").strip()
+    if key:
+        register_secret(key)
+        return key, f"the {ENV_API_KEY} environment variable"
+    return None, f"nowhere: no API key is saved, and {ENV_API_KEY} is not set"

@@ -1,0 +1,128 @@
+"""report.html: one self-contained, escaped page that shows every step of a run."""
+
+from __future__ import annotations
+
+import base64
+import io
+import re
+
+import pytest
+from PIL import Image
+
+from app.core.agent.memory import ActionOutcome, Decision, MemoryItem, RunResult
+from app.core.agent.report import write_report
+from app.core.agent.trajectory import TrajectoryWriter
+
+REQUEST = "Send <b>hello</b> to Ann"
+DATA_URL = re.compile(r'src="data:image/jpeg;base64,([A-Za-z0-9+/=]+)"')
+
+
+@pytest.fixture(autouse=True)
+def home(tmp_path, monkeypatch):
+    monkeypatch.setenv("AGENTDESK_HOME", str(tmp_path))
+
+
+def new_writer() -> TrajectoryWriter:
+    return TrajectoryWriter.create(REQUEST, {"serial": "emulator-5554", "size": [1080, 2400]},
+                                   {"name": "gpt-4o"}, {"agent": {"mode": "step"}})
+
+
+def screen(colour: str) -> Image.Image:
+    return Image.new("RGB", (1080, 2400), colour)
+
+
+def three_step_run(finish: bool = True) -> TrajectoryWriter:
+    writer = new_writer()
+    clean, annotated = writer.save_screens(1, screen("white"), screen("blue"))
+    writer.append_step(MemoryItem(
+        step=1, request=REQUEST, thought="I see <script>alert('x')</script> and <img src=x onerror=alert(1)>",
+        action={"function": "click_control", "arguments": {"control_id": 4, "control_name": "Messages"}},
+        action_text='click control 4 "Messages"', decision=Decision("approve"),
+        result=ActionOutcome(True, "tapped", 120.0), reflection={"verdict": "success", "confidence": 0.9},
+        screenshot=clean, annotated_screenshot=annotated, timings_ms={"llm_interaction": 2310.0},
+        tokens={"prompt": 1500, "completion": 80}, cost_usd=0.0045))
+    clean, _ = writer.save_screens(2, screen("red"), None)
+    writer.append_step(MemoryItem(
+        step=2, request=REQUEST, thought="Press back.",
+        proposed_action={"function": "press_key", "arguments": {"key_code": "BACK"}},
+        action={"function": "click_control", "arguments": {"control_id": 9, "control_name": "Ann"}},
+        action_text='click control 9 "Ann"', decision=Decision("override"),
+        result=ActionOutcome(False, "control 9 is gone"), screenshot=clean, screen_only=True))
+    writer.append_step(MemoryItem(
+        step=3, request=REQUEST, thought="Type the message.", decision=Decision("reject", feedback="Ask me first"),
+        error="the model replied twice with invalid JSON"))
+    if finish:
+        writer.finish(RunResult("failed", 3, ['click control 4 "Messages"'], 75.0, error="too many failures",
+                                completion_reason="three failures in a row", tokens={"prompt": 1500, "completion": 80},
+                                cost_usd=0.0045))
+    return writer
+
+
+def step_sections(page: str) -> list[str]:
+    return page.split('<section class="card step"')[1:]
+
+
+def test_every_step_is_in_the_report_with_what_happened():
+    page = write_report(three_step_run().run_dir).read_text(encoding="utf-8")
+    steps = step_sections(page)
+    assert len(steps) == 3
+    for number, section in enumerate(steps, 1):
+        assert f"Step {number}" in section
+    assert "click control 4 &quot;Messages&quot;" in steps[0] and "Approved" in steps[0] and "2,310 ms" in steps[0]
+    assert "press_key(key_code=&quot;BACK&quot;)" in steps[1] and "Executed instead" in steps[1]
+    assert "Replaced by the person" in steps[1] and "failed: control 9 is gone" in steps[1]
+    assert "screenshot only" in steps[1]
+    assert "Rejected" in steps[2] and "Ask me first" in steps[2] and "invalid JSON" in steps[2]
+    assert "No screenshot was saved" in steps[2]
+    header = page.split('<section class="card step"')[0]
+    for fact in ("failed", "too many failures", "three failures in a row", "1 min 15 s", "$0.0045", "emulator-5554"):
+        assert fact in header
+
+
+def test_run_text_is_escaped():
+    page = write_report(three_step_run().run_dir).read_text(encoding="utf-8")
+    assert "<script>" not in page and "<img src=x" not in page and "<b>hello" not in page
+    assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;" in page
+    assert "&lt;img src=x onerror=alert(1)&gt;" in page
+    assert "Send &lt;b&gt;hello&lt;/b&gt; to Ann" in page
+
+
+def test_the_page_is_self_contained_with_small_embedded_images():
+    page = write_report(three_step_run().run_dir).read_text(encoding="utf-8")
+    images = DATA_URL.findall(page)
+    assert len(images) == 2                      # step 3 has no screenshot
+    assert len(re.findall(r'<img\b', page)) == 2
+    for forbidden in ('src="http', "href=", "<link", "url(", "@import", "<script", "//cdn"):
+        assert forbidden not in page
+    colours = []
+    for data in images:
+        with Image.open(io.BytesIO(base64.b64decode(data))) as image:
+            assert image.format == "JPEG" and max(image.size) == 720
+            colours.append(image.convert("RGB").getpixel((10, 10)))
+    assert colours[0][2] > 200 and colours[0][0] < 50      # step 1 shows the annotated (blue) screen
+    assert colours[1][0] > 200 and colours[1][2] < 50      # step 2 falls back to the clean (red) one
+
+
+def test_a_run_without_steps_still_has_a_report():
+    writer = new_writer()
+    writer.finish(RunResult("stopped", 0, [], 0.5, completion_reason="stopped before the first step"))
+    page = write_report(writer.run_dir).read_text(encoding="utf-8")
+    assert step_sections(page) == []
+    assert "No steps were recorded" in page and "stopped before the first step" in page
+
+
+def test_a_run_that_crashed_says_it_did_not_finish():
+    writer = three_step_run(finish=False)
+    with (writer.run_dir / "steps.jsonl").open("ab") as handle:
+        handle.write(b'{"step": 4, "thou')
+    page = write_report(writer.run_dir).read_text(encoding="utf-8")
+    assert "did not finish" in page
+    assert len(step_sections(page)) == 3
+    assert "incomplete" in page                  # the skipped half-written step is mentioned
+
+
+def test_the_report_replaces_an_older_one():
+    writer = three_step_run()
+    path = write_report(writer.run_dir)
+    path.write_text("stale", encoding="utf-8")
+    assert write_report(writer.run_dir) == path and path.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")

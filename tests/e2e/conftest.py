@@ -1,0 +1,130 @@
+"""End-to-end fixtures: a virtual phone with a fixed clock, a scripted model, a scripted person."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Callable
+
+import keyring
+import pytest
+from keyring.backend import KeyringBackend
+
+from app.core.agent.agent_run import AgentRun
+from app.core.agent.llm_client import ModelClient
+from app.core.agent.memory import RunResult
+from app.core.agent.supervisor import Proposal, ReviewAnswer
+from app.core.agent.trajectory import TrajectoryWriter, check_run, load_run
+from app.core.config import AgentSettings, ProviderSettings, Settings
+from app.core.device.adb_transport import AdbTransport
+from app.core.device.android_device import AndroidDevice
+from app.virtual_phone.adb_server import VirtualAdbServer
+from app.virtual_phone.phone import VirtualPhone
+from tests.support.openai_server import FakeOpenAIServer
+
+API_KEY = "sk-test-E2E-do-not-leak-0123456789abcdef"
+FIXED_TIME = datetime(2026, 11, 21, 9, 41)
+
+
+class MemoryKeyring(KeyringBackend):
+    priority = 1
+
+    def __init__(self):
+        super().__init__()
+        self.store: dict[tuple[str, str], str] = {}
+
+    def get_password(self, service, username):
+        return self.store.get((service, username))
+
+    def set_password(self, service, username, password):
+        self.store[(service, username)] = password
+
+    def delete_password(self, service, username):
+        self.store.pop((service, username), None)
+
+
+@pytest.fixture(autouse=True)
+def agent_home(tmp_path, monkeypatch):
+    """Runs, settings and logs under a temporary folder; an in-memory keyring."""
+    monkeypatch.setenv("AGENTDESK_HOME", str(tmp_path / "home"))
+    previous = keyring.get_keyring()
+    keyring.set_keyring(MemoryKeyring())
+    yield tmp_path / "home"
+    keyring.set_keyring(previous)
+
+
+@pytest.fixture
+def phone_server(monkeypatch):
+    server = VirtualAdbServer().start()
+    server.add_phone(VirtualPhone(clock=lambda: FIXED_TIME))
+    monkeypatch.setenv("ANDROID_ADB_SERVER_HOST", "127.0.0.1")
+    monkeypatch.setenv("ANDROID_ADB_SERVER_PORT", str(server.port))
+    yield server
+    server.stop()
+
+
+@dataclass
+class ScriptedPerson:
+    """Answers reviews from a list of callables (proposal → answer); records what it was shown."""
+
+    answers: list[Callable[[Proposal], ReviewAnswer]] = field(default_factory=list)
+    replies: list[str] = field(default_factory=list)
+    shown: list[Proposal] = field(default_factory=list)
+    questions: list[str] = field(default_factory=list)
+
+    async def review(self, proposal: Proposal) -> ReviewAnswer:
+        self.shown.append(proposal)
+        if not self.answers:
+            raise AssertionError(f"unexpected review of: {proposal.action_text}")
+        return self.answers.pop(0)(proposal)
+
+    async def ask(self, question: str) -> str:
+        self.questions.append(question)
+        return self.replies.pop(0)
+
+
+def approve(_proposal: Proposal) -> ReviewAnswer:
+    return ReviewAnswer.approve()
+
+
+@dataclass
+class RunOutcome:
+    result: RunResult
+    run: AgentRun
+    model: FakeOpenAIServer
+    phone: VirtualPhone
+    person: ScriptedPerson
+
+    @property
+    def state(self) -> dict:
+        return self.phone.state()
+
+    def trajectory_problems(self) -> list[str]:
+        return check_run(self.result.run_dir)
+
+    def steps(self) -> list[dict]:
+        return load_run(self.result.run_dir).steps
+
+
+def e2e_settings(base_url: str, mode: str = "step", **agent) -> Settings:
+    return Settings(provider=ProviderSettings(base_url=base_url, model="gpt-4o", timeout_seconds=10, http_retries=2),
+                    agent=AgentSettings(mode=mode, settle_seconds=0, **agent))
+
+
+@pytest.fixture
+def run_agent(phone_server):
+    """Run a request with a scripted model and person; returns a RunOutcome."""
+    async def run(request: str, script: list, person: ScriptedPerson | None = None, mode: str = "step",
+                  backoff: float = 0.01, **agent) -> RunOutcome:
+        person = person or ScriptedPerson()
+        attached = phone_server.devices[0]
+        device = AndroidDevice(AdbTransport("127.0.0.1", phone_server.port), attached.serial, timeout=10)
+        with FakeOpenAIServer(script) as model:
+            settings = e2e_settings(model.base_url, mode, **agent)
+            trajectory = TrajectoryWriter.create(request, {"serial": attached.serial}, {"model": "gpt-4o"},
+                                                 settings.model_dump(mode="json"))
+            client = ModelClient(settings.provider, API_KEY, backoff_seconds=backoff)
+            agent_run = AgentRun(request, device, settings, client, person, trajectory=trajectory)
+            result = await agent_run.run()
+        return RunOutcome(result, agent_run, model, attached.phone, person)
+    return run

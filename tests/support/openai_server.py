@@ -1,0 +1,314 @@
+"""A loopback server that speaks the OpenAI chat-completions API and answers from a script (GUIDE §4).
+
+The real `openai` client talks to it over HTTP, so tests exercise the same code path as
+the app. Each entry of the script is a callable `(request_body) -> ScriptedReply`, used
+once, in order; the helpers below build the common ones. Every request is recorded in
+`server.requests` (body and headers) so tests can check what the app sent.
+
+    with FakeOpenAIServer([json_reply(act("wait", seconds=1)), click("Wi-Fi")]) as server:
+        client = ModelClient(ProviderSettings(base_url=server.base_url, ...), "sk-test")
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass
+class ScriptedReply:
+    """What the server sends back: a chat completion (content and/or tool arguments) or an HTTP error."""
+
+    content: str | None = None
+    tool_arguments: str | None = None
+    status: int = 200
+    error_message: str = ""
+    error_code: str = "error"
+    headers: dict[str, str] = field(default_factory=dict)
+    delay_seconds: float = 0.0
+    prompt_tokens: int = 100
+    completion_tokens: int = 20
+
+
+Responder = Callable[[dict[str, Any]], ScriptedReply]
+
+
+@dataclass
+class RecordedRequest:
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: dict[str, Any]
+
+
+# ----------------------------------------------------------------------------- replies
+
+
+def text_reply(content: str, *, prompt_tokens: int = 100, completion_tokens: int = 20) -> Responder:
+    """A plain assistant message."""
+    return lambda body: ScriptedReply(content=content, prompt_tokens=prompt_tokens,
+                                      completion_tokens=completion_tokens)
+
+
+def json_reply(obj: dict[str, Any], fenced: bool = False) -> Responder:
+    """The object as JSON text, optionally in a ```json fence."""
+    text = json.dumps(obj, ensure_ascii=False)
+    return text_reply(f"```json\n{text}\n```" if fenced else text)
+
+
+def tool_reply(obj: dict[str, Any]) -> Responder:
+    """A tool call to `act` whose arguments are the object."""
+    return lambda body: ScriptedReply(tool_arguments=json.dumps(obj, ensure_ascii=False))
+
+
+def http_error(status: int, message: str, retry_after: float | None = None, code: str | None = None) -> Responder:
+    """An error response in OpenAI's format: {"error": {"message", "type", "code"}}."""
+    headers = {"Retry-After": f"{retry_after:g}"} if retry_after is not None else {}
+    return lambda body: ScriptedReply(status=status, error_message=message, headers=headers,
+                                      error_code=code or "error")
+
+
+def delayed(seconds: float, reply: Responder) -> Responder:
+    """The reply, sent after `seconds` (to provoke client timeouts)."""
+    def respond(body: dict[str, Any]) -> ScriptedReply:
+        scripted = reply(body)
+        scripted.delay_seconds = seconds
+        return scripted
+    return respond
+
+
+def act(function: str, status: str = "CONTINUE", thought: str = "...", **arguments: Any) -> dict[str, Any]:
+    """A reply dict in the GUIDE §2 format."""
+    return {"thought": thought, "action": {"function": function, "arguments": arguments, "status": status},
+            "comment": ""}
+
+
+def click(name: str) -> Responder:
+    """click_control on the control called `name` in the screen the request shows."""
+    def respond(body: dict[str, Any]) -> ScriptedReply:
+        control_id = find_control_id(body, name)
+        return json_reply(act("click_control", control_id=control_id, control_name=name))(body)
+    return respond
+
+
+def type_into(name: str, text: str) -> Responder:
+    """type_text into the control called `name` in the screen the request shows."""
+    def respond(body: dict[str, Any]) -> ScriptedReply:
+        control_id = find_control_id(body, name)
+        return json_reply(act("type_text", text=text, control_id=control_id))(body)
+    return respond
+
+
+# --------------------------------------------------------------------- reading requests
+
+# `[12] Button "Send" (clickable) @540,2200` — the name is JSON-quoted, left out when it equals the type.
+_CONTROL_LINE = re.compile(r'^\[(\d+)\] (\S+)(?: ("(?:[^"\\]|\\.)*"))?(?: \([^)]*\))? @-?\d+,-?\d+$')
+
+
+def user_texts(body: dict[str, Any]) -> list[str]:
+    """The text of each user message of a chat-completions request, last first."""
+    texts = []
+    for message in reversed(body.get("messages", [])):
+        if message.get("role") != "user":
+            continue
+        content = message.get("content")
+        if isinstance(content, str):
+            texts.append(content)
+        else:
+            texts.append("\n".join(part.get("text", "") for part in content or [] if part.get("type") == "text"))
+    return texts
+
+
+def controls_in_request(body: dict[str, Any]) -> dict[int, str]:
+    """Control id → name, from the last user message that lists controls (a retry message lists none)."""
+    for text in user_texts(body):
+        controls = {}
+        for line in text.splitlines():
+            match = _CONTROL_LINE.match(line.strip())
+            if match:
+                control_id, control_type, quoted = match.groups()
+                controls[int(control_id)] = json.loads(quoted) if quoted else control_type
+        if controls:
+            return controls
+    return {}
+
+
+_DASHES = str.maketrans({c: "-" for c in "\u2010\u2011\u2012\u2013\u2014\u2212"})
+
+
+def _plain(text: str) -> str:
+    """Lower case, with the Unicode dashes Android uses (Wi‑Fi has U+2011) made ASCII."""
+    return text.translate(_DASHES).lower()
+
+
+def find_control_id(body: dict[str, Any], name: str) -> int:
+    """The id of the control called `name` on the request's screen: exact name first, then
+    case-insensitive substring (dashes compared as ASCII). Raises LookupError naming the controls."""
+    controls = controls_in_request(body)
+    for control_id, control_name in controls.items():
+        if control_name == name:
+            return control_id
+    for control_id, control_name in controls.items():
+        if _plain(control_name) == _plain(name):
+            return control_id
+    for control_id, control_name in controls.items():
+        if _plain(name) in _plain(control_name):
+            return control_id
+    raise LookupError(f"no control named {name!r} in the request; it shows: {sorted(set(controls.values()))}")
+
+
+# ----------------------------------------------------------------------------- server
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True
+    server: "_Server"
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the stdlib's name
+        """Quiet: tests read `server.requests` instead."""
+
+    def do_GET(self) -> None:
+        self._record({})
+        if self.path.rstrip("/").endswith("/models"):
+            models = [{"id": name, "object": "model", "created": 0, "owned_by": "test"}
+                      for name in self.server.fake.models]
+            self._send_json(200, {"object": "list", "data": models})
+        else:
+            self._send_error(404, f"unknown path {self.path}", "not_found")
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        try:
+            body = json.loads(raw or b"{}")
+        except ValueError:
+            self._send_error(400, "the request body is not JSON", "invalid_request_error")
+            return
+        self._record(body)
+        if not self.path.rstrip("/").endswith("/chat/completions"):
+            self._send_error(404, f"unknown path {self.path}", "not_found")
+            return
+        responder = self.server.fake.next_responder()
+        if responder is None:
+            self._send_error(500, f"FakeOpenAIServer: the script ran out (request #{len(self.server.fake.requests)} "
+                                  "had no scripted reply); add more replies to the test's script", "server_error")
+            return
+        try:
+            scripted = responder(body)
+        except Exception as error:  # a test's responder failed: say so instead of dropping the connection
+            self._send_error(500, f"FakeOpenAIServer: the scripted responder failed: {type(error).__name__}: "
+                                  f"{error}", "server_error")
+            return
+        if scripted.delay_seconds and self.server.fake.closing.wait(scripted.delay_seconds):
+            return
+        if scripted.status != 200:
+            self._send_error(scripted.status, scripted.error_message, scripted.error_code, scripted.headers)
+        else:
+            self._send_json(200, self._completion(body, scripted))
+
+    def _record(self, body: dict[str, Any]) -> None:
+        self.server.fake.record(RecordedRequest(self.command, self.path, dict(self.headers.items()), body))
+
+    def _completion(self, body: dict[str, Any], scripted: ScriptedReply) -> dict[str, Any]:
+        message: dict[str, Any] = {"role": "assistant", "content": scripted.content}
+        finish_reason = "stop"
+        if scripted.tool_arguments is not None:
+            message["tool_calls"] = [{"id": f"call_{next(self.server.fake.ids)}", "type": "function",
+                                      "function": {"name": "act", "arguments": scripted.tool_arguments}}]
+            finish_reason = "tool_calls"
+        usage = {"prompt_tokens": scripted.prompt_tokens, "completion_tokens": scripted.completion_tokens,
+                 "total_tokens": scripted.prompt_tokens + scripted.completion_tokens}
+        return {"id": f"chatcmpl-{next(self.server.fake.ids)}", "object": "chat.completion",
+                "created": int(time.time()), "model": body.get("model", "fake-model"),
+                "choices": [{"index": 0, "message": message, "finish_reason": finish_reason}], "usage": usage}
+
+    def _send_error(self, status: int, message: str, code: str, headers: dict[str, str] | None = None) -> None:
+        error = {"error": {"message": message, "type": "invalid_request_error" if status < 500 else "server_error",
+                           "param": None, "code": code}}
+        self._send_json(status, error, headers)
+
+    def _send_json(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+        data = json.dumps(payload).encode("utf-8")
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            for name, value in (headers or {}).items():
+                self.send_header(name, value)
+            self.end_headers()
+            self.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up (a timeout test); nothing to answer
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    fake: "FakeOpenAIServer"
+
+
+class FakeOpenAIServer:
+    """OpenAI-compatible chat completions on 127.0.0.1, answering from `script`. Use as a context manager."""
+
+    def __init__(self, script: Iterable[Responder] = (), models: Iterable[str] = ("fake-model", "fake-vision")):
+        self.script = list(script)
+        self.models = list(models)
+        self.requests: list[RecordedRequest] = []
+        self.closing = threading.Event()
+        self.ids = itertools.count(1)
+        self._lock = threading.Lock()
+        self._server: _Server | None = None
+        self._port: int | None = None
+        self._thread: threading.Thread | None = None
+
+    def add(self, *responders: Responder) -> None:
+        with self._lock:
+            self.script.extend(responders)
+
+    def next_responder(self) -> Responder | None:
+        with self._lock:
+            return self.script.pop(0) if self.script else None
+
+    def record(self, request: RecordedRequest) -> None:
+        with self._lock:
+            self.requests.append(request)
+
+    @property
+    def chat_requests(self) -> list[RecordedRequest]:
+        return [r for r in self.requests if r.path.rstrip("/").endswith("/chat/completions")]
+
+    @property
+    def base_url(self) -> str:
+        """`http://127.0.0.1:PORT/v1`; still valid after `stop` (for messages that name it)."""
+        if self._port is None:
+            raise RuntimeError("the server is not started; use it as a context manager")
+        return f"http://127.0.0.1:{self._port}/v1"
+
+    def start(self) -> "FakeOpenAIServer":
+        self._server = _Server(("127.0.0.1", 0), _Handler)
+        self._server.fake = self
+        self._port = self._server.server_address[1]
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
+                                        name="fake-openai", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.closing.set()
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    def __enter__(self) -> "FakeOpenAIServer":
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
