@@ -9,8 +9,10 @@ import sys
 async def _run_app() -> None:
     from PySide6.QtWidgets import QApplication
 
+    from app.gui.event_loop import use_plain_worker_threads
     from app.gui.main_window import MainWindow
 
+    use_plain_worker_threads(asyncio.get_running_loop())
     app = QApplication.instance()
     app.setQuitOnLastWindowClosed(False)
     closed = asyncio.Event()

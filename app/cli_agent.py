@@ -70,16 +70,15 @@ async def run_request(args) -> int:
             {"base_url": settings.provider.base_url, "model": settings.provider.model, "key_from": key_source},
             settings.model_dump(mode="json"))
         events = RunEvents(step_finished=console.step_finished, message=lambda text: console.say(f"  {text}"))
-        run = AgentRun(args.request, device, settings, ModelClient(settings.provider, key), console,
-                       trajectory=trajectory, events=events)
-        loop = asyncio.get_running_loop()
-        try:
-            loop.add_signal_handler(signal.SIGINT, run.stop)
-        except (NotImplementedError, RuntimeError):
-            pass
-        console.say(f"Running “{args.request}” on {device.serial} with {settings.provider.model} "
-                    f"({settings.agent.mode} mode, at most {settings.agent.max_steps} steps)")
-        result = await run.run()
+        async with ModelClient(settings.provider, key) as client:
+            run = AgentRun(args.request, device, settings, client, console, trajectory=trajectory, events=events)
+            try:
+                asyncio.get_running_loop().add_signal_handler(signal.SIGINT, run.stop)
+            except (NotImplementedError, RuntimeError):
+                pass
+            console.say(f"Running “{args.request}” on {device.serial} with {settings.provider.model} "
+                        f"({settings.agent.mode} mode, at most {settings.agent.max_steps} steps)")
+            result = await run.run()
     finally:
         await asyncio.to_thread(connection.close)
     console.say(f"\nResult: {result.status} after {result.steps_taken} steps in {result.time_seconds:.1f} s"
@@ -136,7 +135,13 @@ async def run_checks(settings: Settings) -> list[Check]:
         checks.append(Check("API key", False, "none stored: `agentdesk key set`, or set OPENAI_API_KEY"))
     else:
         checks.append(Check("API key", True, f"from {source}" if key else "not needed for a local server"))
-    client = ModelClient(settings.provider, key)
+    async with ModelClient(settings.provider, key) as client:
+        checks.extend(await check_model(client, settings))
+    return checks
+
+
+async def check_model(client: ModelClient, settings: Settings) -> list[Check]:
+    checks: list[Check] = []
     try:
         models = await client.list_models()
         listed = settings.provider.model in models or not models

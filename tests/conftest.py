@@ -22,10 +22,9 @@ def pytest_asyncio_loop_factories(config, item):
     test_path = Path(str(item.fspath))
     if not {"gui", "e2e"} & set(test_path.parts):
         return {"asyncio": asyncio.new_event_loop}
-    import qasync
-    from PySide6.QtWidgets import QApplication
+    from app.gui.event_loop import new_qasync_loop
 
-    return {"qasync": lambda: qasync.QEventLoop(QApplication.instance() or QApplication([]))}
+    return {"qasync": new_qasync_loop}
 
 
 @pytest.fixture(scope="session")

@@ -123,8 +123,8 @@ def run_agent(phone_server):
             settings = e2e_settings(model.base_url, mode, **agent)
             trajectory = TrajectoryWriter.create(request, {"serial": attached.serial}, {"model": "gpt-4o"},
                                                  settings.model_dump(mode="json"))
-            client = ModelClient(settings.provider, API_KEY, backoff_seconds=backoff)
-            agent_run = AgentRun(request, device, settings, client, person, trajectory=trajectory)
-            result = await agent_run.run()
+            async with ModelClient(settings.provider, API_KEY, backoff_seconds=backoff) as client:
+                agent_run = AgentRun(request, device, settings, client, person, trajectory=trajectory)
+                result = await agent_run.run()
         return RunOutcome(result, agent_run, model, attached.phone, person)
     return run
