@@ -8,7 +8,6 @@ import shutil
 import socket
 import subprocess
 import sys
-import time
 
 import pytest
 from PIL import Image

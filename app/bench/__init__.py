@@ -11,6 +11,10 @@ def run_benchmark(suite: str, rounds: int = 15, json_out: str | None = None) -> 
         from .perception_bench import run_perception_bench
 
         table = run_perception_bench(rounds)
+    elif suite == "agent":
+        from .agent_bench import run_agent_bench
+
+        table = run_agent_bench(rounds)
     else:
         raise SystemExit(f"unknown benchmark suite: {suite}")
     print(table.render())

@@ -106,8 +106,10 @@ class RunOutcome:
         return load_run(self.result.run_dir).steps
 
 
-def e2e_settings(base_url: str, mode: str = "step", **agent) -> Settings:
-    return Settings(provider=ProviderSettings(base_url=base_url, model="gpt-4o", timeout_seconds=10, http_retries=2),
+def e2e_settings(base_url: str, mode: str = "step", provider: dict | None = None, **agent) -> Settings:
+    provider_settings = {"base_url": base_url, "model": "gpt-4o", "timeout_seconds": 10, "http_retries": 2,
+                         **(provider or {})}
+    return Settings(provider=ProviderSettings(**provider_settings),
                     agent=AgentSettings(mode=mode, settle_seconds=0, **agent))
 
 
@@ -115,12 +117,12 @@ def e2e_settings(base_url: str, mode: str = "step", **agent) -> Settings:
 def run_agent(phone_server):
     """Run a request with a scripted model and person; returns a RunOutcome."""
     async def run(request: str, script: list, person: ScriptedPerson | None = None, mode: str = "step",
-                  backoff: float = 0.01, **agent) -> RunOutcome:
+                  backoff: float = 0.01, provider: dict | None = None, **agent) -> RunOutcome:
         person = person or ScriptedPerson()
         attached = phone_server.devices[0]
         device = AndroidDevice(AdbTransport("127.0.0.1", phone_server.port), attached.serial, timeout=10)
         with FakeOpenAIServer(script) as model:
-            settings = e2e_settings(model.base_url, mode, **agent)
+            settings = e2e_settings(model.base_url, mode, provider, **agent)
             trajectory = TrajectoryWriter.create(request, {"serial": attached.serial}, {"model": "gpt-4o"},
                                                  settings.model_dump(mode="json"))
             async with ModelClient(settings.provider, API_KEY, backoff_seconds=backoff) as client:

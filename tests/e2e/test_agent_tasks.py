@@ -10,7 +10,7 @@ import pytest
 from app.core.agent.actions import Action
 from app.core.agent.supervisor import ReviewAnswer
 from tests.e2e.conftest import ScriptedPerson, approve
-from tests.support.openai_server import act, click, find_control_id, json_reply, type_into
+from tests.support.openai_server import act, click, json_reply, type_into
 
 pytestmark = pytest.mark.asyncio
 

@@ -14,6 +14,7 @@ from .prompts import ScreenContext
 from .run_context import ScreenRecord
 from .states import AgentStatus
 from .supervisor import Proposal, ReviewAnswer, RunStopped, action_target, sensitive_reason
+from .trajectory import step_image_names
 
 
 def message_text(message: dict) -> str:
@@ -106,7 +107,11 @@ class Review(RunStrategy):
                 return
             reason = proposal.sensitive_reason or "step mode: every action is reviewed"
             rc.machine.go(AgentStatus.CONFIRM, f"waiting for the person: {reason}")
-            answer: ReviewAnswer = await rc.control.interruptible(rc.supervisor.review(proposal))
+            try:
+                answer: ReviewAnswer = await rc.control.interruptible(rc.supervisor.review(proposal))
+            except Exception:
+                rc.machine.go(AgentStatus.CONTINUE, "the review failed")
+                raise
             if answer.kind == "stop":
                 rc.control.stop("stopped by the person at the approval of step %d" % ctx.step)
                 raise RunStopped(rc.control.stop_reason)
@@ -190,14 +195,15 @@ class Remember(RunStrategy):
             error="; ".join(f"{name}: {error}" for name, error in ctx.errors),
             prompt_text=usage.get("prompt_text", ""), raw_reply=usage.get("raw_reply", ""))
         if rc.trajectory is not None and shot is not None:
-            item.screenshot, item.annotated_screenshot = await asyncio.to_thread(
-                rc.trajectory.save_screens, ctx.step, shot.image, images.annotated if images else None)
+            if images is None:          # the images were not prepared: write the screenshot now
+                rc.record_screens(ctx.step, shot.image, None)
+            item.screenshot, annotated = step_image_names(ctx.step)
+            item.annotated_screenshot = annotated if images is not None else ""
         if rc.trajectory is not None:
             await asyncio.to_thread(rc.trajectory.append_step, item)
         rc.memory.add(item)
         ctx.set("memory_item", item)
-        if executed is not None and executed.does_something and shot is not None:
-            rc.previous = ScreenRecord(ctx.step, controls, shot.image,
-                                       next(iter(images.urls.values()), "") if images else "",
+        if executed is not None and executed.does_something and images is not None:
+            rc.previous = ScreenRecord(ctx.step, controls, images.clean, next(iter(images.urls.values()), ""),
                                        ctx.get_or("fingerprint") or "", item.action_text)
         rc.events.step_finished(item)

@@ -170,6 +170,7 @@ class AgentRun:
                            time_seconds=round(time.monotonic() - started, 2), error=error,
                            completion_reason=reason, tokens=tokens, cost_usd=round(cost, 6))
         trajectory = self.rc.trajectory
+        await self.rc.finish_writes()
         if trajectory is not None:
             result.run_dir = str(trajectory.run_dir)
             await asyncio.to_thread(trajectory.finish, result)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from PIL import Image
@@ -82,30 +83,43 @@ class ModelImages:
 
     urls: dict[str, str]          # "clean" / "annotated"
     image_size: tuple[int, int]
+    clean: Image.Image            # downscaled, as sent; also what reflection compares
     annotated: Image.Image
+
+
+_ENCODER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="model-image-encoder")
 
 
 def prepare_model_images(image: Image.Image, controls: list[Control], max_side: int, image_format: str,
                          quality: int, send: str) -> ModelImages:
+    """Downscale once; encode the clean image on another thread while this one annotates
+    (Pillow's encoders release the GIL, so the two overlap)."""
     small, scale = fit_for_model(image, max_side)
+    clean = _ENCODER.submit(encode_image, small, image_format, quality) if send in ("clean", "both") else None
     marked = annotate(small, controls, scale=scale)
     urls = {}
-    if send in ("clean", "both"):
-        urls["clean"] = data_url(encode_image(small, image_format, quality), image_format)
+    if clean is not None:
+        urls["clean"] = data_url(clean.result(), image_format)
     if send in ("annotated", "both"):
         urls["annotated"] = data_url(encode_image(marked, image_format, quality), image_format)
-    return ModelImages(urls, small.size, marked)
+    return ModelImages(urls, small.size, small, marked)
 
 
 class PrepareModelImages(RunStrategy):
+    """Downscale, annotate and encode for the model; start writing the step's images to the run folder
+    in the background (the run awaits all such writes before it writes its result)."""
+
     needs = ("screenshot", "controls")
     provides = ("model_images",)
 
     async def run(self, ctx: StepContext) -> None:
         settings = self.rc.settings.images
-        images = await asyncio.to_thread(prepare_model_images, ctx.get("screenshot").image, ctx.get("controls"),
+        shot = ctx.get("screenshot")
+        images = await asyncio.to_thread(prepare_model_images, shot.image, ctx.get("controls"),
                                          settings.max_side, settings.format, settings.jpeg_quality, settings.send)
         ctx.set("model_images", images)
+        if self.rc.trajectory is not None:
+            self.rc.record_screens(ctx.step, shot.image, images.annotated)
 
 
 class Reflect(RunStrategy):
@@ -120,11 +134,11 @@ class Reflect(RunStrategy):
         ctx.set("reflection", None)
         if previous is None:
             return
-        after_image = ctx.get("screenshot").image
+        images = ctx.get("model_images")
         result = await asyncio.to_thread(fast_reflection, previous.step, previous.controls, ctx.get("controls"),
-                                         previous.image, after_image)
+                                         previous.image, images.clean)
         if result is None and rc.settings.agent.model_reflection:
-            after_url = next(iter(ctx.get("model_images").urls.values()))
+            after_url = next(iter(images.urls.values()))
             result, prompt_tokens, completion_tokens = await rc.control.interruptible(model_reflection(
                 previous.step, rc.client, rc.prompts, previous.action_text, previous.model_image_url, after_url))
             ctx.set("reflection_tokens", (prompt_tokens, completion_tokens))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -19,6 +21,9 @@ from .prompts import PromptBuilder
 from .states import StateMachine
 from .supervisor import Proposal, RunControl, Supervisor
 from .trajectory import TrajectoryWriter
+
+
+log = logging.getLogger(__name__)
 
 
 def _ignore(*_args: Any) -> None:
@@ -42,7 +47,7 @@ class ScreenRecord:
 
     step: int
     controls: list[Control]
-    image: Image.Image
+    image: Image.Image            # as sent to the model (downscaled)
     model_image_url: str
     fingerprint: str
     action_text: str
@@ -68,3 +73,16 @@ class RunContext:
     answers: list[tuple[str, str]] = field(default_factory=list)   # (question, answer) from ask_user
     previous: ScreenRecord | None = None
     system_message: dict[str, Any] | None = None
+    pending_writes: list[asyncio.Future] = field(default_factory=list)
+
+    def record_screens(self, step: int, clean: Image.Image, annotated: Image.Image | None) -> None:
+        """Write a step's images to the run folder in a worker thread, without holding up the step."""
+        self.pending_writes.append(asyncio.ensure_future(
+            asyncio.to_thread(self.trajectory.save_screens, step, clean, annotated)))
+
+    async def finish_writes(self) -> None:
+        """Wait for every image write; a failed one is logged (check_run then reports the missing file)."""
+        for result in await asyncio.gather(*self.pending_writes, return_exceptions=True):
+            if isinstance(result, Exception):
+                log.warning("a step image could not be written: %s", result)
+        self.pending_writes.clear()

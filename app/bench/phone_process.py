@@ -1,0 +1,34 @@
+"""The virtual phone in its own process for benchmarks: a real phone is another machine, so its
+rendering must not compete with the app for this process's GIL."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Iterator
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+@contextlib.contextmanager
+def virtual_phone_process(*extra_args: str) -> Iterator[int]:
+    """Start `agentdesk virtual-phone` on a free port; yields the port; stops it afterwards."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")]))}
+    process = subprocess.Popen([sys.executable, "-m", "app.cli", "virtual-phone", "--port", "0", *extra_args],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        first_line = process.stdout.readline()
+        match = re.search(r"127\.0\.0\.1:(\d+)", first_line)
+        if not match:
+            raise RuntimeError(f"the virtual phone did not start: {first_line}{process.stderr.read()}")
+        yield int(match.group(1))
+    finally:
+        process.terminate()
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()

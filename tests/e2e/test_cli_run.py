@@ -1,0 +1,87 @@
+"""`agentdesk run` in a terminal: step mode from the keyboard, auto mode with --json, and its errors."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from app.cli import main
+from app.core import paths
+from app.core.config import AgentSettings, Settings, save_settings
+from tests.e2e.conftest import API_KEY
+from tests.support.openai_server import FakeOpenAIServer, act, click, json_reply
+
+WIFI_SCRIPT = [json_reply(act("launch_app", package_name="com.android.settings")),
+               click("Network & internet"), click("Wi-Fi"), click("Use Wi-Fi"),
+               json_reply(act("", status="FINISH"))]
+
+
+@pytest.fixture
+def cli_env(phone_server, monkeypatch):
+    save_settings(Settings(agent=AgentSettings(settle_seconds=0)), paths.settings_path())
+    monkeypatch.setenv("OPENAI_API_KEY", API_KEY)
+    return phone_server
+
+
+def test_step_mode_answered_at_the_keyboard(cli_env, monkeypatch, capsys):
+    # approve, reject with feedback (the model proposes again), approve x4
+    monkeypatch.setattr("sys.stdin", io.StringIO("\nr\nopen Wi-Fi settings\n\n\n\n\n"))
+    script = WIFI_SCRIPT[:2] + [click("Network & internet")] + WIFI_SCRIPT[2:]
+    with FakeOpenAIServer(script) as model:
+        code = main(["run", "Turn on Wi-Fi", "--base-url", model.base_url, "--model", "gpt-4o"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert cli_env.devices[0].phone.state()["wifi"] is True
+    assert "Step 1: Open the app com.android.settings [approve] → ok" in out
+    assert "Result: success" in out
+    report = Path(out.split("Report:", 1)[1].split()[0])
+    assert report.is_file() and "Turn on Wi-Fi" in report.read_text()
+
+
+def test_auto_mode_with_json_result(cli_env, capsys):
+    with FakeOpenAIServer(list(WIFI_SCRIPT)) as model:
+        code = main(["run", "Turn on Wi-Fi", "--auto", "--json", "--base-url", model.base_url])
+    captured = capsys.readouterr()
+    result = json.loads(captured.out)
+    assert code == 0 and result["status"] == "success" and result["steps_taken"] == 5
+    assert Path(result["run_dir"], "steps.jsonl").read_text().count("\n") == 5
+
+
+def test_stop_when_input_ends(cli_env, monkeypatch, capsys):
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    with FakeOpenAIServer(list(WIFI_SCRIPT)) as model:
+        code = main(["run", "Turn on Wi-Fi", "--base-url", model.base_url])
+    out = capsys.readouterr().out
+    assert code == 1 and "Result: stopped" in out
+
+
+def test_missing_key_says_how_to_add_one(cli_env, monkeypatch, capsys):
+    monkeypatch.delenv("OPENAI_API_KEY")
+    assert main(["run", "anything", "--base-url", "https://api.example.com/v1"]) == 2
+    assert "agentdesk key set" in capsys.readouterr().err
+
+
+def test_key_set_status_delete(monkeypatch, capsys):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.setattr("sys.stdin", io.StringIO("sk-test-cli-0123456789abcdef\n"))
+    assert main(["key", "set"]) == 0
+    assert main(["key", "status"]) == 0
+    out = capsys.readouterr().out
+    assert "stored in" in out and "found in" in out and "sk-test-cli" not in out
+    assert main(["key", "delete"]) == 0
+    assert main(["key", "status"]) == 1
+
+
+def test_doctor_reports_each_check(cli_env, monkeypatch, capsys):
+    monkeypatch.setenv("OPENAI_API_KEY", API_KEY)
+    with FakeOpenAIServer([json_reply({"ok": True})]) as model:
+        save_settings(Settings(provider={"base_url": model.base_url, "model": "gpt-4o"}), paths.settings_path())
+        code = main(["doctor"])
+    out = capsys.readouterr().out
+    assert "ok   ADB server" in out and "ok   Phone emulator-5554" in out
+    assert "FIX  ADB Keyboard on emulator-5554" in out and "ADBKeyBoard" in out
+    assert "ok   Model answers" in out
+    assert code == 1   # ADB Keyboard is missing on the virtual phone by default
