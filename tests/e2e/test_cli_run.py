@@ -12,7 +12,7 @@ from app.cli import main
 from app.core import paths
 from app.core.config import AgentSettings, Settings, save_settings
 from tests.e2e.conftest import API_KEY
-from tests.support.openai_server import FakeOpenAIServer, act, click, json_reply
+from tests.support.openai_server import FakeOpenAIServer, act, click, json_reply, type_into
 
 WIFI_SCRIPT = [json_reply(act("launch_app", package_name="com.android.settings")),
                click("Network & internet"), click("Wi-Fi"), click("Use Wi-Fi"),
@@ -85,3 +85,43 @@ def test_doctor_reports_each_check(cli_env, monkeypatch, capsys):
     assert "FIX  ADB Keyboard on emulator-5554" in out and "ADBKeyBoard" in out
     assert "ok   Model answers" in out
     assert code == 1   # ADB Keyboard is missing on the virtual phone by default
+
+
+def _digits(position: int, text: str):
+    def respond(body):
+        from tests.support.openai_server import controls_in_request
+        fields = [cid for cid, name in controls_in_request(body).items() if name.isdigit()]
+        return json_reply(act("type_text", control_id=fields[position], text=text, clear_current_text=True))(body)
+    return respond
+
+
+TASKS = {
+    "note": ("Create a note called Groceries with milk, eggs",
+             [json_reply(act("launch_app", package_name="com.agentdesk.notes")), click("New note"),
+              type_into("Title", "Groceries"), type_into("Note", "milk, eggs"), click("Save"),
+              json_reply(act("", status="FINISH"))],
+             lambda state: any(n["title"] == "Groceries" and n["body"] == "milk, eggs" for n in state["notes"])),
+    "message": ("Text Ben Carter that I am running late",
+                [json_reply(act("launch_app", package_name="com.android.messaging")), click("Start chat"),
+                 click("Ben Carter"), type_into("Text message", "Running late"), click("Send SMS"),
+                 json_reply(act("", status="FINISH"))],
+                lambda state: {"to": "Ben Carter", "body": "Running late"} in state["messages_sent"]),
+    "alarm": ("Set an alarm for 7:30 AM",
+              [json_reply(act("launch_app", package_name="com.android.deskclock")), click("Add alarm"),
+               _digits(0, "7"), _digits(1, "30"), click("AM"), click("OK"), json_reply(act("", status="FINISH"))],
+              lambda state: any(a["hour"] == 7 and a["minute"] == 30 for a in state["alarms"])),
+}
+
+
+@pytest.mark.parametrize("mode", ["--step", "--auto"])
+@pytest.mark.parametrize("task", sorted(TASKS))
+def test_cli_completes_the_tasks(cli_env, monkeypatch, capsys, task, mode):
+    request, script, done = TASKS[task]
+    monkeypatch.setattr("sys.stdin", io.StringIO("\n" * 10))    # approve whatever is asked
+    with FakeOpenAIServer(list(script)) as model:
+        code = main(["run", request, mode, "--base-url", model.base_url])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert done(cli_env.devices[0].phone.state())
+    reviewed = out.count("the model proposes")
+    assert reviewed == (len(script) if mode == "--step" else (1 if task == "message" else 0))

@@ -142,7 +142,8 @@ async def run_strategy(strategy: Strategy, ctx: StepContext) -> None:
             raise PhaseFailed(ProcessingPhase.DATA_COLLECTION, strategy.name, exc) from exc
         strategy.fallback(ctx, exc)
     finally:
-        ctx.timings_ms[strategy.name] = round((time.perf_counter() - started) * 1000, 1)
+        if not isinstance(strategy, ComposedStrategy):   # its children and its phase are timed already
+            ctx.timings_ms[strategy.name] = round((time.perf_counter() - started) * 1000, 1)
 
 
 class Middleware(Protocol):
