@@ -6,31 +6,11 @@ import uuid
 
 import keyring
 import pytest
-from keyring.backend import KeyringBackend
 from keyring.backends import chainer, fail, null
-from keyring.errors import KeyringError, PasswordDeleteError, PasswordSetError
+from keyring.errors import KeyringError, PasswordSetError
 
 from app.core.secrets import SESSION_ONLY, SecretStore, known_secrets, register_secret, resolve_api_key
-
-
-class MemoryKeyring(KeyringBackend):
-    """A working keyring that keeps passwords in a dict."""
-
-    priority = 1
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.passwords: dict[tuple[str, str], str] = {}
-
-    def get_password(self, service, username):
-        return self.passwords.get((service, username))
-
-    def set_password(self, service, username, password):
-        self.passwords[(service, username)] = password
-
-    def delete_password(self, service, username):
-        if self.passwords.pop((service, username), None) is None:
-            raise PasswordDeleteError("no such password")
+from tests.support.memory_keyring import MemoryKeyring
 
 
 class BrokenKeyring(MemoryKeyring):
@@ -80,7 +60,7 @@ def test_a_working_keyring_stores_the_key(memory_keyring, service):
 
 
 def test_the_location_names_the_backend_module(memory_keyring, service):
-    assert SecretStore(service).location() == f"the system keyring ({__name__.rpartition('.')[2]})"
+    assert SecretStore(service).location() == "the system keyring (memory_keyring)"
 
 
 def test_a_pasted_key_is_trimmed_and_an_empty_one_refused(memory_keyring, service):
@@ -127,7 +107,7 @@ def test_a_chainer_with_a_real_backend_is_used(use_backend, service, monkeypatch
     use_backend(chainer.ChainerBackend())
     store = SecretStore(service)
     assert store.keyring_available
-    assert store.location() == f"the system keyring ({__name__.rpartition('.')[2]})"
+    assert store.location() == "the system keyring (memory_keyring)"
 
 
 def test_a_keyring_that_fails_when_used_falls_back_to_the_session(use_backend, service, caplog):

@@ -8,7 +8,6 @@ from typing import Callable
 
 import keyring
 import pytest
-from keyring.backend import KeyringBackend
 
 from app.core.agent.agent_run import AgentRun
 from app.core.agent.llm_client import ModelClient
@@ -20,27 +19,11 @@ from app.core.device.adb_transport import AdbTransport
 from app.core.device.android_device import AndroidDevice
 from app.virtual_phone.adb_server import VirtualAdbServer
 from app.virtual_phone.phone import VirtualPhone
+from tests.support.memory_keyring import MemoryKeyring
 from tests.support.openai_server import FakeOpenAIServer
 
 API_KEY = "sk-test-E2E-do-not-leak-0123456789abcdef"
 FIXED_TIME = datetime(2026, 11, 21, 9, 41)
-
-
-class MemoryKeyring(KeyringBackend):
-    priority = 1
-
-    def __init__(self):
-        super().__init__()
-        self.store: dict[tuple[str, str], str] = {}
-
-    def get_password(self, service, username):
-        return self.store.get((service, username))
-
-    def set_password(self, service, username, password):
-        self.store[(service, username)] = password
-
-    def delete_password(self, service, username):
-        self.store.pop((service, username), None)
 
 
 @pytest.fixture(autouse=True)
