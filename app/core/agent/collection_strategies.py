@@ -30,10 +30,19 @@ class RunStrategy(Strategy):
 
 
 class CaptureScreenshot(RunStrategy):
-    provides = ("screenshot",)
+    """The screenshot. It also starts reading the controls, so the (slow, on a real phone)
+    uiautomator dump runs while the screenshot travels; CollectControls picks it up."""
+
+    provides = ("screenshot", "controls_request")
 
     async def run(self, ctx: StepContext) -> None:
-        ctx.set("screenshot", await self.rc.control.interruptible(self.rc.device.screenshot()))
+        controls_request = asyncio.ensure_future(self.rc.device.controls())
+        ctx.set("controls_request", controls_request)
+        try:
+            ctx.set("screenshot", await self.rc.control.interruptible(self.rc.device.screenshot()))
+        except BaseException:
+            controls_request.cancel()
+            raise
 
 
 class CollectApps(RunStrategy):
@@ -59,11 +68,11 @@ def foreground_package(hierarchy: UiHierarchy) -> str:
 class CollectControls(RunStrategy):
     """Controls (cached 5 s, dropped after any action). If the dump fails: a screenshot-only step."""
 
-    needs = ("screenshot",)
+    needs = ("screenshot", "controls_request")
     provides = ("controls", "screen_only", "foreground", "fingerprint")
 
     async def run(self, ctx: StepContext) -> None:
-        snapshot = await self.rc.control.interruptible(self.rc.device.controls())
+        snapshot = await self.rc.control.interruptible(ctx.get("controls_request"))
         ctx.set("controls", snapshot.controls)
         ctx.set("screen_only", False)
         ctx.set("foreground", foreground_package(snapshot.hierarchy))
