@@ -200,7 +200,7 @@ def build_parser() -> argparse.ArgumentParser:
     key.set_defaults(func=lambda a: _agent_command("cmd_key", a))
 
     bench = sub.add_parser("bench", help="measure speed against the virtual phone")
-    bench.add_argument("suite", choices=["perception", "agent"], help="what to measure")
+    bench.add_argument("suite", choices=["perception", "agent", "gui"], help="what to measure")
     bench.add_argument("--rounds", type=int, default=15, help="repetitions per figure (median reported)")
     bench.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
     bench.set_defaults(func=cmd_bench)

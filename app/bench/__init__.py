@@ -11,6 +11,10 @@ def run_benchmark(suite: str, rounds: int = 15, json_out: str | None = None) -> 
         from .perception_bench import run_perception_bench
 
         table = run_perception_bench(rounds)
+    elif suite == "gui":
+        from .gui_bench import run_gui_bench
+
+        table = run_gui_bench(rounds)
     elif suite == "agent":
         from .agent_bench import run_agent_bench
 

@@ -1,0 +1,105 @@
+"""The request: what to do in plain words, the mode and limits, and Run / Step / Pause / Stop."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+
+class RequestPanel(QWidget):
+    run_requested = Signal(str, str, int)   # request, mode ("step" | "auto"), max steps
+    step_requested = Signal(str, str, int)  # start paused and run one step (or one more step)
+    pause_toggled = Signal(bool)            # True = pause
+    stop_requested = Signal()
+    settings_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.request = QPlainTextEdit()
+        self.request.setPlaceholderText("What should the agent do? e.g. “Turn on Wi-Fi” or "
+                                        "“Text Ben Carter that I am running late”")
+        self.request.setFixedHeight(72)
+        self.mode = QComboBox()
+        self.mode.addItem("Step: approve every action", "step")
+        self.mode.addItem("Auto: ask only for sensitive actions", "auto")
+        self.max_steps = QSpinBox()
+        self.max_steps.setRange(1, 500)
+        self.max_steps.setValue(30)
+        self.max_steps.setPrefix("max ")
+        self.max_steps.setSuffix(" steps")
+        self.run_button = QPushButton("Run")
+        self.run_button.setProperty("primary", True)
+        self.step_button = QPushButton("Step")
+        self.pause_button = QPushButton("Pause")
+        self.pause_button.setCheckable(True)
+        self.stop_button = QPushButton("Stop")
+        self.key_notice = QLabel()
+        self.key_notice.setWordWrap(True)
+        self.key_notice.setOpenExternalLinks(False)
+        self.key_notice.linkActivated.connect(lambda _link: self.settings_requested.emit())
+        self.status = QLabel("Ready.")
+        self.status.setWordWrap(True)
+
+        options = QHBoxLayout()
+        options.addWidget(self.mode, 1)
+        options.addWidget(self.max_steps)
+        buttons = QHBoxLayout()
+        for button in (self.run_button, self.step_button, self.pause_button, self.stop_button):
+            buttons.addWidget(button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(QLabel("<b>Request</b>"))
+        layout.addWidget(self.request)
+        layout.addLayout(options)
+        layout.addLayout(buttons)
+        layout.addWidget(self.key_notice)
+        layout.addWidget(self.status)
+
+        self.run_button.clicked.connect(lambda: self._emit(self.run_requested))
+        self.step_button.clicked.connect(lambda: self._emit(self.step_requested))
+        self.pause_button.toggled.connect(self._pause_toggled)
+        self.stop_button.clicked.connect(self.stop_requested.emit)
+        self.set_running(False)
+
+    def _emit(self, signal) -> None:
+        text = self.request.toPlainText().strip()
+        if not text and signal is self.run_requested:
+            self.status.setText("Type a request first.")
+            return
+        signal.emit(text, self.mode.currentData(), self.max_steps.value())
+
+    def _pause_toggled(self, paused: bool) -> None:
+        self.pause_button.setText("Resume" if paused else "Pause")
+        self.pause_toggled.emit(paused)
+
+    def set_running(self, running: bool, paused: bool = False) -> None:
+        self.run_button.setEnabled(not running)
+        self.request.setReadOnly(running)
+        self.mode.setEnabled(not running)
+        self.max_steps.setEnabled(not running)
+        self.pause_button.setEnabled(running)
+        self.stop_button.setEnabled(running)
+        self.pause_button.blockSignals(True)
+        self.pause_button.setChecked(running and paused)
+        self.pause_button.setText("Resume" if running and paused else "Pause")
+        self.pause_button.blockSignals(False)
+
+    def set_key_missing(self, missing: bool, where: str = "") -> None:
+        """With no API key the agent cannot run; inspecting the phone still works."""
+        if missing:
+            self.key_notice.setText("No API key yet: <a href='settings'>add one in Settings</a> "
+                                    "(it is kept in your system keyring). Inspecting the phone works without one.")
+        self.key_notice.setVisible(missing)
+        self.run_button.setToolTip("" if not missing else "Add an API key in Settings first")
+
+    def set_status(self, text: str) -> None:
+        self.status.setText(text)

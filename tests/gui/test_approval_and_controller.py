@@ -1,0 +1,129 @@
+"""The approval panel's answers, and the run controller driving a real run through them."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from PySide6.QtCore import Qt
+
+from app.core.agent.actions import Action
+from app.core.agent.supervisor import Proposal, ReviewAnswer
+from app.core.config import AgentSettings, ProviderSettings, Settings
+from app.core.device.adb_transport import AdbTransport
+from app.core.device.android_device import AndroidDevice
+from app.core.perception.hierarchy import extract_controls
+from app.gui.approval_panel import ApprovalPanel
+from app.gui.run_controller import RunController
+from app.virtual_phone.phone import VirtualPhone
+from tests.support.openai_server import FakeOpenAIServer, act, click, json_reply
+
+
+def proposal(action: Action, step: int = 1) -> Proposal:
+    phone = VirtualPhone()
+    controls = extract_controls(phone.dump_hierarchy(), (1080, 2400))
+    return Proposal(step=step, action=action, action_text="Tap “Settings” (#4)", thought="open settings",
+                    controls=controls, screen_size=(1080, 2400))
+
+
+@pytest.fixture
+def panel(qtbot):
+    widget = ApprovalPanel()
+    qtbot.addWidget(widget)
+    answers: list[ReviewAnswer] = []
+    widget.answered.connect(answers.append)
+    widget.show()
+    return widget, answers
+
+
+def test_approve_by_button_and_by_enter(panel, qtbot):
+    widget, answers = panel
+    widget.show_proposal(proposal(Action(function="click_control", arguments={"control_id": 4})))
+    assert "Step 1" in widget.title.text() and "Settings" in widget.action_label.text()
+    qtbot.mouseClick(widget.approve_button, Qt.MouseButton.LeftButton)
+    assert [a.kind for a in answers] == ["approve"]
+    widget.show_proposal(proposal(Action(function="click_control", arguments={"control_id": 4}), step=2))
+    widget.approve_button.setFocus()
+    qtbot.keyClick(widget.approve_button, Qt.Key.Key_Return)
+    assert [a.kind for a in answers] == ["approve", "approve"]
+
+
+def test_edit_changes_the_arguments(panel, qtbot):
+    widget, answers = panel
+    widget.show_proposal(proposal(Action(function="type_text", arguments={"text": "Grocries", "control_id": 7})))
+    widget.edit_button.click()
+    widget.edit_fields["text"].setText("Groceries")
+    widget._finish_edit()
+    assert answers[0].kind == "edit"
+    assert answers[0].action.arguments == {"text": "Groceries", "control_id": 7}
+
+
+def test_edit_refuses_invalid_arguments(panel):
+    widget, answers = panel
+    widget.show_proposal(proposal(Action(function="tap", arguments={"x": 10, "y": 20})))
+    widget.edit_button.click()
+    widget.edit_fields["x"].setText("left")
+    widget._finish_edit()
+    assert answers == [] and widget.edit_error.text()
+
+
+def test_override_by_shorthand_or_by_picking(panel, qtbot):
+    widget, answers = panel
+    picks: list[bool] = []
+    widget.pick_requested.connect(picks.append)
+    p = proposal(Action(function="press_key", arguments={"key_code": "BACK"}))
+    widget.show_proposal(p)
+    widget.override_button.click()
+    assert picks[-1] is True
+    widget.override_text.setText("tap 540 1200")
+    widget._finish_override()
+    assert answers[-1].kind == "override" and answers[-1].action.arguments == {"x": 540, "y": 1200}
+    assert picks[-1] is False
+    widget.show_proposal(p)
+    widget.override_button.click()
+    widget.override_with_control(p.controls[3])
+    assert answers[-1].action.function == "click_control"
+    assert answers[-1].action.arguments["control_id"] == p.controls[3].id
+
+
+def test_reject_carries_feedback_and_stop(panel):
+    widget, answers = panel
+    widget.show_proposal(proposal(Action(function="tap", arguments={"x": 1, "y": 2})))
+    widget.reject_button.click()
+    widget.feedback.setText("Use the search box")
+    widget._finish_reject()
+    widget.show_proposal(proposal(Action(function="tap", arguments={"x": 1, "y": 2})))
+    widget.stop_button.click()
+    assert [(a.kind, a.feedback) for a in answers] == [("reject", "Use the search box"), ("stop", "")]
+
+
+def test_answers_without_a_proposal_are_ignored(panel):
+    widget, answers = panel
+    widget.approve()
+    assert answers == []
+
+
+@pytest.mark.asyncio
+async def test_controller_runs_a_task_through_the_panel(virtual_adb, tmp_path, monkeypatch):
+    monkeypatch.setenv("AGENTDESK_HOME", str(tmp_path))
+    controller = RunController()
+    panel = ApprovalPanel()
+    panel.answered.connect(controller.answer)
+    controller.review_requested.connect(panel.show_proposal)
+    # approve as soon as a proposal shows, the way a person would click
+    controller.review_requested.connect(lambda p: asyncio.get_running_loop().call_soon(panel.approve))
+    finished: list = []
+    controller.run_finished.connect(finished.append)
+    states: list[str] = []
+    controller.state_changed.connect(lambda status, reason: states.append(status))
+    script = [json_reply(act("launch_app", package_name="com.android.settings")), click("Network & internet"),
+              click("Wi-Fi"), click("Use Wi-Fi"), json_reply(act("", status="FINISH"))]
+    device = AndroidDevice(AdbTransport("127.0.0.1", virtual_adb.port), "emulator-5554")
+    with FakeOpenAIServer(script) as model:
+        settings = Settings(provider=ProviderSettings(base_url=model.base_url, model="gpt-4o"),
+                            agent=AgentSettings(settle_seconds=0))
+        controller.start("Turn on Wi-Fi", device, settings, "sk-test-gui-0123456789")
+        result = await asyncio.wait_for(controller.task, 60)
+    assert result.status == "success" and finished == [result]
+    assert virtual_adb.devices[0].phone.state()["wifi"] is True
+    assert states.count("CONFIRM") == 5 and states[-1] == "FINISH"
