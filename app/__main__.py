@@ -9,6 +9,7 @@ import sys
 async def _run_app() -> None:
     from PySide6.QtWidgets import QApplication
 
+    from app.gui.error_dialog import install_exception_hooks
     from app.gui.event_loop import use_plain_worker_threads
     from app.gui.main_window import MainWindow
 
@@ -17,6 +18,7 @@ async def _run_app() -> None:
     app.setQuitOnLastWindowClosed(False)
     closed = asyncio.Event()
     window = MainWindow(closed)
+    install_exception_hooks(lambda: window)
     window.show()
     await window.start()
     await closed.wait()
@@ -27,9 +29,14 @@ def main() -> int:
     import qasync
     from PySide6.QtWidgets import QApplication
 
+    from app.core.redaction import setup_logging
+    from app.gui.theme import apply_theme
+
+    setup_logging()
     app = QApplication(sys.argv)
     app.setApplicationName("Agent Desk")
     app.setOrganizationName("AgentDesk")
+    apply_theme(app)
     try:
         qasync.run(_run_app())
     except asyncio.CancelledError:

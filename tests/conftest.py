@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import os
+import tempfile
 from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# Qt's QSettings (window layout) and platformdirs must never touch the real user's config.
+os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="agentdesk-test-config-")
 # adbutils must never start a real adb server: tests talk to the virtual phone only.
 os.environ["ADBUTILS_ADB_PATH"] = "/bin/false"
 

@@ -73,7 +73,8 @@ class ApprovalPanel(QFrame):
         for widget in (self.title, self.warning, self.action_label, self.thought, self.comment, self.pages):
             layout.addWidget(widget)
         layout.addStretch(1)
-        self.approve_shortcut = QShortcut(QKeySequence(Qt.Key.Key_Return), self, self._approve_if_deciding)
+        # One Enter for the whole panel: it confirms whatever page is showing.
+        self.approve_shortcut = QShortcut(QKeySequence(Qt.Key.Key_Return), self, self._enter)
         self.approve_shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         self.clear()
 
@@ -120,7 +121,6 @@ class ApprovalPanel(QFrame):
         self.override_text = QLineEdit()
         self.override_text.setPlaceholderText("e.g. tap 540 1200, click 7, type 3 hello, key BACK")
         self.override_text.setToolTip(SHORTHAND_HELP)
-        self.override_text.returnPressed.connect(self._finish_override)
         layout.addWidget(self.override_text)
         self.override_error = _wrapping_label()
         self.override_error.setStyleSheet("color: #b3261e;")
@@ -135,7 +135,6 @@ class ApprovalPanel(QFrame):
         layout.addWidget(_wrapping_label("Why? The model reads this and proposes again:"))
         self.feedback = QLineEdit()
         self.feedback.setPlaceholderText("e.g. Use the search box instead")
-        self.feedback.returnPressed.connect(self._finish_reject)
         layout.addWidget(self.feedback)
         layout.addLayout(self._ok_cancel("Reject and ask again", self._finish_reject))
         return page
@@ -146,7 +145,6 @@ class ApprovalPanel(QFrame):
         layout.setContentsMargins(0, 0, 0, 0)
         self.answer_text = QLineEdit()
         self.answer_text.setPlaceholderText("Your answer")
-        self.answer_text.returnPressed.connect(self._finish_question)
         layout.addWidget(self.answer_text)
         send = _button("Answer", primary=True)
         send.clicked.connect(self._finish_question)
@@ -217,9 +215,13 @@ class ApprovalPanel(QFrame):
     def approve(self) -> None:
         self._answer(ReviewAnswer.approve())
 
-    def _approve_if_deciding(self) -> None:
-        if self.proposal is not None and self.pages.currentIndex() == PAGE_DECIDE:
-            self.approve()
+    def _enter(self) -> None:
+        page = self.pages.currentIndex()
+        if page == PAGE_QUESTION:
+            self._finish_question()
+        elif self.proposal is not None:
+            {PAGE_DECIDE: self.approve, PAGE_EDIT: self._finish_edit, PAGE_OVERRIDE: self._finish_override,
+             PAGE_REJECT: self._finish_reject}[page]()
 
     def _start_edit(self) -> None:
         action = self.proposal.action
@@ -230,7 +232,6 @@ class ApprovalPanel(QFrame):
         for name in (model.model_fields if model else action.arguments):
             value = action.arguments.get(name, "")
             field = QLineEdit(value if isinstance(value, str) else json.dumps(value))
-            field.returnPressed.connect(self._finish_edit)
             self.edit_fields[name] = field
             self.edit_form.addRow(name.replace("_", " "), field)
         self.edit_error.clear()

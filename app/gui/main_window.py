@@ -1,78 +1,326 @@
-"""The main window: for now the live mirror of the phone (the full app grows from here)."""
+"""The main window: phones and request on the left, the live mirror in the middle, the inspector
+and the run's timeline on the right. It wires panels to the phone session and the run
+controller; it holds no logic of its own beyond that wiring."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import time
 
-from PySide6.QtWidgets import QLabel, QMainWindow
+from PySide6.QtCore import Qt, QUrl
+from PySide6.QtGui import QAction, QDesktopServices, QKeySequence
+from PySide6.QtWidgets import (
+    QDialog,
+    QHBoxLayout,
+    QLabel,
+    QMainWindow,
+    QPushButton,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
 
-from app.core.device.errors import DeviceError
-from app.core.device.phone_connection import PhoneConnection, open_phone
+from app.core import paths
+from app.core.config import AgentSettings, Settings, load_settings, save_settings
+from app.core.secrets import SecretStore, resolve_api_key
 
-from .mirror_view import MirrorView, frame_for_view, qimage_from_rgb
+from .approval_panel import ApprovalPanel
+from .device_panel import DevicePanel
+from .dialogs import run_dialog
+from .inspector import InspectorPanel
+from .manual_controls import ManualControlBar
+from .mirror_view import MirrorView
+from .phone_session import PhoneSession
+from .request_panel import RequestPanel
+from .run_controller import RunController
+from .settings_dialog import SettingsDialog
+from .timeline import TimelinePanel
+from .window_state import restore_window_state, save_window_state
 
 log = logging.getLogger(__name__)
+LOCAL_HOSTS = ("localhost", "127.0.0.1", "[::1]", "0.0.0.0")
+
+
+def needs_key(base_url: str) -> bool:
+    host = base_url.split("://", 1)[-1].split("/", 1)[0].rsplit(":", 1)[0]
+    return host not in LOCAL_HOSTS
 
 
 class MainWindow(QMainWindow):
-    def __init__(self, closed: asyncio.Event):
+    def __init__(self, closed: asyncio.Event, secrets: SecretStore | None = None):
         super().__init__()
         self.setWindowTitle("Agent Desk")
         self._closed = closed
-        self.mirror = MirrorView(self)
-        self.setCentralWidget(self.mirror)
-        self.status = QLabel("Looking for a phone…")
-        self.statusBar().addWidget(self.status, 1)
+        self._tasks: set[asyncio.Task] = set()
+        self.secrets = secrets or SecretStore()
+        self.settings, warnings = load_settings(paths.settings_path())
+        self.phone = PhoneSession(lambda: self.mirror.size(), self)
+        self.controller = RunController(self)
+        self._build()
+        self._connect()
+        self._build_menus()
+        self._fit_to_screen(1440, 920)
+        restore_window_state(self, self.splitters)
+        for warning in warnings:
+            self.show_status(warning)
+        self._refresh_key_notice()
+
+    # ------------------------------------------------------------------ layout
+
+    def _build(self) -> None:
+        self.devices = DevicePanel()
+        self.request = RequestPanel()
+        self.approval = ApprovalPanel()
+        left = QWidget()
+        left_layout = QVBoxLayout(left)
+        for widget in (self.devices, self.request, self.approval):
+            left_layout.addWidget(widget)
+        left_layout.addStretch(1)
+
+        self.mirror = MirrorView()
+        self.mirror.set_placeholder("Connecting to the phone…")
+        self.overlay_button = QPushButton("Boxes")
+        self.overlay_button.setCheckable(True)
+        self.overlay_button.setChecked(True)
+        self.overlay_button.setToolTip("Show the numbered boxes of the controls (Ctrl+B)")
         self.fps_label = QLabel("")
-        self.statusBar().addPermanentWidget(self.fps_label)
-        self.connection: PhoneConnection | None = None
-        self._capture_task: asyncio.Task | None = None
-        self.resize(480, 960)
+        self.manual = ManualControlBar()
+        top = QHBoxLayout()
+        top.addWidget(self.overlay_button)
+        top.addStretch(1)
+        top.addWidget(self.fps_label)
+        center = QWidget()
+        center_layout = QVBoxLayout(center)
+        center_layout.addLayout(top)
+        center_layout.addWidget(self.mirror, 1)
+        center_layout.addWidget(self.manual)
+
+        self.inspector = InspectorPanel()
+        self.timeline = TimelinePanel()
+        right = QSplitter(Qt.Orientation.Vertical)
+        right.addWidget(self.inspector)
+        right.addWidget(self.timeline)
+        main = QSplitter(Qt.Orientation.Horizontal)
+        for widget in (left, center, right):
+            main.addWidget(widget)
+        main.setStretchFactor(1, 1)
+        main.setSizes([330, 520, 510])
+        self.splitters = {"main": main, "right": right}
+        self.setCentralWidget(main)
+        self.status = QLabel("")
+        self.statusBar().addWidget(self.status, 1)
+
+    def _connect(self) -> None:
+        phone, mirror, controller = self.phone, self.mirror, self.controller
+        phone.frame_ready.connect(self._show_frame)
+        phone.controls_ready.connect(self._show_controls)
+        phone.devices_changed.connect(self.devices.set_devices)
+        phone.device_changed.connect(self._device_changed)
+        phone.status.connect(self.show_status)
+        phone.fps.connect(lambda fps: self.fps_label.setText(f"{fps:.1f} fps"))
+        self.devices.device_chosen.connect(phone.choose)
+        self.devices.connect_requested.connect(phone.connect_wifi)
+
+        mirror.control_selected.connect(self.inspector.show_control)
+        self.inspector.control_selected.connect(mirror.select_control)
+        mirror.tap_requested.connect(phone.tap)
+        mirror.swipe_requested.connect(phone.swipe)
+        mirror.control_picked.connect(self.approval.override_with_control)
+        mirror.point_picked.connect(self.approval.override_with_point)
+        self.overlay_button.toggled.connect(mirror.set_overlay_visible)
+
+        self.manual.touch_mode_changed.connect(self._set_touch_mode)
+        self.manual.key_requested.connect(phone.press_key)
+        self.manual.text_requested.connect(phone.type_text)
+        self.manual.screenshot_requested.connect(phone.save_screenshot)
+
+        self.request.run_requested.connect(lambda text, mode, steps: self._start_run(text, mode, steps, paused=False))
+        self.request.step_requested.connect(self._step)
+        self.request.pause_toggled.connect(lambda paused: controller.pause() if paused else controller.resume())
+        self.request.stop_requested.connect(controller.stop)
+        self.request.settings_requested.connect(self.open_settings)
+
+        controller.review_requested.connect(self._review)
+        controller.proposal_shown.connect(self._proposal_shown)
+        controller.question_asked.connect(self.approval.show_question)
+        controller.step_finished.connect(self._step_finished)
+        controller.run_started.connect(self.timeline.start_run)
+        controller.run_finished.connect(self._run_finished)
+        controller.state_changed.connect(lambda status, reason: self.request.set_status(f"{status}: {reason}"))
+        controller.message.connect(self.show_status)
+        self.approval.answered.connect(self._answered)
+        self.approval.question_answered.connect(controller.answer_question)
+        self.approval.pick_requested.connect(self._pick_mode)
+
+    def _build_menus(self) -> None:
+        def action(menu, text, slot, shortcut=None, checkable=False) -> QAction:
+            item = QAction(text, self)
+            if shortcut:
+                item.setShortcut(QKeySequence(shortcut))
+            item.setCheckable(checkable)
+            item.triggered.connect(slot)
+            menu.addAction(item)
+            return item
+
+        file_menu = self.menuBar().addMenu("&File")
+        action(file_menu, "Settings…", self.open_settings, "Ctrl+,")
+        action(file_menu, "Past runs…", self.open_past_runs, "Ctrl+O")
+        action(file_menu, "Open runs folder", lambda: QDesktopServices.openUrl(QUrl.fromLocalFile(str(paths.runs_dir()))))
+        file_menu.addSeparator()
+        action(file_menu, "Quit", self.close, "Ctrl+Q")
+        run_menu = self.menuBar().addMenu("&Run")
+        action(run_menu, "Run", lambda: self.request.run_button.click(), "F5")
+        action(run_menu, "Step", lambda: self.request.step_button.click(), "F10")
+        action(run_menu, "Pause / resume", lambda: self.request.pause_button.click(), "F6")
+        action(run_menu, "Stop", self.controller.stop, "Shift+F5")
+        run_menu.addSeparator()
+        action(run_menu, "Approve", self.approval.approve, "Ctrl+Return")
+        action(run_menu, "Reject…", lambda: self.approval.reject_button.click(), "Ctrl+Backspace")
+        view_menu = self.menuBar().addMenu("&View")
+        self.overlay_action = action(view_menu, "Control boxes", self.overlay_button.toggle, "Ctrl+B", checkable=True)
+        self.overlay_action.setChecked(True)
+        self.overlay_button.toggled.connect(self.overlay_action.setChecked)
+
+    def _fit_to_screen(self, width: int, height: int) -> None:
+        """A first-run size that fits the screen (saved layouts are restored afterwards)."""
+        screen = self.screen().availableGeometry() if self.screen() else None
+        if screen is not None:
+            width, height = min(width, screen.width() - 40), min(height, screen.height() - 60)
+        self.resize(width, height)
+
+    # ------------------------------------------------------------------ phone
+
+    def _show_frame(self, image, device_size) -> None:
+        self.mirror.set_device_size(device_size)
+        self.mirror.set_frame(image)
+
+    def _show_controls(self, snapshot) -> None:
+        self.mirror.set_controls(snapshot.controls)
+        self.inspector.set_snapshot(snapshot.controls, snapshot.hierarchy)
+
+    def _device_changed(self, entry) -> None:
+        self.devices.set_current(entry)
+        self.manual.set_enabled_for_device(bool(entry and entry.ready))
+        if entry is not None:
+            kind = "Virtual phone" if entry.virtual else (entry.model or "Phone")
+            self.setWindowTitle(f"Agent Desk — {kind} · {entry.serial}")
+
+    def _set_touch_mode(self, on: bool) -> None:
+        self.mirror.set_interaction_mode("touch" if on else "inspect")
+        self.show_status("Touch mode: clicks tap the phone, drags swipe." if on else "Inspect mode.")
+
+    def _pick_mode(self, on: bool) -> None:
+        touch = self.manual.touch_button.isChecked()
+        self.mirror.set_interaction_mode("pick" if on else ("touch" if touch else "inspect"))
+
+    def show_status(self, text: str) -> None:
+        self.status.setText(text)
+
+    # ------------------------------------------------------------------ runs
+
+    def _api_key(self) -> str | None:
+        key, _source = resolve_api_key(self.settings.provider.key_name, store=self.secrets)
+        return key
+
+    def _refresh_key_notice(self) -> None:
+        missing = self._api_key() is None and needs_key(self.settings.provider.base_url)
+        self.request.set_key_missing(missing)
+
+    def _start_run(self, request: str, mode: str, max_steps: int, paused: bool) -> None:
+        if self.phone.device is None:
+            self.show_status("No phone is ready yet.")
+            return
+        key = self._api_key()
+        if key is None and needs_key(self.settings.provider.base_url):
+            self.show_status("Add an API key in Settings to run the agent.")
+            self.open_settings()
+            return
+        agent = AgentSettings.model_validate({**self.settings.agent.model_dump(), "mode": mode, "max_steps": max_steps})
+        settings = Settings(provider=self.settings.provider, images=self.settings.images, agent=agent,
+                            prices=self.settings.prices)
+        entry = self.phone.entry
+        self.timeline.clear()
+        self.phone.live_controls = False
+        self.controller.start(request, self.phone.device, settings, key,
+                              {"model": entry.model if entry else "", "virtual": bool(entry and entry.virtual)},
+                              paused=paused)
+        self.request.set_running(True, paused)
+        if paused:
+            self.controller.step_once()
+
+    def _step(self, request: str, mode: str, max_steps: int) -> None:
+        if self.controller.running:
+            self.controller.step_once()
+        elif request:
+            self._start_run(request, mode, max_steps, paused=True)
+
+    def _proposal_shown(self, proposal) -> None:
+        """Show the screen as the model saw it: its controls (the ids it used) and what it proposes."""
+        self.mirror.set_controls(proposal.controls)
+        self.inspector.set_snapshot(proposal.controls, None)
+        self.mirror.show_proposal(proposal.action, proposal.target)
+
+    def _review(self, proposal) -> None:
+        self.approval.show_proposal(proposal)
+        self.approval.setFocus()
+        self.raise_()
+
+    def _answered(self, answer) -> None:
+        self.mirror.show_proposal(None, None)
+        self.controller.answer(answer)
+
+    def _step_finished(self, item) -> None:
+        self.timeline.add_step(item)
+        self.mirror.show_proposal(None, None)
+        self.request.set_running(True, self.controller.paused)
+
+    def _run_finished(self, result) -> None:
+        self.request.set_running(False)
+        self.approval.clear()
+        self.mirror.show_proposal(None, None)
+        self.phone.live_controls = True
+        self.phone.request_controls()
+        if result is not None:
+            self.timeline.finish_run(result)
+            self.request.set_status(f"Run {result.status} after {result.steps_taken} steps: {result.completion_reason}")
+
+    # ------------------------------------------------------------------ dialogs
+
+    def _spawn(self, coro) -> None:
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def open_settings(self) -> None:
+        self._spawn(self._settings_dialog())
+
+    async def _settings_dialog(self) -> None:
+        dialog = SettingsDialog(self.settings, self.secrets, self)
+        if await run_dialog(dialog) != QDialog.DialogCode.Accepted:
+            return
+        self.settings = dialog.result_settings()
+        await asyncio.to_thread(save_settings, self.settings, paths.settings_path())
+        key = dialog.entered_key()
+        if key:
+            where = await asyncio.to_thread(self.secrets.set, self.settings.provider.key_name, key)
+            self.show_status(f"API key stored in {where}.")
+        self._refresh_key_notice()
+
+    def open_past_runs(self) -> None:
+        self.timeline.show_past_runs()
+
+    # ------------------------------------------------------------------ life cycle
 
     async def start(self) -> None:
-        try:
-            self.connection = await open_phone()
-        except DeviceError as exc:
-            self.status.setText(str(exc))
-            return
-        listing = self.connection.listing
-        if self.connection.is_virtual:
-            self.status.setText(f"Virtual phone · {listing.serial}")
-            self.status.setToolTip(self.connection.note)
-        else:
-            self.status.setText(f"{listing.model or 'Phone'} · {listing.serial}")
-        self._capture_task = asyncio.create_task(self._capture_loop())
-
-    async def _capture_loop(self) -> None:
-        device = self.connection.device
-        frames, window_start = 0, time.monotonic()
-        while True:
-            try:
-                shot = await device.screenshot()
-                data, size = await asyncio.to_thread(frame_for_view, shot.image, self.mirror.size())
-            except DeviceError as exc:
-                self.status.setText(f"Phone lost: {exc}")
-                await asyncio.sleep(1.0)
-                continue
-            self.mirror.set_frame(qimage_from_rgb(data, *size))
-            frames += 1
-            elapsed = time.monotonic() - window_start
-            if elapsed >= 1.0:
-                self.fps_label.setText(f"{frames / elapsed:.1f} fps")
-                frames, window_start = 0, time.monotonic()
+        await self.phone.start()
 
     async def shutdown(self) -> None:
-        if self._capture_task is not None:
-            self._capture_task.cancel()
-            try:
-                await self._capture_task
-            except asyncio.CancelledError:
-                pass
-        if self.connection is not None:
-            await asyncio.to_thread(self.connection.close)
+        await self.controller.shutdown()
+        await self.phone.shutdown()
+        for task in list(self._tasks):
+            task.cancel()
 
     def closeEvent(self, event) -> None:
+        save_window_state(self, self.splitters)
         self._closed.set()
         super().closeEvent(event)

@@ -1,42 +1,209 @@
-"""The phone's screen, scaled to fit with its aspect ratio kept."""
+"""The phone's screen, scaled to fit with its aspect ratio kept, with a live overlay on top.
+
+The overlay (numbered control boxes, hover, selection, the agent's proposal, touch
+feedback) is painted by Qt over the frame, so it stays sharp at any size; the painting
+itself lives in `mirror_overlay.py`. Every coordinate in and out of `MirrorView` is in
+device pixels of the current orientation.
+"""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QRectF, QSize, Qt
-from PySide6.QtGui import QColor, QImage, QPainter
-from PySide6.QtWidgets import QSizePolicy, QWidget
+import time
+
+from PySide6.QtCore import QEvent, QPointF, QRectF, QSize, Qt, QVariantAnimation, Signal
+from PySide6.QtGui import QColor, QFont, QImage, QKeySequence, QPainter, QPalette, QShortcut
+from PySide6.QtWidgets import QApplication, QSizePolicy, QWidget
+
+from app.core.agent.actions import Action
+from app.core.perception.controls import Control
+
+from .mirror_overlay import (
+    ControlLayer, DeviceMapping, ProposalShape, control_qcolor, hover_label, paint_hover, paint_label,
+    paint_placeholder, paint_proposal, paint_selection, paint_touch_feedback, proposal_shape,
+)
+
+MODES = ("inspect", "touch", "pick")
+CYCLE_DISTANCE = 6
+"""Widget px: a click this close to the previous one cycles through the stacked controls."""
+SWIPE_MS = (100, 2000)
+SMOOTH_SCALING_LIMIT = 1.5
+"""32-bit frames at most this many times larger than their drawn size are scaled smoothly
+(other formats and larger frames cost too much to smooth on every paint)."""
+_FAST_FORMATS = (QImage.Format.Format_RGB32, QImage.Format.Format_ARGB32_Premultiplied)
+_CURSORS = {"inspect": Qt.CursorShape.ArrowCursor, "touch": Qt.CursorShape.PointingHandCursor,
+            "pick": Qt.CursorShape.CrossCursor}
 
 
 def qimage_from_rgb(data: bytes, width: int, height: int) -> QImage:
-    """Wrap packed RGB888 bytes; the QImage keeps a reference so the bytes stay alive."""
-    image = QImage(data, width, height, width * 3, QImage.Format.Format_RGB888)
+    """Wrap packed pixels: RGB888 (3 bytes a pixel) or, from `frame_for_view`, 32-bit BGRX
+    (`Format_RGB32`, which Qt paints several times faster). The QImage keeps a reference
+    so the bytes stay alive."""
+    if len(data) == width * height * 4:
+        image = QImage(data, width, height, width * 4, QImage.Format.Format_RGB32)
+    else:
+        image = QImage(data, width, height, width * 3, QImage.Format.Format_RGB888)
     image._keepalive = data  # QImage does not own the buffer
     return image
 
 
 def frame_for_view(image, view_size: QSize) -> tuple[bytes, tuple[int, int]]:
-    """Shrink a frame by a whole factor while it stays larger than the view (runs in a worker thread)."""
+    """Shrink a frame by a whole factor while it stays larger than the view, as BGRX bytes for
+    `qimage_from_rgb` (runs in a worker thread, so the GUI thread never converts pixels)."""
     factor = max(1, min(image.width // max(1, view_size.width()), image.height // max(1, view_size.height())))
     small = image.reduce(factor) if factor > 1 else image
-    return small.tobytes(), small.size
+    if small.mode != "RGB":
+        small = small.convert("RGB")
+    return small.tobytes("raw", "BGRX"), small.size
 
 
 class MirrorView(QWidget):
-    """Paints the latest frame; a new frame replaces the old one (nothing is queued)."""
+    """Paints the latest frame (a new one replaces the old; nothing is queued) and its overlay.
+
+    Modes: "inspect" — hover highlights, a click selects (again at the same spot, or Tab /
+    Shift+Tab, cycles through the controls stacked there, smallest first); "touch" — a click
+    asks for a tap, a drag for a swipe; "pick" — a click picks a control (or a point) until
+    Escape cancels.
+    """
+
+    control_hovered = Signal(object)  # Control | None
+    control_selected = Signal(object)  # Control | None, only for the person's own selection
+    tap_requested = Signal(int, int)
+    swipe_requested = Signal(int, int, int, int, int)  # x1, y1, x2, y2, duration_ms
+    control_picked = Signal(object)
+    point_picked = Signal(int, int)
+    pick_cancelled = Signal()
+    interaction_mode_changed = Signal(str)
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self._frame: QImage | None = None
+        self._device_size: tuple[int, int] | None = None
+        self._placeholder = "Connecting to the phone…"
+        self._layer = ControlLayer()
+        self._overlay_visible = True
+        self._hovered: Control | None = None
+        self._hover_pos: QPointF | None = None
+        self._selected: Control | None = None
+        self._click_pos: QPointF | None = None
+        self._cycle_point: tuple[int, int] | None = None
+        self._mode = "inspect"
+        self._mode_before_pick = "inspect"
+        self._proposal: ProposalShape | None = None
+        self._gesture_start: tuple[QPointF, int] | None = None  # widget point, event timestamp (ms)
+        self._dragging = False
+        self._trail: list[QPointF] = []
+        self._ripple: QPointF | None = None
+        self._fade = 0.0
+        self._fade_animation = QVariantAnimation(self, startValue=0.0, endValue=1.0, duration=420)
+        self._fade_animation.valueChanged.connect(self._on_fade)
+        self._fade_animation.finished.connect(self._clear_touch_feedback)
+        self._escape = QShortcut(QKeySequence(Qt.Key.Key_Escape), self, self._cancel_pick)
+        self._escape.setEnabled(False)
+        self._last_paint_ms = 0.0
+        self._background = QColor()
+        self._placeholder_font = QFont(self.font())
+        self._placeholder_font.setPointSizeF(self.font().pointSizeF() * 1.1)
+        self._refresh_colours()
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self.setMinimumSize(200, 300)
         self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)
+        self.setMouseTracking(True)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.setCursor(_CURSORS[self._mode])
 
     def sizeHint(self) -> QSize:
         return QSize(420, 900)
 
+    # ------------------------------------------------------------------ state
+
     def set_frame(self, frame: QImage) -> None:
         self._frame = frame
         self.update()
+
+    def set_device_size(self, size: tuple[int, int]) -> None:
+        """Device pixels (width, height) of the current orientation; the frame may be smaller."""
+        self._device_size = (int(size[0]), int(size[1]))
+        self.update()
+
+    @property
+    def device_size(self) -> tuple[int, int]:
+        """The device size set, else the frame's size, else (0, 0)."""
+        if self._device_size is not None:
+            return self._device_size
+        if self._frame is not None and not self._frame.isNull():
+            return self._frame.width(), self._frame.height()
+        return 0, 0
+
+    def set_controls(self, controls: list[Control]) -> None:
+        """A new screen's controls; the selection survives only if the same control is still there."""
+        self._layer.set_controls(controls)
+        if self._selected not in self._layer.controls:
+            self._selected = None
+        self._click_pos = self._cycle_point = None
+        self._update_hover(self._hover_pos)
+        self.update()
+
+    @property
+    def controls(self) -> list[Control]:
+        return self._layer.controls
+
+    def set_overlay_visible(self, visible: bool) -> None:
+        self._overlay_visible = bool(visible)
+        self.update()
+
+    @property
+    def overlay_visible(self) -> bool:
+        return self._overlay_visible
+
+    def set_placeholder(self, text: str) -> None:
+        """The message shown while there is no frame."""
+        self._placeholder = text
+        self.update()
+
+    @property
+    def hovered_control(self) -> Control | None:
+        return self._hovered
+
+    @property
+    def selected_control(self) -> Control | None:
+        return self._selected
+
+    def select_control(self, control: Control | None) -> None:
+        """Select from elsewhere (the inspector): drawn, but `control_selected` is not emitted."""
+        self._selected = control
+        self.update()
+
+    def set_interaction_mode(self, mode: str) -> None:
+        if mode not in MODES:
+            raise ValueError(f"unknown interaction mode {mode!r}; use one of {', '.join(MODES)}")
+        if mode == self._mode:
+            return
+        if mode == "pick":
+            self._mode_before_pick = self._mode
+        self._mode = mode
+        self._escape.setEnabled(mode == "pick")
+        self._gesture_start = None
+        self._fade_animation.stop()
+        self._clear_touch_feedback()
+        self.setCursor(_CURSORS[mode])
+        self.interaction_mode_changed.emit(mode)
+        self.update()
+
+    @property
+    def interaction_mode(self) -> str:
+        return self._mode
+
+    def show_proposal(self, action: Action | None, target: Control | None = None) -> None:
+        """Draw what the agent proposes (None clears it)."""
+        self._proposal = None if action is None else proposal_shape(action, target, self.device_size)
+        self.update()
+
+    @property
+    def last_paint_ms(self) -> float:
+        """How long the last paintEvent took, in milliseconds."""
+        return self._last_paint_ms
+
+    # ------------------------------------------------------------------ geometry
 
     def frame_rect(self) -> QRectF:
         """Where the frame is drawn inside the widget (aspect kept, centred)."""
@@ -46,13 +213,201 @@ class MirrorView(QWidget):
         w, h = self._frame.width() * scale, self._frame.height() * scale
         return QRectF((self.width() - w) / 2, (self.height() - h) / 2, w, h)
 
-    def paintEvent(self, event) -> None:
-        painter = QPainter(self)
-        painter.fillRect(self.rect(), QColor(24, 26, 30))
-        if self._frame is not None:
-            painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform)
-            painter.drawImage(self.frame_rect(), self._frame)
+    def mapping(self) -> DeviceMapping | None:
+        """Device ↔ widget pixels for the current frame and size; None without a frame."""
+        return DeviceMapping.between(self.frame_rect(), self.device_size)
+
+    def device_to_widget(self, x: float, y: float) -> QPointF | None:
+        mapping = self.mapping()
+        return mapping.point(x, y) if mapping else None
+
+    def widget_to_device(self, pos: QPointF) -> tuple[int, int] | None:
+        """The device pixel under a widget point; None outside the frame."""
+        mapping = self.mapping()
+        return mapping.to_device(QPointF(pos)) if mapping else None
+
+    def controls_at(self, x: int, y: int) -> list[Control]:
+        """Controls containing the device point, smallest area first."""
+        hits = [c for c in self._layer.controls if c.rect[0] <= x < c.rect[2] and c.rect[1] <= y < c.rect[3]]
+        return sorted(hits, key=lambda c: (c.width * c.height, c.id))
+
+    def _control_at(self, pos: QPointF) -> Control | None:
+        device = self.widget_to_device(pos)
+        stack = self.controls_at(*device) if device else []
+        return stack[0] if stack else None
+
+    # ------------------------------------------------------------------ input
+
+    def mouseMoveEvent(self, event) -> None:
+        pos = event.position()
+        self._update_hover(pos)
+        if self._gesture_start is not None:
+            self._trail.append(pos)
+            start = self._gesture_start[0]
+            if (pos - start).manhattanLength() >= QApplication.startDragDistance():
+                self._dragging = True
+            self.update()
+
+    def leaveEvent(self, event) -> None:
+        self._update_hover(None)
+        super().leaveEvent(event)
+
+    def mousePressEvent(self, event) -> None:
+        if event.button() != Qt.MouseButton.LeftButton:
+            return super().mousePressEvent(event)
+        pos = event.position()
+        if self._mode == "inspect":
+            self._select_at(pos)
+        elif self._mode == "pick":
+            self._pick_at(pos)
+        elif self.widget_to_device(pos) is not None:
+            self._fade_animation.stop()
+            self._gesture_start = (pos, event.timestamp())
+            self._dragging, self._trail, self._ripple, self._fade = False, [pos], None, 0.0
+            self.update()
+
+    def mouseDoubleClickEvent(self, event) -> None:
+        """Nothing more: Qt 6 delivers the second click's press as well, which did the work."""
+        event.accept()
+
+    def mouseReleaseEvent(self, event) -> None:
+        if self._gesture_start is None or event.button() != Qt.MouseButton.LeftButton:
+            return super().mouseReleaseEvent(event)
+        (start, started_ms), self._gesture_start = self._gesture_start, None
+        mapping = self.mapping()
+        if mapping is None:
+            return
+        x1, y1 = mapping.clamped_to_device(start)
+        if self._dragging:
+            x2, y2 = mapping.clamped_to_device(event.position())
+            duration = min(max(int(event.timestamp() - started_ms), SWIPE_MS[0]), SWIPE_MS[1])
+            self._trail.append(event.position())
+            self.swipe_requested.emit(x1, y1, x2, y2, duration)
         else:
-            painter.setPen(QColor(180, 180, 190))
-            painter.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter, "Connecting to the phone…")
+            self._trail, self._ripple = [], start
+            self.tap_requested.emit(x1, y1)
+        self._fade_animation.start()
+
+    def event(self, event) -> bool:
+        if event.type() == QEvent.Type.KeyPress and event.key() in (Qt.Key.Key_Tab, Qt.Key.Key_Backtab):
+            if self._mode == "inspect" and self._layer.controls:
+                self._cycle(-1 if event.key() == Qt.Key.Key_Backtab else 1)
+                return True
+        return super().event(event)
+
+    def keyPressEvent(self, event) -> None:
+        if event.key() != Qt.Key.Key_Escape:
+            return super().keyPressEvent(event)
+        if self._mode == "pick":
+            self._cancel_pick()
+        elif self._mode == "inspect" and self._selected is not None:
+            self._set_selection(None)
+
+    def _update_hover(self, pos: QPointF | None) -> None:
+        self._hover_pos = pos
+        control = self._control_at(pos) if pos is not None else None
+        if control != self._hovered:
+            self._hovered = control
+            self.control_hovered.emit(control)
+        self.update()
+
+    def _select_at(self, pos: QPointF) -> None:
+        device = self.widget_to_device(pos)
+        stack = self.controls_at(*device) if device else []
+        same_spot = self._click_pos is not None and (pos - self._click_pos).manhattanLength() <= CYCLE_DISTANCE
+        if same_spot and self._selected in stack:
+            choice = stack[(stack.index(self._selected) + 1) % len(stack)]
+        else:
+            choice = stack[0] if stack else None
+            self._click_pos, self._cycle_point = pos, device
+        self._set_selection(choice)
+
+    def _cycle(self, step: int) -> None:
+        """Tab / Shift+Tab: the next control stacked at the last click (or hover), else by id."""
+        point = self._cycle_point or (self.widget_to_device(self._hover_pos) if self._hover_pos else None)
+        candidates = self.controls_at(*point) if point else []
+        candidates = candidates or sorted(self._layer.controls, key=lambda c: c.id)
+        if self._selected in candidates:
+            choice = candidates[(candidates.index(self._selected) + step) % len(candidates)]
+        else:
+            choice = candidates[0 if step > 0 else -1]
+        self._set_selection(choice)
+
+    def _set_selection(self, control: Control | None) -> None:
+        self._selected = control
+        self.control_selected.emit(control)
+        self.update()
+
+    def _pick_at(self, pos: QPointF) -> None:
+        device = self.widget_to_device(pos)
+        if device is None:
+            return
+        stack = self.controls_at(*device)
+        if stack:
+            self.control_picked.emit(stack[0])
+        else:
+            self.point_picked.emit(*device)
+
+    def _cancel_pick(self) -> None:
+        if self._mode == "pick":
+            self.set_interaction_mode(self._mode_before_pick)
+            self.pick_cancelled.emit()
+
+    def _on_fade(self, value: float) -> None:
+        self._fade = float(value)
+        self.update()
+
+    def _clear_touch_feedback(self) -> None:
+        self._trail, self._ripple, self._fade = [], None, 0.0
+        self.update()
+
+    # ------------------------------------------------------------------ painting
+
+    def changeEvent(self, event) -> None:
+        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.StyleChange):
+            self._refresh_colours()
+        super().changeEvent(event)
+
+    def _refresh_colours(self) -> None:
+        window = self.palette().color(QPalette.ColorRole.Window)
+        self._background = window.darker(115) if window.lightness() > 128 else window.lighter(125)
+
+    def paintEvent(self, event) -> None:
+        started = time.perf_counter()
+        painter = QPainter(self)
+        painter.fillRect(self.rect(), self._background)
+        mapping = self.mapping()
+        if mapping is None:
+            paint_placeholder(painter, QRectF(self.rect()), self._placeholder, self.palette(), self._placeholder_font)
+        else:
+            self._paint_frame(painter, mapping)
         painter.end()
+        self._last_paint_ms = (time.perf_counter() - started) * 1000
+
+    def _paint_frame(self, painter: QPainter, mapping: DeviceMapping) -> None:
+        frame_rect = self.frame_rect()
+        smooth = (self._frame.format() in _FAST_FORMATS
+                  and self._frame.width() <= frame_rect.width() * SMOOTH_SCALING_LIMIT)
+        painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform, smooth)
+        painter.drawImage(frame_rect, self._frame)
+        painter.setClipRect(frame_rect)
+        if self._overlay_visible:
+            self._layer.paint(painter, mapping, self.size(), self.devicePixelRatioF())
+        accent = self.palette().color(QPalette.ColorRole.Highlight)
+        if self._selected is not None:
+            paint_selection(painter, self._box(self._selected, mapping), frame_rect, accent)
+        show_hover = self._hovered is not None and self._gesture_start is None
+        if show_hover:
+            paint_hover(painter, self._box(self._hovered, mapping), control_qcolor(self._hovered.id))
+        if self._proposal is not None:
+            paint_proposal(painter, self._proposal, mapping, frame_rect)
+        if self._trail or self._ripple is not None:
+            paint_touch_feedback(painter, self._trail, self._ripple, self._fade, accent)
+        if show_hover and self._hover_pos is not None:
+            painter.setClipping(False)
+            paint_label(painter, hover_label(self._hovered), self._hover_pos, QRectF(self.rect()),
+                        self.palette(), control_qcolor(self._hovered.id))
+
+    @staticmethod
+    def _box(control: Control, mapping: DeviceMapping) -> QRectF:
+        return mapping.rect(control.rect).adjusted(1, 1, -1, -1)

@@ -1,32 +1,72 @@
-"""The desktop window mirrors the phone without blocking the loop."""
+"""The window on the virtual phone: it mirrors, numbers the controls, inspects, and says what is missing."""
 
 from __future__ import annotations
 
 import asyncio
 
+import keyring
 import pytest
 
+from app.core.secrets import SecretStore
 from app.gui.main_window import MainWindow
+from tests.support.memory_keyring import MemoryKeyring
+
+
+@pytest.fixture
+def home(tmp_path, monkeypatch):
+    monkeypatch.setenv("AGENTDESK_HOME", str(tmp_path))
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    previous = keyring.get_keyring()
+    keyring.set_keyring(MemoryKeyring())
+    yield tmp_path
+    keyring.set_keyring(previous)
+
+
+async def until(condition, seconds: float = 10.0) -> None:
+    for _ in range(int(seconds / 0.05)):
+        if condition():
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError("timed out waiting")
 
 
 @pytest.mark.asyncio
-async def test_window_mirrors_the_attached_phone(qapp, virtual_adb):
-    closed = asyncio.Event()
-    window = MainWindow(closed)
+async def test_window_mirrors_numbers_and_inspects_the_attached_phone(qapp, home, virtual_adb):
+    window = MainWindow(asyncio.Event(), SecretStore())
     window.show()
     try:
         await window.start()
-        assert "emulator-5554" in window.status.text()
-        for _ in range(100):
-            if window.mirror._frame is not None:
-                break
-            await asyncio.sleep(0.05)
-        frame = window.mirror._frame
-        assert frame is not None and not frame.isNull()
-        assert abs(frame.width() / frame.height() - 1080 / 2400) < 0.01
-        rect = window.mirror.frame_rect()
-        assert rect.height() <= window.mirror.height() + 0.5 and rect.width() <= window.mirror.width() + 0.5
-        window.close()
-        assert closed.is_set()
+        await until(lambda: window.mirror.device_size != (0, 0) and window.mirror.controls)
+        assert "emulator-5554" in window.windowTitle()
+        assert window.mirror.device_size == (1080, 2400)
+        names = [c.name for c in window.mirror.controls]
+        assert "Settings" in names                                   # the launcher's icons
+        settings = next(c for c in window.mirror.controls if c.name == "Settings")
+        window.mirror.select_control(settings)
+        window.inspector.show_control(settings)
+        assert window.inspector.current_control == settings
+        # no API key: the request area says how to add one, and inspecting still works
+        assert window.request.key_notice.isVisible() and "Settings" in window.request.key_notice.text()
     finally:
+        window.close()
+        await window.shutdown()
+
+
+@pytest.mark.asyncio
+async def test_touch_mode_taps_the_phone(qapp, home, virtual_adb):
+    window = MainWindow(asyncio.Event(), SecretStore())
+    window.show()
+    try:
+        await window.start()
+        await until(lambda: window.mirror.controls)
+        window.manual.touch_button.click()
+        assert window.mirror.interaction_mode == "touch"
+        notes = next(c for c in window.mirror.controls if c.name == "Notes")
+        window.mirror.tap_requested.emit(*notes.center)
+        phone = virtual_adb.devices[0].phone
+        await until(lambda: phone.foreground()[0] == "com.agentdesk.notes")
+        window.manual.key_requested.emit("HOME")
+        await until(lambda: phone.foreground()[0] == "com.android.launcher3")
+    finally:
+        window.close()
         await window.shutdown()

@@ -1,0 +1,33 @@
+"""Await a dialog without a nested event loop (GUIDE §3: never exec() inside a coroutine)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+
+from PySide6.QtWidgets import QDialog
+
+
+async def run_dialog(dialog: QDialog) -> int:
+    """Show `dialog` with open() and return its result code once it finishes.
+
+    The result is `QDialog.DialogCode.Accepted` (1) or `Rejected` (0) as an int, or whatever
+    was passed to `done()`. If the awaiting task is cancelled, the dialog is rejected.
+    """
+    finished: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+
+    def on_finished(result: int) -> None:
+        if not finished.done():
+            finished.set_result(int(result))
+
+    dialog.finished.connect(on_finished)
+    dialog.open()
+    try:
+        return await finished
+    except asyncio.CancelledError:
+        if dialog.isVisible():
+            dialog.reject()
+        raise
+    finally:
+        with contextlib.suppress(RuntimeError):  # the dialog may already be deleted (WA_DeleteOnClose)
+            dialog.finished.disconnect(on_finished)

@@ -1,0 +1,217 @@
+"""Qt item models over one screen: the controls as a table, the UI hierarchy as a tree."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from PySide6.QtCore import QAbstractItemModel, QAbstractTableModel, QModelIndex, QObject, QSortFilterProxyModel, Qt
+from PySide6.QtGui import QGuiApplication, QPalette
+
+from app.core.perception.controls import Control
+from app.core.perception.hierarchy import UiHierarchy, UiNode
+
+from .mirror_overlay import control_qcolor
+
+CONTROL_ROLE = Qt.ItemDataRole.UserRole
+"""Data role giving the `Control` of a row (tree: None for nodes that are not controls)."""
+SORT_ROLE = Qt.ItemDataRole.UserRole + 1
+FILTER_ROLE = Qt.ItemDataRole.UserRole + 2
+"""Full texts the filter matches (the table shows only the resource-id's tail)."""
+LABEL_TEXT_LIMIT = 40
+
+
+def _rect_text(rect: tuple[int, int, int, int]) -> str:
+    return "[{},{}][{},{}]".format(*rect)
+
+
+def _elide(text: str, limit: int = LABEL_TEXT_LIMIT) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+class ControlTableModel(QAbstractTableModel):
+    """One row per control: id, type, name, resource-id, rect."""
+
+    HEADERS = ("#", "Type", "Name", "Resource id", "Bounds")
+    """The resource-id column shows the part after `:id/`; its tooltip and the filter use all of it."""
+
+    def __init__(self, parent: QObject | None = None):
+        super().__init__(parent)
+        self._controls: list[Control] = []
+
+    def set_controls(self, controls: list[Control]) -> None:
+        self.beginResetModel()
+        self._controls = list(controls)
+        self.endResetModel()
+
+    def control_at(self, row: int) -> Control | None:
+        return self._controls[row] if 0 <= row < len(self._controls) else None
+
+    def row_of(self, control: Control) -> int:
+        """The row of `control`, or -1 when it is not in the table."""
+        try:
+            return self._controls.index(control)
+        except ValueError:
+            return -1
+
+    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self._controls)
+
+    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self.HEADERS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole):
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return self.HEADERS[section]
+        return None
+
+    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
+        control = self.control_at(index.row())
+        if control is None:
+            return None
+        column = index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            return (control.id, control.type, control.name, control.resource_id.rpartition("/")[2],
+                    _rect_text(control.rect))[column]
+        if role == FILTER_ROLE:
+            return (str(control.id), control.type, control.name, control.resource_id, _rect_text(control.rect))[column]
+        if role == SORT_ROLE:
+            return (control.id, control.type.lower(), control.name.lower(), control.resource_id.lower(),
+                    control.rect[1] * 100_000 + control.rect[0])[column]
+        if role == Qt.ItemDataRole.ToolTipRole and column in (2, 3):
+            return control.name if column == 2 else control.resource_id
+        if role == Qt.ItemDataRole.DecorationRole and column == 0:
+            return control_qcolor(control.id)
+        if role == CONTROL_ROLE:
+            return control
+        return None
+
+
+def control_filter_proxy(source: ControlTableModel, parent: QObject | None = None) -> QSortFilterProxyModel:
+    """Sorts the control table and filters it on any column, case-insensitively."""
+    proxy = QSortFilterProxyModel(parent)
+    proxy.setSourceModel(source)
+    proxy.setFilterKeyColumn(-1)
+    proxy.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+    proxy.setSortRole(SORT_ROLE)
+    proxy.setFilterRole(FILTER_ROLE)
+    return proxy
+
+
+@dataclass(slots=True, eq=False)
+class _TreeItem:
+    node: UiNode
+    label: str
+    parent: int  # index in HierarchyModel._items; -1 for a window root
+    row: int
+    control: Control | None
+    children: list[int] = field(default_factory=list)
+
+
+class HierarchyModel(QAbstractItemModel):
+    """The UI hierarchy as a tree: one root per window, labelled with its package; nodes that
+    are controls show their #id and colour. Items are kept in a flat list whose positions
+    are the indexes' internal ids."""
+
+    def __init__(self, parent: QObject | None = None):
+        super().__init__(parent)
+        self._items: list[_TreeItem] = []
+        self._roots: list[int] = []
+        self._item_by_path: dict[tuple[int, ...], int] = {}
+
+    def set_hierarchy(self, hierarchy: UiHierarchy | None, controls: list[Control]) -> None:
+        self.beginResetModel()
+        self._items, self._roots, self._item_by_path = [], [], {}
+        control_by_path = {c.node_path: c for c in controls if c.node_path}
+        for row, window in enumerate(hierarchy.windows if hierarchy else []):
+            self._roots.append(self._add(window, -1, row, control_by_path))
+        self.endResetModel()
+
+    def _add(self, root: UiNode, parent: int, row: int, control_by_path: dict) -> int:
+        """Add `root` and its subtree without recursion (dumps can be deep)."""
+        first = len(self._items)
+        stack = [(root, parent, row)]
+        while stack:
+            node, parent_item, node_row = stack.pop()
+            position = len(self._items)
+            control = control_by_path.get(node.path)
+            self._items.append(_TreeItem(node, _node_label(node, control, parent_item == -1), parent_item,
+                                         node_row, control))
+            self._item_by_path[node.path] = position
+            if parent_item >= 0:
+                self._items[parent_item].children.append(position)
+            stack.extend((child, position, child_row) for child_row, child in reversed(list(enumerate(node.children))))
+        return first
+
+    def index_for_control(self, control: Control | None) -> QModelIndex:
+        """The tree index of a control's node (matched by node path and window), else invalid."""
+        if control is None or not control.node_path or control.node_path[0] != control.window:
+            return QModelIndex()
+        position = self._item_by_path.get(control.node_path)
+        if position is None:
+            return QModelIndex()
+        return self.createIndex(self._items[position].row, 0, position)
+
+    def control_for_index(self, index: QModelIndex) -> Control | None:
+        return self._items[index.internalId()].control if index.isValid() else None
+
+    def index(self, row: int, column: int, parent: QModelIndex = QModelIndex()) -> QModelIndex:
+        siblings = self._items[parent.internalId()].children if parent.isValid() else self._roots
+        if column != 0 or not 0 <= row < len(siblings):
+            return QModelIndex()
+        return self.createIndex(row, 0, siblings[row])
+
+    def parent(self, index: QModelIndex) -> QModelIndex:
+        if not index.isValid():
+            return QModelIndex()
+        parent = self._items[index.internalId()].parent
+        if parent < 0:
+            return QModelIndex()
+        return self.createIndex(self._items[parent].row, 0, parent)
+
+    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:
+        if parent.column() > 0:
+            return 0
+        return len(self._items[parent.internalId()].children) if parent.isValid() else len(self._roots)
+
+    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:
+        return 1
+
+    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
+        if not index.isValid():
+            return None
+        item = self._items[index.internalId()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return item.label
+        if role == Qt.ItemDataRole.DecorationRole and item.control is not None:
+            return control_qcolor(item.control.id)
+        if role == Qt.ItemDataRole.ForegroundRole and item.control is None and item.parent >= 0:
+            return QGuiApplication.palette().color(QPalette.ColorRole.PlaceholderText)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return _node_tooltip(item.node)
+        if role == CONTROL_ROLE:
+            return item.control
+        return None
+
+
+def _node_label(node: UiNode, control: Control | None, is_window: bool) -> str:
+    """`#7 LinearLayout “Wi-Fi”`: class tail, then text, content-desc or resource-id tail."""
+    attributes = node.attributes
+    label = node.class_name.rpartition(".")[2] or "node"
+    detail = attributes.get("text") or attributes.get("content-desc")
+    if detail:
+        label += f" “{_elide(detail)}”"
+    elif attributes.get("resource-id"):
+        label += " · " + attributes["resource-id"].rpartition("/")[2]
+    if is_window:
+        label = f"{attributes.get('package') or 'window'} — {label}"
+    return f"#{control.id} {label}" if control is not None else label
+
+
+def _node_tooltip(node: UiNode) -> str:
+    attributes = node.attributes
+    lines = [node.class_name or "node"]
+    lines += [f"{key}: {attributes[key]}" for key in ("resource-id", "text", "content-desc", "package")
+              if attributes.get(key)]
+    lines.append(f"bounds: {_rect_text(node.bounds)}" if node.bounds else "bounds: none")
+    return "\n".join(lines)

@@ -1,0 +1,109 @@
+"""Manual control of the phone: touch mode, system keys, typing and screenshots.
+
+The bar only emits signals; the main window carries them out through the device layer.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLineEdit, QPushButton, QToolButton, QWidget
+
+SYSTEM_KEYS = (  # (glyph, tooltip, key name sent to the phone)
+    ("◁", "Back", "BACK"),
+    ("○", "Home", "HOME"),
+    ("□", "Recent apps", "APP_SWITCH"),
+)
+
+
+def _separator() -> QFrame:
+    line = QFrame()
+    line.setFrameShape(QFrame.Shape.VLine)
+    line.setFrameShadow(QFrame.Shadow.Sunken)
+    return line
+
+
+class ManualControlBar(QWidget):
+    """A row of manual phone controls; greyed out while no phone is ready."""
+
+    touch_mode_changed = Signal(bool)     # True: clicks on the mirror are sent to the phone as taps
+    key_requested = Signal(str)           # "BACK", "HOME" or "APP_SWITCH"
+    text_requested = Signal(str)          # text to type into the focused field on the phone
+    screenshot_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.touch_button = QToolButton()
+        self.touch_button.setText("Touch mode")
+        self.touch_button.setCheckable(True)
+        self.touch_button.setStyleSheet("QToolButton:checked { background: palette(highlight); "
+                                        "color: palette(highlighted-text); border-radius: 3px; padding: 2px 6px; }")
+        self.touch_button.setToolTip("When on, clicks and drags on the mirror are sent to the phone")
+        self.touch_button.toggled.connect(self.touch_mode_changed)
+
+        self.key_buttons: dict[str, QToolButton] = {}
+        glyph_font = self.font()
+        glyph_font.setPointSizeF(glyph_font.pointSizeF() * 1.2)
+        for glyph, tooltip, key in SYSTEM_KEYS:
+            button = QToolButton()
+            button.setText(glyph)
+            button.setToolTip(tooltip)
+            button.setAccessibleName(tooltip)
+            button.setMinimumWidth(36)
+            button.setFont(glyph_font)
+            button.clicked.connect(lambda _=False, key=key: self.key_requested.emit(key))
+            self.key_buttons[key] = button
+
+        self.text_field = QLineEdit()
+        self.text_field.setPlaceholderText("Text to type on the phone…")
+        self.text_field.setClearButtonEnabled(True)
+        self.text_field.setMinimumWidth(140)
+        self.text_field.returnPressed.connect(self.send_text)
+        self.text_field.textChanged.connect(self._update_type_button)
+        self.type_button = QPushButton("Type")
+        self.type_button.setToolTip("Type the text into the field that has focus on the phone")
+        self.type_button.clicked.connect(self.send_text)
+
+        self.screenshot_button = QToolButton()
+        self.screenshot_button.setText("Screenshot")
+        self.screenshot_button.setToolTip("Save a screenshot of the phone")
+        self.screenshot_button.clicked.connect(self.screenshot_requested)
+
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(6, 4, 6, 4)
+        layout.setSpacing(6)
+        layout.addWidget(self.touch_button)
+        layout.addWidget(_separator())
+        for button in self.key_buttons.values():
+            layout.addWidget(button)
+        layout.addWidget(_separator())
+        layout.addWidget(self.text_field, 1)
+        layout.addWidget(self.type_button)
+        layout.addWidget(_separator())
+        layout.addWidget(self.screenshot_button)
+        self._update_type_button()
+        self._equalise_heights()
+
+    def set_enabled_for_device(self, ready: bool) -> None:
+        """Enable the controls when a phone is ready; without one, grey them out and leave touch mode."""
+        if not ready:
+            self.touch_button.setChecked(False)
+        self.setEnabled(ready)
+
+    def send_text(self) -> None:
+        """Ask for the field's text to be typed on the phone, then empty the field."""
+        text = self.text_field.text()
+        if not text or not self.isEnabled():
+            return
+        self.text_requested.emit(text)
+        self.text_field.clear()
+
+    def _equalise_heights(self) -> None:
+        """One height for every control of the row (glyph buttons, text buttons and the field differ)."""
+        controls = [self.touch_button, *self.key_buttons.values(), self.text_field, self.type_button,
+                    self.screenshot_button]
+        height = max(control.sizeHint().height() for control in controls)
+        for control in controls:
+            control.setFixedHeight(height)
+
+    def _update_type_button(self) -> None:
+        self.type_button.setEnabled(bool(self.text_field.text()))

@@ -1,0 +1,475 @@
+"""The Settings dialog: provider and key, images, agent limits, sensitive words, and a connection test.
+
+The dialog never writes anything: not the settings file, not the keyring. The caller saves:
+
+    dialog = SettingsDialog(settings, secrets, parent)
+    if await run_dialog(dialog) == QDialog.DialogCode.Accepted:
+        new_settings = dialog.result_settings()
+        save_settings(new_settings, settings_path())
+        if dialog.key_removal_requested():
+            secrets.delete(new_settings.provider.key_name)
+        if (key := dialog.entered_key()) is not None:
+            secrets.set(new_settings.provider.key_name, key)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+from pydantic.fields import FieldInfo
+from PySide6.QtCore import QStringListModel, Qt
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QCompleter, QDialog, QDialogButtonBox, QDoubleSpinBox,
+                               QFormLayout, QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QProgressBar,
+                               QPushButton, QSpinBox, QTabWidget, QVBoxLayout, QWidget)
+
+from app.core.agent.llm_client import ModelClient, ModelError
+from app.core.config import (DEFAULT_SENSITIVE_WORDS, AgentSettings, ImageSettings, ProviderSettings, Settings,
+                             describe_validation_error)
+from app.core.redaction import redact
+from app.core.secrets import SESSION_NOTICE, SecretStore
+
+from .provider_presets import AZURE_PLACEHOLDER, CUSTOM, PRESETS, ProviderPreset, preset_named
+from .theme import set_tone
+
+log = logging.getLogger(__name__)
+
+FieldWidget = QLineEdit | QSpinBox | QDoubleSpinBox | QCheckBox | QComboBox
+SECTIONS: dict[str, type[BaseModel]] = {"provider": ProviderSettings, "images": ImageSettings,
+                                        "agent": AgentSettings}
+TAB_OF_SECTION = {"provider": 0, "images": 1, "agent": 2, "safety": 3}
+WORDS_KEY = "agent.sensitive_words"
+CONNECTION_PROMPT = [{"role": "user", "content": "Reply with the single word: ok"}]
+UNBOUNDED_MAXIMUM = 86_400  # one day, for limits the settings leave open
+
+
+@dataclass(frozen=True)
+class Spin:
+    """A spin box row; its range comes from the settings model's limits."""
+
+    suffix: str = ""
+    decimals: int = 0
+    step: float = 1
+
+
+@dataclass(frozen=True)
+class Check:
+    """A check box row with this text."""
+
+    text: str
+
+
+# (label, "section.field", editor kind): see SettingsDialog._editor.
+PROVIDER_ROWS = (
+    ("Timeout", "provider.timeout_seconds", Spin(" s", step=5)),
+    ("Tools", "provider.use_tools", Check("Send the actions as tools (function calling)")),
+    ("Coordinates", "provider.coordinate_mode", [("Pixels of the sent image", "image"),
+                                                 ("Normalised 0–1000", "normalized")]),
+)
+IMAGE_ROWS = (
+    ("Send to the model", "images.send", [("Annotated screenshot (numbered controls)", "annotated"),
+                                          ("Clean screenshot", "clean"), ("Both", "both")]),
+    ("Longest side", "images.max_side", Spin(" px", step=64)),
+    ("Format", "images.format", [("JPEG (smaller)", "jpeg"), ("PNG (lossless)", "png")]),
+    ("JPEG quality", "images.jpeg_quality", Spin(step=5)),
+)
+AGENT_ROWS = (
+    ("Default mode", "agent.mode", [("Step by step: approve every action", "step"),
+                                    ("Automatic: sensitive actions still ask", "auto")]),
+    ("Max steps", "agent.max_steps", Spin()),
+    ("Overall timeout", "agent.timeout_seconds", Spin(" s", step=60)),
+    ("Stop after failures", "agent.max_consecutive_failures", Spin(" in a row")),
+    ("Reply retries", "agent.reply_retries", Spin()),
+    ("Stuck after", "agent.stuck_threshold", Spin(" repeats")),
+    ("Settle time", "agent.settle_seconds", Spin(" s", decimals=1, step=0.1)),
+    ("Reflection", "agent.reflection", Check("Check after each action that the screen changed as expected")),
+    ("", "agent.model_reflection", Check("Ask the model when the change is unclear")),
+)
+
+
+class SettingsDialog(QDialog):
+    """Edits a copy of `settings`; use with open()/run_dialog. OK validates first and stays open on errors."""
+
+    def __init__(self, settings: Settings, secrets: SecretStore, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setWindowTitle("Settings")
+        self._original = settings
+        self._secrets = secrets
+        self._stored_key = secrets.get(settings.provider.key_name)
+        self._remove_key = False
+        self._needs_key = True  # set by the chosen preset
+        self._fields: dict[str, FieldWidget] = {}  # "section.name" -> its editor
+        self._errors: dict[str, QLabel] = {}       # "section.name" -> its inline error
+        self.connection_test: asyncio.Task | None = None
+
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self._provider_page(), "Provider")
+        self.tabs.addTab(self._table_page(IMAGE_ROWS), "Images")
+        self.tabs.addTab(self._table_page(AGENT_ROWS), "Agent")
+        self.tabs.addTab(self._safety_page(), "Safety")
+        self.problem_label = _error_label()
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        self.ok_button = buttons.button(QDialogButtonBox.StandardButton.Ok)
+        self.ok_button.setProperty("primary", True)
+        self.ok_button.setDefault(True)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.tabs, 1)
+        layout.addWidget(self.problem_label)
+        layout.addWidget(buttons)
+        self._fields["images.format"].currentIndexChanged.connect(self._sync_dependent_fields)
+        self._fields["agent.reflection"].toggled.connect(self._sync_dependent_fields)
+        self._load(settings)
+        self.resize(640, 560)
+
+    # ------------------------------------------------------------------ results
+
+    def result_settings(self) -> Settings:
+        """New settings from the fields; raises pydantic's ValidationError when a value is invalid.
+        Values the dialog does not show (key name, retries, prices…) are kept from the original."""
+        return Settings.model_validate(self._entered_data())
+
+    def entered_key(self) -> str | None:
+        """The newly typed API key, or None when the field was left empty (the stored key stays)."""
+        return self.key_edit.text().strip() or None
+
+    def key_removal_requested(self) -> bool:
+        """True when the person pressed "Remove key" and typed no new one."""
+        return self._remove_key and self.entered_key() is None
+
+    def problems(self) -> dict[str, str]:
+        """What is wrong, by field ("provider.base_url" → sentence); empty when the settings are valid."""
+        problems: dict[str, str] = {}
+        try:
+            self.result_settings()
+        except ValidationError as error:
+            for problem in error.errors():
+                key = ".".join(str(part) for part in problem["loc"][:2])
+                message = problem["msg"].removeprefix("Value error, ")
+                problems.setdefault(key, message[:1].upper() + message[1:])
+            if any(key not in self._errors for key in problems):
+                problems["*"] = describe_validation_error(error)
+        base_url = self.base_url_edit.text()
+        if AZURE_PLACEHOLDER in base_url:
+            problems.setdefault("provider.base_url", f"Replace {AZURE_PLACEHOLDER} with the name of your resource.")
+        if not self.model_edit.text().strip():
+            problems.setdefault("provider.model", f"Enter the {self.model_edit.placeholderText()}.")
+        return problems
+
+    def accept(self) -> None:
+        """OK and Enter: close only when every field is valid; otherwise show what is wrong."""
+        if self._show_problems(self.problems()):
+            super().accept()
+
+    def done(self, result: int) -> None:
+        if self.connection_test is not None and not self.connection_test.done():
+            self.connection_test.cancel()
+        super().done(result)
+
+    # ------------------------------------------------------------------ pages
+
+    def _provider_page(self) -> QWidget:
+        page, form = _form_page()
+        self.preset_combo = self._editor("provider.preset", [(preset.name, preset.name) for preset in PRESETS])
+        self.preset_combo.activated.connect(self._apply_preset)
+        self.hint_label = _note_label()
+        self._row(form, "Provider", "provider.preset", self.preset_combo, self.hint_label)
+        self.base_url_edit = self._editor("provider.base_url", "https://…/v1")
+        self._row(form, "Base URL", "provider.base_url", self.base_url_edit)
+        self.model_edit = self._editor("provider.model", "model name")
+        self.model_names = QStringListModel(self)  # filled by a connection test
+        self.model_edit.setCompleter(QCompleter(self.model_names, self))
+        self._row(form, "Model", "provider.model", self.model_edit)
+
+        self.key_edit = QLineEdit(echoMode=QLineEdit.EchoMode.Password)
+        self.key_edit.textEdited.connect(lambda: self._set_key_removal(False))
+        self.show_key_button = QPushButton("Show", checkable=True, autoDefault=False)
+        self.show_key_button.toggled.connect(self._toggle_key_visible)
+        self.remove_key_button = QPushButton("Remove key", autoDefault=False)
+        self.remove_key_button.clicked.connect(lambda: self._set_key_removal(True))
+        self.key_note = _note_label()
+        self._row(form, "API key", "provider.api_key",
+                  _hbox((self.key_edit, 1), (self.show_key_button, 0), (self.remove_key_button, 0)), self.key_note)
+        self._add_rows(form, PROVIDER_ROWS)
+
+        self.test_button = QPushButton("Test connection", autoDefault=False)
+        self.test_button.clicked.connect(self._start_connection_test)
+        self.test_spinner = QProgressBar(minimum=0, maximum=0, textVisible=False)
+        self.test_spinner.setFixedSize(64, 8)
+        self.test_spinner.hide()
+        self.test_result = QLabel(wordWrap=True)
+        self.test_result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        form.addRow("", _hbox((self.test_button, 0), (self.test_spinner, 0), (self.test_result, 1)))
+        return page
+
+    def _table_page(self, rows: tuple[tuple[str, str, Any], ...]) -> QWidget:
+        page, form = _form_page()
+        self._add_rows(form, rows)
+        return page
+
+    def _safety_page(self) -> QWidget:
+        page = QWidget()
+        layout = QVBoxLayout(page)
+        explanation = QLabel("Sensitive words, one per line. In automatic mode an action on a control whose "
+                             "name contains one of them waits for your approval. Typing into a password "
+                             "field always does.", wordWrap=True)
+        self.words_edit = QPlainTextEdit()
+        self.words_edit.textChanged.connect(lambda: self._clear_error(WORDS_KEY))
+        defaults_button = QPushButton("Restore the default list", autoDefault=False)
+        defaults_button.clicked.connect(lambda: self.words_edit.setPlainText("\n".join(DEFAULT_SENSITIVE_WORDS)))
+        self._errors[WORDS_KEY] = _error_label()
+        layout.addWidget(explanation)
+        layout.addWidget(self.words_edit, 1)
+        layout.addWidget(self._errors[WORDS_KEY])
+        layout.addWidget(defaults_button, 0, Qt.AlignmentFlag.AlignLeft)
+        return page
+
+    # ------------------------------------------------------------------ field helpers
+
+    def _row(self, form: QFormLayout, label: str, key: str, editor: QWidget | QHBoxLayout,
+             note: QLabel | None = None) -> None:
+        """A form row: the editor, an optional note under it, and its inline error (hidden until needed)."""
+        box = QWidget()
+        column = QVBoxLayout(box)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(4)
+        if isinstance(editor, QHBoxLayout):
+            column.addLayout(editor)
+        elif isinstance(editor, (QSpinBox, QDoubleSpinBox, QComboBox)):  # as wide as their content
+            column.addWidget(editor, 0, Qt.AlignmentFlag.AlignLeft)
+        else:
+            column.addWidget(editor)
+        if note is not None:
+            column.addWidget(note)
+        self._errors[key] = _error_label()
+        column.addWidget(self._errors[key])
+        caption = QLabel(label, alignment=Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+        caption.setFixedHeight(_polished_height(editor))  # centred on the editor, not on its notes
+        form.addRow(caption, box)
+
+    def _add_rows(self, form: QFormLayout, rows: tuple[tuple[str, str, Any], ...]) -> None:
+        for label, key, spec in rows:
+            self._row(form, label, key, self._editor(key, spec))
+
+    def _editor(self, key: str, spec: Any) -> FieldWidget:
+        """The editor for `key`: a spin box for a `Spin`, a check box for a `Check`, a line edit for a
+        placeholder text, a combo box for a list of (text, value) choices."""
+        section, name = key.split(".")
+        field = SECTIONS[section].model_fields[name]
+        if isinstance(spec, Spin):
+            editor = _spin_box(field, spec)
+        elif isinstance(spec, Check):
+            editor = QCheckBox(spec.text)
+        elif isinstance(spec, str):
+            editor = QLineEdit(placeholderText=spec)
+            editor.textEdited.connect(lambda: self._clear_error(key))
+        else:
+            editor = QComboBox()
+            for text, value in spec:
+                editor.addItem(text, value)
+        if field.description:
+            editor.setToolTip(field.description[0].upper() + field.description[1:] + ".")
+        self._fields[key] = editor
+        return editor
+
+    # ------------------------------------------------------------------ behaviour
+
+    def _load(self, settings: Settings) -> None:
+        for key, widget in self._fields.items():
+            section, name = key.split(".")
+            _set_value(widget, getattr(getattr(settings, section), name))
+        self.words_edit.setPlainText("\n".join(settings.agent.sensitive_words))
+        self._show_preset_help(preset_named(settings.provider.preset))
+        self._sync_dependent_fields()
+
+    def _sync_dependent_fields(self) -> None:
+        """JPEG quality only applies to JPEG; model reflection only with reflection on."""
+        self._fields["images.jpeg_quality"].setEnabled(self._fields["images.format"].currentData() == "jpeg")
+        self._fields["agent.model_reflection"].setEnabled(self._fields["agent.reflection"].isChecked())
+
+    def _apply_preset(self, index: int) -> None:
+        """Fill base URL and model from the chosen preset; later edits are kept as typed."""
+        preset = PRESETS[index]
+        if preset.name != CUSTOM:
+            self.base_url_edit.setText(preset.base_url)
+            self.model_edit.setText(preset.model)
+            self._clear_error("provider.base_url")
+            self._clear_error("provider.model")
+        self._show_preset_help(preset)
+
+    def _show_preset_help(self, preset: ProviderPreset) -> None:
+        self.hint_label.setText(preset.hint)
+        self.model_edit.setPlaceholderText(preset.model_placeholder)
+        self._needs_key = preset.needs_key
+        self._update_key_note()
+
+    def _set_key_removal(self, remove: bool) -> None:
+        """Remove key empties the field and marks the stored key for removal; typing unmarks it."""
+        if remove:
+            self.key_edit.clear()
+        self._remove_key = remove
+        self._update_key_note()
+
+    def _toggle_key_visible(self, shown: bool) -> None:
+        self.key_edit.setEchoMode(QLineEdit.EchoMode.Normal if shown else QLineEdit.EchoMode.Password)
+        self.show_key_button.setText("Hide" if shown else "Show")
+
+    def _update_key_note(self) -> None:
+        stored = self._stored_key is not None and not self._remove_key
+        self.remove_key_button.setEnabled(stored)
+        if stored:
+            placeholder = "A key is stored; type a new one to replace it"
+        else:
+            placeholder = "Paste your API key" if self._needs_key else "Not needed for this provider"
+        self.key_edit.setPlaceholderText(placeholder)
+        if self._remove_key:
+            note = "The stored key will be removed when you press OK."
+        elif not self._secrets.keyring_available:
+            note = self._secrets.notice or SESSION_NOTICE
+        elif stored:
+            note = f"Stored in {self._secrets.location()}. Leave the field empty to keep it."
+        else:
+            note = f"No key is stored. A key you enter is kept in {self._secrets.location()}."
+        self.key_note.setText(note)
+
+    def _clear_error(self, key: str) -> None:
+        if key in self._errors:
+            self._errors[key].hide()
+
+    def _show_problems(self, problems: dict[str, str]) -> bool:
+        """Show each problem next to its field and go to the first one; True when there is none."""
+        for key, label in self._errors.items():
+            label.setText(problems.get(key, ""))
+            label.setVisible(key in problems)
+        self.problem_label.setText(problems.get("*", ""))
+        self.problem_label.setVisible("*" in problems)
+        first = next((key for key in problems if key in self._errors), None)
+        if first is not None:
+            self.tabs.setCurrentIndex(TAB_OF_SECTION["safety" if first == WORDS_KEY else first.split(".")[0]])
+            (self.words_edit if first == WORDS_KEY else self._fields.get(first, self.tabs)).setFocus()
+        return not problems
+
+    def _entered_data(self) -> dict[str, Any]:
+        """The original settings as a dict, with every field's current value put in."""
+        data = self._original.model_dump()
+        for key, widget in self._fields.items():
+            section, name = key.split(".")
+            data[section][name] = _value(widget)
+        words = (line.strip() for line in self.words_edit.toPlainText().splitlines())
+        data["agent"]["sensitive_words"] = list(dict.fromkeys(word for word in words if word))
+        return data
+
+    # ------------------------------------------------------------------ connection test
+
+    def _start_connection_test(self) -> None:
+        """Test the provider as currently entered (unsaved), in the background."""
+        if self.connection_test is not None and not self.connection_test.done():
+            return
+        problems = {key: text for key, text in self.problems().items() if key.startswith("provider.")}
+        if not self._show_problems(problems):
+            self._set_test_result("Fix the provider settings above first.", "error")
+            return
+        provider = ProviderSettings.model_validate({**self._entered_data()["provider"], "http_retries": 0})
+        key = self.entered_key() or (None if self._remove_key else self._stored_key)
+        self.test_button.setEnabled(False)
+        self.test_spinner.show()
+        self._set_test_result("Testing…", "muted")
+        self.connection_test = asyncio.ensure_future(self._test_connection(provider, key))
+
+    async def _test_connection(self, provider: ProviderSettings, api_key: str | None) -> None:
+        """List the models, then ask for a one-word answer; the outcome replaces "Testing…"."""
+        try:
+            async with ModelClient(provider, api_key) as client:
+                self.model_names.setStringList(await client.list_models())
+                reply = await client.complete(CONNECTION_PROMPT)
+            self._set_test_result(f"Connected: {provider.model} answers in {reply.duration_ms:.0f} ms", "success")
+        except ModelError as error:
+            self._set_test_result(str(error), "error")
+        except Exception as error:  # noqa: BLE001 - any failure ends the test with a readable line
+            log.exception("The connection test failed unexpectedly")
+            self._set_test_result(redact(f"The test failed: {type(error).__name__}: {error}"), "error")
+        finally:
+            self.test_spinner.hide()
+            self.test_button.setEnabled(True)
+
+    def _set_test_result(self, text: str, tone: str) -> None:
+        self.test_result.setText(text)
+        set_tone(self.test_result, tone)
+
+
+def _polished_height(editor: QWidget | QHBoxLayout) -> int:
+    """The editor's height with the app stylesheet applied (it sets minimum heights)."""
+    widgets = [editor] if isinstance(editor, QWidget) else [editor.itemAt(i).widget() for i in range(editor.count())]
+    for widget in widgets:
+        widget.ensurePolished()
+    return editor.sizeHint().height()
+
+
+def _note_label(tone: str = "muted") -> QLabel:
+    label = QLabel(wordWrap=True)
+    set_tone(label, tone)
+    return label
+
+
+def _error_label() -> QLabel:
+    label = _note_label("error")
+    label.hide()
+    return label
+
+
+def _spin_box(field: FieldInfo, spec: Spin) -> QSpinBox | QDoubleSpinBox:
+    """A spin box limited to what the settings model accepts for `field`."""
+    bounds: dict[str, Any] = {}
+    for rule in field.metadata:
+        bounds.update({attr: getattr(rule, attr) for attr in ("ge", "gt", "le") if hasattr(rule, attr)})
+    spin = QDoubleSpinBox(decimals=spec.decimals) if field.annotation is float else QSpinBox()
+    spin.setRange(bounds.get("ge", bounds["gt"] + 10 ** -spec.decimals if "gt" in bounds else 0),
+                  bounds.get("le", UNBOUNDED_MAXIMUM))
+    spin.setSingleStep(spec.step)
+    spin.setSuffix(spec.suffix)
+    spin.setMinimumWidth(120)
+    return spin
+
+
+def _hbox(*widgets: tuple[QWidget, int]) -> QHBoxLayout:
+    """A row of widgets with their stretch factors, without margins."""
+    row = QHBoxLayout()
+    row.setContentsMargins(0, 0, 0, 0)
+    row.setSpacing(8)
+    for widget, stretch in widgets:
+        row.addWidget(widget, stretch)
+    return row
+
+
+def _form_page() -> tuple[QWidget, QFormLayout]:
+    page = QWidget()
+    form = QFormLayout(page)
+    form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+    form.setVerticalSpacing(8)
+    return page, form
+
+
+def _value(widget: FieldWidget) -> Any:
+    if isinstance(widget, QLineEdit):
+        return widget.text().strip()
+    if isinstance(widget, QCheckBox):
+        return widget.isChecked()
+    if isinstance(widget, QComboBox):
+        return widget.currentData()
+    return widget.value()
+
+
+def _set_value(widget: FieldWidget, value: Any) -> None:
+    if isinstance(widget, QLineEdit):
+        widget.setText(str(value))
+    elif isinstance(widget, QCheckBox):
+        widget.setChecked(bool(value))
+    elif isinstance(widget, QComboBox):
+        index = widget.findData(value)
+        widget.setCurrentIndex(index if index >= 0 else widget.count() - 1)  # unknown preset → Custom
+    else:
+        widget.setValue(value)

@@ -1,0 +1,400 @@
+"""The run timeline: one row per step, with a thumbnail of the screen, the action, the decision and the outcome."""
+
+from __future__ import annotations
+
+import asyncio
+import html
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any, Sequence
+
+from PySide6.QtCore import QAbstractTableModel, QFileSystemWatcher, QModelIndex, QObject, QSize, Qt, QUrl, Signal
+from PySide6.QtGui import QColor, QDesktopServices, QGuiApplication, QPainter, QPalette, QPixmap
+from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QPushButton, QSizePolicy, QStyle,
+                               QTableView, QVBoxLayout, QWidget)
+from shiboken6 import isValid
+
+from app.core.agent.memory import MemoryItem, RunResult
+from app.core.agent.report import REPORT_FILE
+from app.core.agent.trajectory import RunRecord, load_run, step_file
+
+from .past_runs import PastRunsDialog
+from .step_detail import (CHIP_COLOUR_ROLE, CHIP_NOTE_ROLE, NEUTRAL_CHIP, STATUS_COLOURS, ChipDelegate,
+                          StepDetailDialog, decision_chip, error_colour, format_ms, read_scaled_image, result_text,
+                          step_action_text, step_duration_ms, token_counts)
+
+THUMBNAIL_BOX = QSize(40, 80)      # a phone screen shrunk to fit this box
+THUMBNAILS_KEPT = 500
+THUMBNAILS_AT_ONCE = 2             # decoding threads used at a time, so phone and model calls keep theirs
+STATUS_WORDS = {"success": "Success", "failed": "Failed", "timeout": "Timed out", "stopped": "Stopped"}
+
+
+def placeholder_pixmap(box: QSize) -> QPixmap:
+    """A grey phone-shaped card, shown until a thumbnail has loaded (or when there is none)."""
+    pixmap = QPixmap(box.width() - 4, box.height())
+    pixmap.fill(Qt.GlobalColor.transparent)
+    painter = QPainter(pixmap)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    painter.setPen(Qt.PenStyle.NoPen)
+    painter.setBrush(QGuiApplication.palette().color(QPalette.ColorRole.Mid))
+    painter.drawRoundedRect(pixmap.rect(), 4, 4)
+    painter.end()
+    return pixmap
+
+
+class ThumbnailCache(QObject):
+    """Step thumbnails, decoded in worker threads when first asked for and kept (least recently used go first)."""
+
+    ready = Signal(str)   # the key of a thumbnail that finished loading
+
+    def __init__(self, box: QSize, parent: QObject | None = None):
+        super().__init__(parent)
+        self.box = box
+        self.placeholder = placeholder_pixmap(box)
+        self._pixmaps: OrderedDict[str, QPixmap | None] = OrderedDict()   # None: there is no readable image
+        self.loading: dict[str, asyncio.Task] = {}
+        self._slots = asyncio.Semaphore(THUMBNAILS_AT_ONCE)   # bound to the running loop on first use
+
+    def get(self, paths: list[Path]) -> QPixmap | None:
+        """The thumbnail for the first readable of `paths`, or None until it has loaded (it starts loading)."""
+        if not paths:
+            return None
+        key = str(paths[0])
+        if key in self._pixmaps:
+            self._pixmaps.move_to_end(key)
+            return self._pixmaps[key]
+        if key not in self.loading:
+            try:
+                self.loading[key] = asyncio.get_running_loop().create_task(self._load(key, paths))
+            except RuntimeError:   # no event loop yet: asked again on the next paint
+                pass
+        return None
+
+    def is_loaded(self, paths: list[Path]) -> bool:
+        return bool(paths) and str(paths[0]) in self._pixmaps
+
+    async def _load(self, key: str, paths: list[Path]) -> None:
+        try:
+            async with self._slots:
+                image = await asyncio.to_thread(read_scaled_image, paths, self.box)
+        finally:
+            self.loading.pop(key, None)
+        if not isValid(self):   # the timeline was closed meanwhile
+            return
+        self._pixmaps[key] = QPixmap.fromImage(image) if image is not None else None
+        while len(self._pixmaps) > THUMBNAILS_KEPT:
+            self._pixmaps.popitem(last=False)
+        self.ready.emit(key)
+
+
+class StepTableModel(QAbstractTableModel):
+    """The steps of one run (records as `MemoryItem.to_dict()` gives them) as table rows."""
+
+    COLUMNS = ("", "Step", "Action", "Decision", "Result", "Time", "Tokens")
+    THUMBNAIL, NUMBER, ACTION, DECISION, RESULT, TIME, TOKENS = range(7)
+
+    def __init__(self, thumbnails: ThumbnailCache, parent: QObject | None = None):
+        super().__init__(parent)
+        self.thumbnails = thumbnails
+        self.run_dir: Path | None = None
+        self.steps: list[dict[str, Any]] = []
+        thumbnails.ready.connect(self._thumbnail_ready)
+
+    def set_steps(self, run_dir: Path | None, steps: list[dict[str, Any]]) -> None:
+        self.beginResetModel()
+        self.run_dir = run_dir
+        self.steps[:] = steps   # the same list object: an open step detail follows it
+        self.endResetModel()
+
+    def append(self, step: dict[str, Any]) -> None:
+        self.beginInsertRows(QModelIndex(), len(self.steps), len(self.steps))
+        self.steps.append(step)
+        self.endInsertRows()
+
+    def thumbnail_paths(self, step: dict[str, Any]) -> list[Path]:
+        """The annotated screenshot, then the clean one."""
+        if self.run_dir is None:
+            return []
+        paths = (step_file(self.run_dir, step.get(key)) for key in ("annotated_screenshot", "screenshot"))
+        return [path for path in paths if path is not None]
+
+    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self.steps)
+
+    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self.COLUMNS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole):
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return self.COLUMNS[section]
+        return None
+
+    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
+        if not index.isValid():
+            return None
+        step, column = self.steps[index.row()], index.column()
+        if role == Qt.ItemDataRole.DecorationRole and column == self.THUMBNAIL:
+            return self.thumbnails.get(self.thumbnail_paths(step)) or self.thumbnails.placeholder
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self._text(step, column)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return self._tooltip(step, column)
+        if role == Qt.ItemDataRole.ForegroundRole and column == self.RESULT and result_text(step)[1]:
+            return error_colour(QGuiApplication.palette())
+        if role == Qt.ItemDataRole.TextAlignmentRole and column in (self.NUMBER, self.TIME, self.TOKENS):
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == CHIP_COLOUR_ROLE and column == self.DECISION:
+            return QColor(decision_chip(step)[1])
+        if role == CHIP_NOTE_ROLE and column == self.DECISION:
+            return decision_chip(step)[2]
+        return None
+
+    def _text(self, step: dict[str, Any], column: int) -> str | None:
+        if column == self.NUMBER:
+            return str(step.get("step", ""))
+        if column == self.ACTION:
+            return step_action_text(step)
+        if column == self.DECISION:
+            return decision_chip(step)[0]
+        if column == self.RESULT:
+            return result_text(step)[0]
+        if column == self.TIME:
+            return format_ms(step_duration_ms(step))
+        if column == self.TOKENS:
+            total = sum(token_counts(step))
+            return f"{total:,}" if total else "–"
+        return None
+
+    def _tooltip(self, step: dict[str, Any], column: int) -> str | None:
+        if column in (self.THUMBNAIL, self.ACTION) and step.get("thought"):
+            return f"Thought: {step['thought']}"
+        if column == self.DECISION:
+            chip, _, note = decision_chip(step)
+            return f"{chip}: {note}" if note else None
+        if column == self.RESULT:
+            return "\n".join(filter(None, [result_text(step)[0], step.get("error")]))
+        if column == self.TOKENS:
+            prompt, completion = token_counts(step)
+            return f"{prompt:,} prompt + {completion:,} completion · ${float(step.get('cost_usd') or 0):.4f}"
+        return None
+
+    def _thumbnail_ready(self, key: str) -> None:
+        for row, step in enumerate(self.steps):
+            paths = self.thumbnail_paths(step)
+            if paths and str(paths[0]) == key:
+                index = self.index(row, self.THUMBNAIL)
+                self.dataChanged.emit(index, index, [Qt.ItemDataRole.DecorationRole])
+
+
+class ElidedLabel(QLabel):
+    """A one-line label that shortens its text with "…" instead of growing the window."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.full_text = ""
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+
+    def set_full_text(self, text: str) -> None:
+        self.full_text = text
+        self.setToolTip(text)
+        self._elide()
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._elide()
+
+    def _elide(self) -> None:
+        one_line = " ".join(self.full_text.split())
+        self.setText(self.fontMetrics().elidedText(one_line, Qt.TextElideMode.ElideRight, max(0, self.width())))
+
+
+class TimelinePanel(QWidget):
+    """The steps of the current (or a reopened) run, newest at the bottom; activating a row opens its detail."""
+
+    step_activated = Signal(dict)
+
+    def __init__(self, parent: QWidget | None = None, *, runs_root: Path | None = None):
+        super().__init__(parent)
+        self.runs_root = runs_root
+        self.run_dir: Path | None = None
+        self.detail_dialog: StepDetailDialog | None = None
+        self.past_runs_dialog: PastRunsDialog | None = None
+        self._generation = 0          # bumped whenever the shown run changes; stale loads are dropped
+        self._tasks: set[asyncio.Task] = set()
+
+        self.thumbnails = ThumbnailCache(THUMBNAIL_BOX, self)
+        self.model = StepTableModel(self.thumbnails, self)
+        self.view = QTableView()
+        self.view.setModel(self.model)
+        self._set_up_view()
+        self.view.activated.connect(self._activate)
+
+        self.title = ElidedLabel()
+        font = self.title.font()
+        font.setBold(True)
+        font.setPointSizeF(font.pointSizeF() * 1.1)
+        self.title.setFont(font)
+        style = self.style()
+        self.folder_button = QPushButton(style.standardIcon(QStyle.StandardPixmap.SP_DirOpenIcon), "Open run folder")
+        self.report_button = QPushButton(style.standardIcon(QStyle.StandardPixmap.SP_FileIcon), "Open report")
+        self.past_runs_button = QPushButton(style.standardIcon(QStyle.StandardPixmap.SP_FileDialogContentsView),
+                                            "Past runs…")
+        self.folder_button.clicked.connect(lambda: self._open_in_desktop())
+        self.report_button.clicked.connect(lambda: self._open_in_desktop(REPORT_FILE))
+        self.past_runs_button.clicked.connect(self.show_past_runs)
+        self.status = QLabel()
+        self.status.setTextFormat(Qt.TextFormat.RichText)
+        self.status.setWordWrap(True)
+        self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self._watcher = QFileSystemWatcher(self)
+        self._watcher.directoryChanged.connect(self._update_buttons)
+
+        header = QHBoxLayout()
+        header.addWidget(self.title, 1)
+        for button in (self.folder_button, self.report_button, self.past_runs_button):
+            header.addWidget(button)
+        layout = QVBoxLayout(self)
+        layout.addLayout(header)
+        layout.addWidget(self.status)
+        layout.addWidget(self.view, 1)
+        self.clear()
+
+    # ------------------------------------------------------------------ public API
+    def clear(self) -> None:
+        """No run shown."""
+        self._show_run(None, "")
+        self._set_status("No run yet. Type a request to start one, or open a past run.", muted=True)
+
+    def start_run(self, run_dir: Path, request: str) -> None:
+        """A new run begins: empty timeline, its request as the title."""
+        self._show_run(Path(run_dir), request)
+        self._set_status("Running…", muted=True)
+
+    def add_step(self, item: MemoryItem | dict[str, Any]) -> None:
+        """A step finished: append its row and scroll to it."""
+        step = item.to_dict() if isinstance(item, MemoryItem) else dict(item)
+        self.model.append(step)
+        self.view.scrollTo(self.model.index(len(self.model.steps) - 1, 0))
+        if self.detail_dialog is not None:
+            self.detail_dialog.refresh_navigation()
+
+    def finish_run(self, result: RunResult | dict[str, Any]) -> None:
+        """The run ended: show how, and why."""
+        result = result.to_dict() if isinstance(result, RunResult) else dict(result)
+        status = str(result.get("status", "unknown"))
+        reasons = [str(result[key]) for key in ("completion_reason", "error") if result.get(key)]
+        reason = " — ".join(dict.fromkeys(reasons))   # both when they differ
+        facts = [f"{result.get('steps_taken', len(self.model.steps))} steps"]
+        if isinstance(result.get("time_seconds"), (int, float)):
+            facts.append(format_ms(result["time_seconds"] * 1000))
+        tokens = result.get("tokens") if isinstance(result.get("tokens"), dict) else {}
+        if sum(tokens.values()):
+            facts.append(f"{sum(tokens.values()):,} tokens")
+        if result.get("cost_usd"):
+            facts.append(f"${result['cost_usd']:.4f}")
+        chip = (f'<span style="background:{STATUS_COLOURS.get(status, NEUTRAL_CHIP)}; color:white">'
+                f'&nbsp;{html.escape(STATUS_WORDS.get(status, status))}&nbsp;</span>')
+        text = chip + (f"&nbsp; {html.escape(reason)}" if reason else "")
+        muted = self.palette().color(QPalette.ColorRole.PlaceholderText).name()
+        self.status.setText(f'{text}&nbsp; <span style="color:{muted}">{html.escape(" · ".join(facts))}</span>')
+        self._update_buttons()
+
+    async def load_run(self, run_dir: Path) -> RunRecord:
+        """Reopen a recorded run: read it in a worker thread, then fill the rows."""
+        self._generation += 1
+        generation = self._generation
+        record = await asyncio.to_thread(load_run, run_dir)
+        if not isValid(self) or generation != self._generation:   # closed, or another run shown meanwhile
+            return record
+        self._show_run(record.run_dir, str(record.run.get("request", "")), record.steps)
+        result = record.run.get("result")
+        if isinstance(result, dict):
+            self.finish_run(result)
+        else:
+            self._set_status("This run did not finish: it stopped before recording a result.", muted=True)
+        if record.problems:
+            self.status.setText(self.status.text() + "<br>" + "<br>".join(html.escape(p) for p in record.problems))
+        return record
+
+    def show_past_runs(self) -> None:
+        """Open the list of past runs; choosing one reopens it here."""
+        if self.past_runs_dialog is None:
+            self.past_runs_dialog = PastRunsDialog(self.runs_root, self)
+            self.past_runs_dialog.run_chosen.connect(self._reopen)
+        self.past_runs_dialog.show()
+        self.past_runs_dialog.raise_()
+
+    def open_step_detail(self, step: dict[str, Any]) -> StepDetailDialog:
+        """Show the step in the (single) step detail window."""
+        if self.detail_dialog is None:
+            self.detail_dialog = StepDetailDialog(self.run_dir, step, self, steps=self.model.steps)
+        else:
+            self.detail_dialog.show_step(step)
+        self.detail_dialog.show()
+        self.detail_dialog.raise_()
+        return self.detail_dialog
+
+    # ------------------------------------------------------------------ internals
+    def _show_run(self, run_dir: Path | None, request: str, steps: Sequence[dict[str, Any]] = ()) -> None:
+        self._generation += 1
+        if self.detail_dialog is not None:
+            self.detail_dialog.close()
+            self.detail_dialog.deleteLater()
+            self.detail_dialog = None
+        if self._watcher.directories():
+            self._watcher.removePaths(self._watcher.directories())
+        self.run_dir = run_dir
+        if run_dir is not None:
+            self._watcher.addPath(str(run_dir))
+        self.title.set_full_text(request or ("Run timeline" if run_dir is None else "(no request recorded)"))
+        self.model.set_steps(run_dir, list(steps))
+        self._update_buttons()
+
+    def _update_buttons(self) -> None:
+        """Run folder and report buttons follow what exists (the report appears when the run ends)."""
+        self.folder_button.setEnabled(self.run_dir is not None)
+        self.report_button.setEnabled(self.run_dir is not None and (self.run_dir / REPORT_FILE).is_file())
+
+    def _open_in_desktop(self, name: str = "") -> None:
+        """Open the run folder, or the file `name` in it, with the desktop's default application."""
+        if self.run_dir is not None:
+            QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.run_dir / name if name else self.run_dir)))
+
+    def _set_status(self, text: str, *, muted: bool = False) -> None:
+        colour = self.palette().color(QPalette.ColorRole.PlaceholderText).name()
+        self.status.setText(f'<span style="color:{colour}">{html.escape(text)}</span>' if muted else html.escape(text))
+
+    def _activate(self, index: QModelIndex) -> None:
+        if index.isValid():
+            step = self.model.steps[index.row()]   # the record itself: data() would hand back a copy
+            self.step_activated.emit(step)
+            self.open_step_detail(step)
+
+    def _reopen(self, run_dir: Path) -> None:
+        task = asyncio.get_running_loop().create_task(self.load_run(run_dir))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def _set_up_view(self) -> None:
+        view = self.view
+        view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        view.setAlternatingRowColors(True)
+        view.setShowGrid(False)
+        view.setWordWrap(True)
+        view.setIconSize(THUMBNAIL_BOX)
+        view.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+        view.verticalHeader().hide()
+        view.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        view.verticalHeader().setDefaultSectionSize(THUMBNAIL_BOX.height() + 10)
+        view.setItemDelegateForColumn(StepTableModel.DECISION, ChipDelegate(view))
+        header = view.horizontalHeader()
+        header.setHighlightSections(False)
+        header.setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+        mode = QHeaderView.ResizeMode   # per column: thumbnail, step, action, decision, result, time, tokens
+        for column, column_mode in enumerate((mode.Fixed, mode.ResizeToContents, mode.Stretch, mode.Fixed,
+                                              mode.Stretch, mode.ResizeToContents, mode.ResizeToContents)):
+            header.setSectionResizeMode(column, column_mode)
+        header.resizeSection(StepTableModel.THUMBNAIL, THUMBNAIL_BOX.width() + 16)
+        header.resizeSection(StepTableModel.DECISION, 180)
