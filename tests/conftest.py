@@ -27,7 +27,30 @@ def pytest_asyncio_loop_factories(config, item):
         return {"asyncio": asyncio.new_event_loop}
     from app.gui.event_loop import new_qasync_loop
 
-    return {"qasync": new_qasync_loop}
+    def make_loop():
+        loop = new_qasync_loop()
+        asyncio.set_event_loop(loop)     # a Runner with a loop factory does not make its loop current
+        QASYNC_LOOPS.append(loop)
+        return loop
+
+    return {"qasync": make_loop}
+
+
+QASYNC_LOOPS: list[asyncio.AbstractEventLoop] = []
+
+
+@pytest.fixture(autouse=True)
+def qasync_loop_is_current():
+    """Keep the session's qasync loop the thread's current loop.
+
+    asyncio.run() (the CLI tests run the CLI in-process) leaves no current loop behind.
+    qasync delivers pending Qt events once more after each loop iteration, with no
+    running loop; a slot that schedules a task then would put it on a fresh loop that
+    never runs, and the test would wait forever.
+    """
+    if QASYNC_LOOPS and not QASYNC_LOOPS[-1].is_closed():
+        asyncio.set_event_loop(QASYNC_LOOPS[-1])
+    yield
 
 
 @pytest.fixture(scope="session")
