@@ -54,6 +54,8 @@ class PhoneSession(QObject):
         self._watchers: dict[str, DeviceWatcher] = {}
         self._listings: dict[str, list[DeviceListing]] = {}
         self._virtual_server = None
+        self._closing = False
+        self._capturing: AndroidDevice | None = None    # the device the live capture loop is for
 
     def _spawn(self, coro) -> asyncio.Task:
         task = asyncio.ensure_future(coro)
@@ -107,6 +109,7 @@ class PhoneSession(QObject):
         self.device_changed.emit(entry)
         if self._capture is not None:
             self._capture.cancel()
+        self._capturing = device
         self._capture = self._spawn(self._capture_loop(device))
         self.request_controls()
 
@@ -127,9 +130,13 @@ class PhoneSession(QObject):
 
     # ------------------------------------------------------------------ frames and controls
 
+    def _keeps_capturing(self, device: AndroidDevice) -> bool:
+        # Loops end on this flag too: on Python 3.11 asyncio.wait_for can swallow a cancellation.
+        return not self._closing and self._capturing is device
+
     async def _capture_loop(self, device: AndroidDevice) -> None:
         frames, window_start = 0, time.monotonic()
-        while True:
+        while self._keeps_capturing(device):
             try:
                 shot = await device.screenshot()
                 started = time.perf_counter()
@@ -140,6 +147,8 @@ class PhoneSession(QObject):
                 self.status.emit(f"No picture from the phone: {exc}")
                 await asyncio.sleep(1.0)
                 continue
+            if not self._keeps_capturing(device):
+                return
             self.frame_ready.emit(image, shot.size)
             frames += 1
             elapsed = time.monotonic() - window_start
@@ -152,7 +161,7 @@ class PhoneSession(QObject):
 
     async def _controls_loop(self) -> None:
         """Controls for the overlay and inspector: at start, after input, and every few seconds."""
-        while True:
+        while not self._closing:
             try:
                 await asyncio.wait_for(self._controls_dirty.wait(), CONTROLS_REFRESH_SECONDS)
             except asyncio.TimeoutError:
@@ -165,7 +174,7 @@ class PhoneSession(QObject):
             except DeviceError as exc:
                 log.info("controls not available: %s", exc)
                 continue
-            if self.live_controls:
+            if self.live_controls and not self._closing:
                 self.controls_ready.emit(snapshot)
 
     # ------------------------------------------------------------------ manual input
@@ -212,11 +221,13 @@ class PhoneSession(QObject):
             self._spawn(save())
 
     async def shutdown(self) -> None:
+        self._closing = True
         for watcher in self._watchers.values():
             watcher.stop()
         for task in list(self._tasks):
             task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        if self._tasks:
+            await asyncio.wait(list(self._tasks), timeout=5)
         if self.connection is not None:
             await asyncio.to_thread(self.connection.close)
 
