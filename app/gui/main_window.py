@@ -41,6 +41,21 @@ log = logging.getLogger(__name__)
 LOCAL_HOSTS = ("localhost", "127.0.0.1", "[::1]", "0.0.0.0")
 
 
+def warm_up_agent(settings: Settings) -> None:
+    """Import and build, off the GUI thread, what the first run would otherwise do on it
+    (the openai package loads its request and response types lazily; prompts build schemas)."""
+    import importlib
+
+    from app.core.agent.prompts import PromptBuilder
+
+    for module in ("openai.resources.chat.completions", "openai.types.chat", "app.core.agent.agent_run"):
+        importlib.import_module(module)
+
+    builder = PromptBuilder(settings)
+    builder.system_message()
+    builder.reply_tool()
+
+
 def needs_key(base_url: str) -> bool:
     host = base_url.split("://", 1)[-1].split("/", 1)[0].rsplit(":", 1)[0]
     return host not in LOCAL_HOSTS
@@ -312,6 +327,7 @@ class MainWindow(QMainWindow):
     # ------------------------------------------------------------------ life cycle
 
     async def start(self) -> None:
+        self._spawn(asyncio.to_thread(warm_up_agent, self.settings))
         await self.phone.start()
 
     async def shutdown(self) -> None:

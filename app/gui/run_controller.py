@@ -101,9 +101,11 @@ class RunController(QObject):
             {"base_url": settings.provider.base_url, "model": settings.provider.model}, settings.model_dump(mode="json"))
         events = RunEvents(step_started=self._on_step_started, step_finished=self._on_step_finished,
                            proposal=self.proposal_shown.emit, message=self.message.emit)
-        async with ModelClient(settings.provider, api_key, on_retry=self.message.emit) as client:
-            self.run = AgentRun(request, device, settings, client, self, trajectory=trajectory, events=events,
-                                on_state=self._on_state)
+        # Building the client loads the CA bundle and the run its prompt templates: ~100 ms the GUI must not wait.
+        client = await asyncio.to_thread(ModelClient, settings.provider, api_key, on_retry=self.message.emit)
+        async with client:
+            self.run = await asyncio.to_thread(AgentRun, request, device, settings, client, self, trajectory=trajectory,
+                                               events=events, on_state=self._on_state)
             if paused:
                 self.run.pause()
             self.run_started.emit(trajectory.run_dir, request)
