@@ -15,14 +15,13 @@ from app.core.agent.agent_run import AgentRun
 from app.core.agent.llm_client import ModelClient, ModelError
 from app.core.agent.run_context import RunEvents
 from app.core.agent.trajectory import TrajectoryWriter
-from app.core.config import AgentSettings, ProviderSettings, Settings, load_settings
+from app.core.config import AgentSettings, ProviderSettings, Settings, load_settings, needs_api_key
 from app.core.device.errors import ADB_KEYBOARD_FIX, DeviceError
 from app.core.device.input_commands import ADB_KEYBOARD_IME
 from app.core.device.phone_connection import open_phone
 from app.core.redaction import setup_logging
 from app.core.secrets import SecretStore, resolve_api_key
 
-LOCAL_HOSTS = ("localhost", "127.0.0.1", "[::1]", "0.0.0.0")
 
 
 def load_user_settings(err=None) -> Settings:
@@ -32,10 +31,6 @@ def load_user_settings(err=None) -> Settings:
     return settings
 
 
-def needs_key(base_url: str) -> bool:
-    """Local servers (Ollama, LM Studio, vLLM on this machine) usually need no key."""
-    host = base_url.split("://", 1)[-1].split("/", 1)[0].rsplit(":", 1)[0]
-    return host not in LOCAL_HOSTS
 
 
 def apply_overrides(settings: Settings, args) -> Settings:
@@ -52,7 +47,7 @@ def apply_overrides(settings: Settings, args) -> Settings:
 async def run_request(args) -> int:
     settings = apply_overrides(load_user_settings(), args)
     key, key_source = resolve_api_key(settings.provider.key_name)
-    if key is None and needs_key(settings.provider.base_url):
+    if key is None and needs_api_key(settings.provider.base_url):
         print("error: no API key. Store one with `agentdesk key set`, or set OPENAI_API_KEY for scripts.",
               file=sys.stderr)
         return 2
@@ -131,7 +126,7 @@ async def run_checks(settings: Settings) -> list[Check]:
     store = SecretStore()
     checks.append(Check("Keyring", store.keyring_available, store.location() if store.keyring_available else store.notice))
     key, source = resolve_api_key(settings.provider.key_name, store=store)
-    if key is None and needs_key(settings.provider.base_url):
+    if key is None and needs_api_key(settings.provider.base_url):
         checks.append(Check("API key", False, "none stored: `agentdesk key set`, or set OPENAI_API_KEY"))
     else:
         checks.append(Check("API key", True, f"from {source}" if key else "not needed for a local server"))

@@ -48,6 +48,15 @@ class ProviderSettings(_Section):
         return value
 
 
+LOCAL_HOSTS = ("localhost", "127.0.0.1", "[::1]", "0.0.0.0")
+
+
+def needs_api_key(base_url: str) -> bool:
+    """Local servers (Ollama, LM Studio, vLLM on this machine) usually need no key."""
+    host = base_url.split("://", 1)[-1].split("/", 1)[0].rsplit(":", 1)[0]
+    return host not in LOCAL_HOSTS
+
+
 class ImageSettings(_Section):
     send: Literal["annotated", "clean", "both"] = "both"
     max_side: int = Field(1280, ge=256, le=4096)

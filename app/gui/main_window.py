@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.core import paths
-from app.core.config import AgentSettings, Settings, load_settings, save_settings
+from app.core.config import AgentSettings, Settings, load_settings, needs_api_key, save_settings
 from app.core.secrets import SecretStore, resolve_api_key
 
 from .approval_panel import ApprovalPanel
@@ -38,7 +38,6 @@ from .timeline import TimelinePanel
 from .window_state import restore_window_state, save_window_state
 
 log = logging.getLogger(__name__)
-LOCAL_HOSTS = ("localhost", "127.0.0.1", "[::1]", "0.0.0.0")
 
 
 def warm_up_agent(settings: Settings) -> None:
@@ -56,9 +55,6 @@ def warm_up_agent(settings: Settings) -> None:
     builder.reply_tool()
 
 
-def needs_key(base_url: str) -> bool:
-    host = base_url.split("://", 1)[-1].split("/", 1)[0].rsplit(":", 1)[0]
-    return host not in LOCAL_HOSTS
 
 
 class MainWindow(QMainWindow):
@@ -238,7 +234,7 @@ class MainWindow(QMainWindow):
         return key
 
     def _refresh_key_notice(self) -> None:
-        missing = self._api_key() is None and needs_key(self.settings.provider.base_url)
+        missing = self._api_key() is None and needs_api_key(self.settings.provider.base_url)
         self.request.set_key_missing(missing)
 
     def _start_run(self, request: str, mode: str, max_steps: int, paused: bool) -> None:
@@ -246,7 +242,7 @@ class MainWindow(QMainWindow):
             self.show_status("No phone is ready yet.")
             return
         key = self._api_key()
-        if key is None and needs_key(self.settings.provider.base_url):
+        if key is None and needs_api_key(self.settings.provider.base_url):
             self.show_status("Add an API key in Settings to run the agent.")
             self.open_settings()
             return

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import html
-import json
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -18,6 +17,7 @@ from shiboken6 import isValid
 
 from app.core.agent.pipeline import ProcessingPhase
 from app.core.agent.trajectory import step_file
+from app.core.agent.report import action_words
 
 PHASES = tuple(phase.value for phase in ProcessingPhase)
 CHIP_COLOUR_ROLE = Qt.ItemDataRole.UserRole + 10   # QColor of the chip a ChipDelegate paints
@@ -35,17 +35,6 @@ DETAIL_IMAGE_SIZE = QSize(900, 1800)   # screenshots are decoded to at most this
 
 
 # ---------------------------------------------------------------- a step in words
-
-
-def action_words(action: Any) -> str:
-    """`function(name=value, …)` for an action dict; "" when there is none."""
-    if not isinstance(action, dict) or not action.get("function"):
-        return ""
-    arguments = action.get("arguments") or {}
-    if not isinstance(arguments, dict):
-        arguments = {"arguments": arguments}
-    listed = ", ".join(f"{name}={json.dumps(value, ensure_ascii=False)}" for name, value in arguments.items())
-    return f"{action['function']}({listed})"
 
 
 def step_action_text(step: dict[str, Any]) -> str:

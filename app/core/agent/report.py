@@ -177,7 +177,7 @@ def _header(run: dict[str, Any]) -> str:
             f'<section class="card"><div class="facts">{"".join(facts)}</div></section>')
 
 
-def _action_words(action: Any) -> str:
+def action_words(action: Any) -> str:
     """`function(name=value, …)` for an action dict; "" when there is none."""
     if not isinstance(action, dict) or not action.get("function"):
         return ""
@@ -286,8 +286,8 @@ def _step_card(run_dir: Path, step: dict[str, Any]) -> str:
         rows.append(_row("Thought", f'<span class="text">{_e(step["thought"])}</span>'))
     if step.get("comment"):
         rows.append(_row("Comment", f'<span class="text">{_e(step["comment"])}</span>'))
-    executed = step.get("action_text") or _action_words(step.get("action"))
-    proposed = _action_words(step.get("proposed_action"))
+    executed = step.get("action_text") or action_words(step.get("action"))
+    proposed = action_words(step.get("proposed_action"))
     if proposed:
         rows.append(_row("Proposed", f"<code>{_e(proposed)}</code>"))
         rows.append(_row("Executed instead", f"<code>{_e(executed or 'nothing')}</code>"))
