@@ -10,10 +10,10 @@ async def _run_app() -> None:
     from PySide6.QtWidgets import QApplication
 
     from app.gui.error_dialog import install_exception_hooks
-    from app.gui.event_loop import use_plain_worker_threads
+    from app.gui.event_loop import prepare_gui_loop
     from app.gui.main_window import MainWindow
 
-    use_plain_worker_threads(asyncio.get_running_loop())
+    prepare_gui_loop(asyncio.get_running_loop())
     app = QApplication.instance()
     app.setQuitOnLastWindowClosed(False)
     closed = asyncio.Event()

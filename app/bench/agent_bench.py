@@ -42,19 +42,26 @@ CHARS_PER_TOKEN = 4
 
 
 class _LoopbackModel(BaseHTTPRequestHandler):
-    """Answers every chat request after MODEL_LATENCY_S with a tap on the screen's title (it changes nothing)."""
+    """Answers every chat request after MODEL_LATENCY_S with the next of `replies`, in turn.
+
+    The default is a tap on the screen's title (it changes nothing).
+    """
 
     protocol_version = "HTTP/1.1"
     disable_nagle_algorithm = True
-    reply = json.dumps({"thought": "look", "comment": "", "action": {
-        "function": "tap", "arguments": {"x": 300, "y": 60}, "status": "CONTINUE"}})
+    replies = [json.dumps({"thought": "look", "comment": "", "action": {
+        "function": "tap", "arguments": {"x": 300, "y": 60}, "status": "CONTINUE"}})]
+    answered = 0
 
     def do_POST(self) -> None:
         self.rfile.read(int(self.headers.get("Content-Length", 0)))
         time.sleep(MODEL_LATENCY_S)
+        cls = type(self)
+        reply = cls.replies[cls.answered % len(cls.replies)]
+        cls.answered += 1
         body = json.dumps({"id": "bench", "object": "chat.completion", "created": 0, "model": "bench",
                            "choices": [{"index": 0, "finish_reason": "stop",
-                                        "message": {"role": "assistant", "content": self.reply}}],
+                                        "message": {"role": "assistant", "content": reply}}],
                            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")

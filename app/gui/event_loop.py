@@ -3,20 +3,29 @@
 from __future__ import annotations
 
 import asyncio
+import sys
 from concurrent.futures import ThreadPoolExecutor
 
 import qasync
 from PySide6.QtWidgets import QApplication
 
 
-def use_plain_worker_threads(loop: asyncio.AbstractEventLoop) -> None:
-    """Blocking work (adbutils, file writes) runs on plain Python threads, not qasync's QThreads."""
+# How long a thread may hold the GIL while another waits for it. Python's default, 5 ms, is
+# paid by the GUI thread at every call into Python (a paint, a model's data()) while the
+# run's thread and the frame decoder are busy; 1 ms keeps those waits short.
+GIL_SWITCH_INTERVAL_S = 0.001
+
+
+def prepare_gui_loop(loop: asyncio.AbstractEventLoop) -> None:
+    """Blocking work (adbutils, file writes) runs on plain Python threads, not qasync's QThreads,
+    and the GUI thread gets the GIL back quickly from them."""
     loop.set_default_executor(ThreadPoolExecutor(max_workers=8, thread_name_prefix="agentdesk-worker"))
+    sys.setswitchinterval(GIL_SWITCH_INTERVAL_S)
 
 
 def new_qasync_loop() -> asyncio.AbstractEventLoop:
     """A qasync loop on the QApplication (made if needed). Make one per process: qasync
     does not fully clean up a closed loop, and Qt may later fire a timer at its freed objects."""
     loop = qasync.QEventLoop(QApplication.instance() or QApplication([]))
-    use_plain_worker_threads(loop)
+    prepare_gui_loop(loop)
     return loop

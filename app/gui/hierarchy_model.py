@@ -54,6 +54,20 @@ class ControlTableModel(QAbstractTableModel):
         except ValueError:
             return -1
 
+    @staticmethod
+    def display_row(control: Control) -> tuple:
+        """What the row of `control` shows, column by column."""
+        return (control.id, control.type, control.name, control.resource_id.rpartition("/")[2],
+                _rect_text(control.rect))
+
+    def column_texts(self) -> list[list[str]]:
+        """Every shown text, column by column (the header first)."""
+        columns = [[header] for header in self.HEADERS]
+        for control in self._controls:
+            for column, value in zip(columns, self.display_row(control)):
+                column.append(str(value))
+        return columns
+
     def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self._controls)
 
@@ -71,8 +85,7 @@ class ControlTableModel(QAbstractTableModel):
             return None
         column = index.column()
         if role == Qt.ItemDataRole.DisplayRole:
-            return (control.id, control.type, control.name, control.resource_id.rpartition("/")[2],
-                    _rect_text(control.rect))[column]
+            return self.display_row(control)[column]
         if role == FILTER_ROLE:
             return (str(control.id), control.type, control.name, control.resource_id, _rect_text(control.rect))[column]
         if role == SORT_ROLE:

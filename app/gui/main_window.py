@@ -114,8 +114,9 @@ class MainWindow(QMainWindow):
         main = QSplitter(Qt.Orientation.Horizontal)
         for widget in (left, center, right):
             main.addWidget(widget)
-        main.setStretchFactor(1, 1)
-        main.setSizes([330, 520, 510])
+        main.setStretchFactor(1, 1)          # extra width goes to the mirror and the inspector/timeline alike
+        main.setStretchFactor(2, 1)
+        main.setSizes([330, 430, 600])        # a phone is tall: the mirror needs less width than the tables
         self.splitters = {"main": main, "right": right}
         self.setCentralWidget(main)
         self.status = QLabel("")
@@ -256,8 +257,6 @@ class MainWindow(QMainWindow):
                               {"model": entry.model if entry else "", "virtual": bool(entry and entry.virtual)},
                               paused=paused)
         self.request.set_running(True, paused)
-        if paused:
-            self.controller.step_once()
 
     def _step(self, request: str, mode: str, max_steps: int) -> None:
         if self.controller.running:

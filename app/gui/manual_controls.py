@@ -56,7 +56,7 @@ class ManualControlBar(QWidget):
         self.text_field = QLineEdit()
         self.text_field.setPlaceholderText("Text to type on the phone…")
         self.text_field.setClearButtonEnabled(True)
-        self.text_field.setMinimumWidth(140)
+        self.text_field.setMinimumWidth(90)
         self.text_field.returnPressed.connect(self.send_text)
         self.text_field.textChanged.connect(self._update_type_button)
         self.type_button = QPushButton("Type")

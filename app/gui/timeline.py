@@ -19,7 +19,7 @@ from app.core.agent.report import REPORT_FILE
 from app.core.agent.trajectory import RunRecord, load_run, step_file
 
 from .past_runs import PastRunsDialog
-from .step_detail import (CHIP_COLOUR_ROLE, CHIP_NOTE_ROLE, NEUTRAL_CHIP, STATUS_COLOURS, ChipDelegate,
+from .step_detail import (CHIP_COLOUR_ROLE, CHIP_NOTE_ROLE, DECISION_CHIPS, NEUTRAL_CHIP, STATUS_COLOURS, ChipDelegate,
                           StepDetailDialog, decision_chip, error_colour, format_ms, read_scaled_image, result_text,
                           step_action_text, step_duration_ms, token_counts)
 
@@ -90,7 +90,7 @@ class ThumbnailCache(QObject):
 class StepTableModel(QAbstractTableModel):
     """The steps of one run (records as `MemoryItem.to_dict()` gives them) as table rows."""
 
-    COLUMNS = ("", "Step", "Action", "Decision", "Result", "Time", "Tokens")
+    COLUMNS = ("", "#", "Action", "Decision", "Result", "Time", "Tokens")
     THUMBNAIL, NUMBER, ACTION, DECISION, RESULT, TIME, TOKENS = range(7)
 
     def __init__(self, thumbnails: ThumbnailCache, parent: QObject | None = None):
@@ -393,8 +393,12 @@ class TimelinePanel(QWidget):
         header.setHighlightSections(False)
         header.setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
         mode = QHeaderView.ResizeMode   # per column: thumbnail, step, action, decision, result, time, tokens
-        for column, column_mode in enumerate((mode.Fixed, mode.ResizeToContents, mode.Stretch, mode.Fixed,
-                                              mode.Stretch, mode.ResizeToContents, mode.ResizeToContents)):
+        # The action takes the room there is; decision (a chip, then a note) and result start narrow,
+        # elide, and can be widened by hand.
+        for column, column_mode in enumerate((mode.Fixed, mode.ResizeToContents, mode.Stretch, mode.Interactive,
+                                              mode.Interactive, mode.ResizeToContents, mode.ResizeToContents)):
             header.setSectionResizeMode(column, column_mode)
         header.resizeSection(StepTableModel.THUMBNAIL, THUMBNAIL_BOX.width() + 16)
-        header.resizeSection(StepTableModel.DECISION, 180)
+        chip_width = max(view.fontMetrics().horizontalAdvance(text) for text, _ in DECISION_CHIPS.values()) + 32
+        header.resizeSection(StepTableModel.DECISION, chip_width)
+        header.resizeSection(StepTableModel.RESULT, view.fontMetrics().horizontalAdvance("not executed") + 16)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 
 import pytest
 from PySide6.QtCore import Qt
@@ -24,6 +25,18 @@ def proposal(action: Action, step: int = 1) -> Proposal:
     controls = extract_controls(phone.dump_hierarchy(), (1080, 2400))
     return Proposal(step=step, action=action, action_text="Tap “Settings” (#4)", thought="open settings",
                     controls=controls, screen_size=(1080, 2400))
+
+
+class ThreadRecordingDevice(AndroidDevice):
+    """Remembers on which threads the run asked for the phone's controls."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.threads: set[str] = set()
+
+    async def controls(self, refresh: bool = False):
+        self.threads.add(threading.current_thread().name)
+        return await super().controls(refresh)
 
 
 @pytest.fixture
@@ -118,12 +131,51 @@ async def test_controller_runs_a_task_through_the_panel(virtual_adb, tmp_path, m
     controller.state_changed.connect(lambda status, reason: states.append(status))
     script = [json_reply(act("launch_app", package_name="com.android.settings")), click("Network & internet"),
               click("Wi-Fi"), click("Use Wi-Fi"), json_reply(act("", status="FINISH"))]
-    device = AndroidDevice(AdbTransport("127.0.0.1", virtual_adb.port), "emulator-5554")
+    device = ThreadRecordingDevice(AdbTransport("127.0.0.1", virtual_adb.port), "emulator-5554")
+    signal_threads: set[str] = set()
+    controller.step_finished.connect(lambda item: signal_threads.add(threading.current_thread().name))
     with FakeOpenAIServer(script) as model:
         settings = Settings(provider=ProviderSettings(base_url=model.base_url, model="gpt-4o"),
                             agent=AgentSettings(settle_seconds=0))
         controller.start("Turn on Wi-Fi", device, settings, "sk-test-gui-0123456789")
         result = await asyncio.wait_for(controller.task, 60)
     assert result.status == "success" and finished == [result]
+    # the run's own work happened on its thread; the window heard of it on the GUI thread
+    assert device.threads == {"agentdesk-run"}
+    assert signal_threads == {threading.main_thread().name}
     assert virtual_adb.devices[0].phone.state()["wifi"] is True
     assert states.count("CONFIRM") == 5 and states[-1] == "FINISH"
+
+
+@pytest.mark.asyncio
+async def test_step_pause_and_stop_reach_the_run_on_its_thread(virtual_adb, tmp_path, monkeypatch):
+    """Step takes one step and pauses; Step again takes one more; Stop ends the paused run."""
+    monkeypatch.setenv("AGENTDESK_HOME", str(tmp_path))
+    controller = RunController()
+    steps: list[int] = []
+    controller.step_finished.connect(lambda item: steps.append(item.step))
+    script = [json_reply(act("launch_app", package_name="com.android.settings")), click("Network & internet"),
+              click("Wi-Fi"), json_reply(act("", status="FINISH"))]
+    device = AndroidDevice(AdbTransport("127.0.0.1", virtual_adb.port), "emulator-5554")
+
+    async def settled(condition) -> None:
+        for _ in range(200):
+            if condition():
+                await asyncio.sleep(0.3)      # and nothing more happens
+                return
+            await asyncio.sleep(0.05)
+        raise AssertionError("timed out")
+
+    with FakeOpenAIServer(script) as model:
+        settings = Settings(provider=ProviderSettings(base_url=model.base_url, model="gpt-4o"),
+                            agent=AgentSettings(mode="auto", settle_seconds=0))
+        controller.start("Turn on Wi-Fi", device, settings, "sk-test-gui-0123456789", paused=True)
+        await settled(lambda: steps == [1])
+        assert steps == [1] and controller.paused and controller.running
+        controller.step_once()
+        await settled(lambda: steps == [1, 2])
+        assert steps == [1, 2] and controller.paused
+        controller.stop()
+        result = await asyncio.wait_for(controller.task, 30)
+    assert result.status == "stopped" and result.steps_taken == 2
+    assert virtual_adb.devices[0].phone.state()["wifi"] is False

@@ -220,14 +220,8 @@ class AndroidDevice:
         xml = await self.dump_hierarchy()
         dumped = time.perf_counter()
         screen = await self.screen_info()
-        try:
-            hierarchy = parse_hierarchy(xml)
-        except HierarchyError as exc:
-            raise HierarchyDumpFailed(f"The phone sent controls that cannot be read: {exc}", DUMP_COMMAND) from exc
-        size = screen.display_size
-        if hierarchy.rotation % 2 != screen.rotation % 2:   # rotated since screen_info was cached
-            size = (size[1], size[0])
-        controls = select_controls(hierarchy, size)
+        # Parsing is a few ms of Python: a worker thread keeps it off the caller's loop (a GUI's, say).
+        hierarchy, controls = await asyncio.to_thread(_read_controls, xml, screen)
         snapshot = ControlsSnapshot(controls, hierarchy, xml, time.monotonic(), (dumped - started) * 1000)
         self._controls = snapshot
         return snapshot
@@ -311,3 +305,15 @@ class AndroidDevice:
             raise CommandFailed(f"{package} has no screen that can be launched (is it installed?).",
                                 cmd.launch_app(package), output)
         return package
+
+
+def _read_controls(xml: str, screen: ScreenInfo) -> tuple[UiHierarchy, list[Control]]:
+    """The hierarchy of a dump and the controls selected from it, sized to the screen."""
+    try:
+        hierarchy = parse_hierarchy(xml)
+    except HierarchyError as exc:
+        raise HierarchyDumpFailed(f"The phone sent controls that cannot be read: {exc}", DUMP_COMMAND) from exc
+    size = screen.display_size
+    if hierarchy.rotation % 2 != screen.rotation % 2:   # rotated since screen_info was cached
+        size = (size[1], size[0])
+    return hierarchy, select_controls(hierarchy, size)
