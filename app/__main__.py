@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
+
+STARTUP_PROBE = "AGENTDESK_STARTUP_PROBE"
+WINDOW_SHOWN = "agentdesk: window shown"
 
 
 async def _run_app() -> None:
@@ -20,6 +24,11 @@ async def _run_app() -> None:
     window = MainWindow(closed)
     install_exception_hooks(lambda: window)
     window.show()
+    if os.environ.get(STARTUP_PROBE):      # `agentdesk bench startup`: say when the window is up, then leave
+        app.processEvents()                # the first paint
+        print(WINDOW_SHOWN, flush=True)
+        window.deleteLater()
+        return
     await window.start()
     await closed.wait()
     await window.shutdown()
@@ -30,12 +39,15 @@ def main() -> int:
     from PySide6.QtWidgets import QApplication
 
     from app.core.redaction import setup_logging
+    from app.gui.app_icon import app_icon
     from app.gui.theme import apply_theme
 
     setup_logging()
     app = QApplication(sys.argv)
     app.setApplicationName("Agent Desk")
     app.setOrganizationName("AgentDesk")
+    app.setDesktopFileName("agentdesk")      # packaging/linux/agentdesk.desktop
+    app.setWindowIcon(app_icon())
     apply_theme(app)
     try:
         qasync.run(_run_app())

@@ -1,4 +1,5 @@
-"""agentdesk: headless commands (controls, devices, virtual-phone, bench). No Qt here."""
+"""agentdesk: headless commands (controls, devices, virtual-phone, run, bench…). No Qt here;
+without a command the desktop app starts, and `--self-test` checks the installation."""
 
 from __future__ import annotations
 
@@ -148,14 +149,17 @@ def _agent_command(name: str, args) -> int:
 def cmd_bench(args) -> int:
     from app.bench import run_benchmark
 
-    return run_benchmark(args.suite, rounds=args.rounds, json_out=args.json)
+    return run_benchmark(args.suite, rounds=args.rounds, json_out=args.json, bundle=args.bundle)
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="agentdesk", description="Agent Desk: supervised automation of Android phones.")
     parser.add_argument("--version", action="version", version=f"agentdesk {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="log what happens")
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser.add_argument("--self-test", action="store_true",
+                        help="check this installation (resources, Qt, the virtual phone, the keyring) and exit")
+    sub = parser.add_subparsers(dest="command", metavar="command",
+                                help="without one, the desktop app starts")
 
     controls = sub.add_parser("controls", help="list the controls on a screen, with their ids")
     source = controls.add_mutually_exclusive_group()
@@ -200,9 +204,11 @@ def build_parser() -> argparse.ArgumentParser:
     key.set_defaults(func=lambda a: _agent_command("cmd_key", a))
 
     bench = sub.add_parser("bench", help="measure speed against the virtual phone")
-    bench.add_argument("suite", choices=["perception", "agent", "gui"], help="what to measure")
+    bench.add_argument("suite", choices=["perception", "agent", "gui", "startup"], help="what to measure")
     bench.add_argument("--rounds", type=int, default=15, help="repetitions per figure (median reported)")
     bench.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
+    bench.add_argument("--bundle", metavar="EXE", help="startup: the bundle's executable "
+                                                       "(default: dist/AgentDesk/AgentDesk)")
     bench.set_defaults(func=cmd_bench)
     return parser
 
@@ -213,6 +219,14 @@ def main(argv: list[str] | None = None) -> int:
     console.setLevel(logging.INFO if args.verbose else logging.WARNING)   # the log file may want more
     console.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, handlers=[console])
+    if args.self_test:
+        from app.selftest import main as self_test
+
+        return self_test()
+    if args.command is None:
+        from app.__main__ import main as desktop_app
+
+        return desktop_app()
     try:
         return args.func(args)
     except DeviceError as exc:

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 
-def run_benchmark(suite: str, rounds: int = 15, json_out: str | None = None) -> int:
+def run_benchmark(suite: str, rounds: int = 15, json_out: str | None = None, bundle: str | None = None) -> int:
     if suite == "perception":
         from .perception_bench import run_perception_bench
 
@@ -15,6 +15,10 @@ def run_benchmark(suite: str, rounds: int = 15, json_out: str | None = None) -> 
         from .gui_bench import run_gui_bench
 
         table = run_gui_bench(rounds)
+    elif suite == "startup":
+        from .startup_bench import run_startup_bench
+
+        table = run_startup_bench(rounds, bundle)
     elif suite == "agent":
         from .agent_bench import run_agent_bench
 

@@ -16,78 +16,28 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
-from pydantic.fields import FieldInfo
+from pydantic import ValidationError
 from PySide6.QtCore import QStringListModel, Qt
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QCompleter, QDialog, QDialogButtonBox, QDoubleSpinBox,
-                               QFormLayout, QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QProgressBar,
-                               QPushButton, QSpinBox, QTabWidget, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QCompleter, QDialog, QDialogButtonBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
+                               QPlainTextEdit, QProgressBar, QPushButton, QTabWidget, QVBoxLayout, QWidget)
 
 from app.core.agent.llm_client import ModelClient, ModelError
-from app.core.config import (DEFAULT_SENSITIVE_WORDS, AgentSettings, ImageSettings, ProviderSettings, Settings,
-                             describe_validation_error)
+from app.core.config import DEFAULT_SENSITIVE_WORDS, ProviderSettings, Settings, describe_validation_error
 from app.core.redaction import redact
 from app.core.secrets import SESSION_NOTICE, SecretStore
 
 from .provider_presets import AZURE_PLACEHOLDER, CUSTOM, PRESETS, ProviderPreset, preset_named
+from .settings_form import (AGENT_ROWS, IMAGE_ROWS, PROVIDER_ROWS, FieldWidget, add_form_row, error_label,
+                            field_editor, field_value, form_page, hbox, note_label, set_field_value)
 from .theme import set_tone
 
 log = logging.getLogger(__name__)
 
-FieldWidget = QLineEdit | QSpinBox | QDoubleSpinBox | QCheckBox | QComboBox
-SECTIONS: dict[str, type[BaseModel]] = {"provider": ProviderSettings, "images": ImageSettings,
-                                        "agent": AgentSettings}
 TAB_OF_SECTION = {"provider": 0, "images": 1, "agent": 2, "safety": 3}
 WORDS_KEY = "agent.sensitive_words"
 CONNECTION_PROMPT = [{"role": "user", "content": "Reply with the single word: ok"}]
-UNBOUNDED_MAXIMUM = 86_400  # one day, for limits the settings leave open
-
-
-@dataclass(frozen=True)
-class Spin:
-    """A spin box row; its range comes from the settings model's limits."""
-
-    suffix: str = ""
-    decimals: int = 0
-    step: float = 1
-
-
-@dataclass(frozen=True)
-class Check:
-    """A check box row with this text."""
-
-    text: str
-
-
-# (label, "section.field", editor kind): see SettingsDialog._editor.
-PROVIDER_ROWS = (
-    ("Timeout", "provider.timeout_seconds", Spin(" s", step=5)),
-    ("Tools", "provider.use_tools", Check("Send the actions as tools (function calling)")),
-    ("Coordinates", "provider.coordinate_mode", [("Pixels of the sent image", "image"),
-                                                 ("Normalised 0–1000", "normalized")]),
-)
-IMAGE_ROWS = (
-    ("Send to the model", "images.send", [("Annotated screenshot (numbered controls)", "annotated"),
-                                          ("Clean screenshot", "clean"), ("Both", "both")]),
-    ("Longest side", "images.max_side", Spin(" px", step=64)),
-    ("Format", "images.format", [("JPEG (smaller)", "jpeg"), ("PNG (lossless)", "png")]),
-    ("JPEG quality", "images.jpeg_quality", Spin(step=5)),
-)
-AGENT_ROWS = (
-    ("Default mode", "agent.mode", [("Step by step: approve every action", "step"),
-                                    ("Automatic: sensitive actions still ask", "auto")]),
-    ("Max steps", "agent.max_steps", Spin()),
-    ("Overall timeout", "agent.timeout_seconds", Spin(" s", step=60)),
-    ("Stop after failures", "agent.max_consecutive_failures", Spin(" in a row")),
-    ("Reply retries", "agent.reply_retries", Spin()),
-    ("Stuck after", "agent.stuck_threshold", Spin(" repeats")),
-    ("Settle time", "agent.settle_seconds", Spin(" s", decimals=1, step=0.1)),
-    ("Reflection", "agent.reflection", Check("Check after each action that the screen changed as expected")),
-    ("", "agent.model_reflection", Check("Ask the model when the change is unclear")),
-)
 
 
 class SettingsDialog(QDialog):
@@ -110,7 +60,7 @@ class SettingsDialog(QDialog):
         self.tabs.addTab(self._table_page(IMAGE_ROWS), "Images")
         self.tabs.addTab(self._table_page(AGENT_ROWS), "Agent")
         self.tabs.addTab(self._safety_page(), "Safety")
-        self.problem_label = _error_label()
+        self.problem_label = error_label()
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         self.ok_button = buttons.button(QDialogButtonBox.StandardButton.Ok)
         self.ok_button.setProperty("primary", True)
@@ -173,10 +123,10 @@ class SettingsDialog(QDialog):
     # ------------------------------------------------------------------ pages
 
     def _provider_page(self) -> QWidget:
-        page, form = _form_page()
+        page, form = form_page()
         self.preset_combo = self._editor("provider.preset", [(preset.name, preset.name) for preset in PRESETS])
         self.preset_combo.activated.connect(self._apply_preset)
-        self.hint_label = _note_label()
+        self.hint_label = note_label()
         self._row(form, "Provider", "provider.preset", self.preset_combo, self.hint_label)
         self.base_url_edit = self._editor("provider.base_url", "https://…/v1")
         self._row(form, "Base URL", "provider.base_url", self.base_url_edit)
@@ -191,9 +141,9 @@ class SettingsDialog(QDialog):
         self.show_key_button.toggled.connect(self._toggle_key_visible)
         self.remove_key_button = QPushButton("Remove key", autoDefault=False)
         self.remove_key_button.clicked.connect(lambda: self._set_key_removal(True))
-        self.key_note = _note_label()
+        self.key_note = note_label()
         self._row(form, "API key", "provider.api_key",
-                  _hbox((self.key_edit, 1), (self.show_key_button, 0), (self.remove_key_button, 0)), self.key_note)
+                  hbox((self.key_edit, 1), (self.show_key_button, 0), (self.remove_key_button, 0)), self.key_note)
         self._add_rows(form, PROVIDER_ROWS)
 
         self.test_button = QPushButton("Test connection", autoDefault=False)
@@ -203,11 +153,11 @@ class SettingsDialog(QDialog):
         self.test_spinner.hide()
         self.test_result = QLabel(wordWrap=True)
         self.test_result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        form.addRow("", _hbox((self.test_button, 0), (self.test_spinner, 0), (self.test_result, 1)))
+        form.addRow("", hbox((self.test_button, 0), (self.test_spinner, 0), (self.test_result, 1)))
         return page
 
     def _table_page(self, rows: tuple[tuple[str, str, Any], ...]) -> QWidget:
-        page, form = _form_page()
+        page, form = form_page()
         self._add_rows(form, rows)
         return page
 
@@ -221,7 +171,7 @@ class SettingsDialog(QDialog):
         self.words_edit.textChanged.connect(lambda: self._clear_error(WORDS_KEY))
         defaults_button = QPushButton("Restore the default list", autoDefault=False)
         defaults_button.clicked.connect(lambda: self.words_edit.setPlainText("\n".join(DEFAULT_SENSITIVE_WORDS)))
-        self._errors[WORDS_KEY] = _error_label()
+        self._errors[WORDS_KEY] = error_label()
         layout.addWidget(explanation)
         layout.addWidget(self.words_edit, 1)
         layout.addWidget(self._errors[WORDS_KEY])
@@ -232,47 +182,18 @@ class SettingsDialog(QDialog):
 
     def _row(self, form: QFormLayout, label: str, key: str, editor: QWidget | QHBoxLayout,
              note: QLabel | None = None) -> None:
-        """A form row: the editor, an optional note under it, and its inline error (hidden until needed)."""
-        box = QWidget()
-        column = QVBoxLayout(box)
-        column.setContentsMargins(0, 0, 0, 0)
-        column.setSpacing(4)
-        if isinstance(editor, QHBoxLayout):
-            column.addLayout(editor)
-        elif isinstance(editor, (QSpinBox, QDoubleSpinBox, QComboBox)):  # as wide as their content
-            column.addWidget(editor, 0, Qt.AlignmentFlag.AlignLeft)
-        else:
-            column.addWidget(editor)
-        if note is not None:
-            column.addWidget(note)
-        self._errors[key] = _error_label()
-        column.addWidget(self._errors[key])
-        caption = QLabel(label, alignment=Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
-        caption.setFixedHeight(_polished_height(editor))  # centred on the editor, not on its notes
-        form.addRow(caption, box)
+        """A form row (see add_form_row) whose inline error is kept under `key`."""
+        self._errors[key] = add_form_row(form, label, editor, note)
 
     def _add_rows(self, form: QFormLayout, rows: tuple[tuple[str, str, Any], ...]) -> None:
         for label, key, spec in rows:
             self._row(form, label, key, self._editor(key, spec))
 
     def _editor(self, key: str, spec: Any) -> FieldWidget:
-        """The editor for `key`: a spin box for a `Spin`, a check box for a `Check`, a line edit for a
-        placeholder text, a combo box for a list of (text, value) choices."""
-        section, name = key.split(".")
-        field = SECTIONS[section].model_fields[name]
-        if isinstance(spec, Spin):
-            editor = _spin_box(field, spec)
-        elif isinstance(spec, Check):
-            editor = QCheckBox(spec.text)
-        elif isinstance(spec, str):
-            editor = QLineEdit(placeholderText=spec)
+        """The editor for `key` (see field_editor), kept under `key` for loading, reading and errors."""
+        editor = field_editor(key, spec)
+        if isinstance(editor, QLineEdit):
             editor.textEdited.connect(lambda: self._clear_error(key))
-        else:
-            editor = QComboBox()
-            for text, value in spec:
-                editor.addItem(text, value)
-        if field.description:
-            editor.setToolTip(field.description[0].upper() + field.description[1:] + ".")
         self._fields[key] = editor
         return editor
 
@@ -281,7 +202,7 @@ class SettingsDialog(QDialog):
     def _load(self, settings: Settings) -> None:
         for key, widget in self._fields.items():
             section, name = key.split(".")
-            _set_value(widget, getattr(getattr(settings, section), name))
+            set_field_value(widget, getattr(getattr(settings, section), name))
         self.words_edit.setPlainText("\n".join(settings.agent.sensitive_words))
         self._show_preset_help(preset_named(settings.provider.preset))
         self._sync_dependent_fields()
@@ -358,7 +279,7 @@ class SettingsDialog(QDialog):
         data = self._original.model_dump()
         for key, widget in self._fields.items():
             section, name = key.split(".")
-            data[section][name] = _value(widget)
+            data[section][name] = field_value(widget)
         words = (line.strip() for line in self.words_edit.toPlainText().splitlines())
         data["agent"]["sensitive_words"] = list(dict.fromkeys(word for word in words if word))
         return data
@@ -399,77 +320,3 @@ class SettingsDialog(QDialog):
     def _set_test_result(self, text: str, tone: str) -> None:
         self.test_result.setText(text)
         set_tone(self.test_result, tone)
-
-
-def _polished_height(editor: QWidget | QHBoxLayout) -> int:
-    """The editor's height with the app stylesheet applied (it sets minimum heights)."""
-    widgets = [editor] if isinstance(editor, QWidget) else [editor.itemAt(i).widget() for i in range(editor.count())]
-    for widget in widgets:
-        widget.ensurePolished()
-    return editor.sizeHint().height()
-
-
-def _note_label(tone: str = "muted") -> QLabel:
-    label = QLabel(wordWrap=True)
-    set_tone(label, tone)
-    return label
-
-
-def _error_label() -> QLabel:
-    label = _note_label("error")
-    label.hide()
-    return label
-
-
-def _spin_box(field: FieldInfo, spec: Spin) -> QSpinBox | QDoubleSpinBox:
-    """A spin box limited to what the settings model accepts for `field`."""
-    bounds: dict[str, Any] = {}
-    for rule in field.metadata:
-        bounds.update({attr: getattr(rule, attr) for attr in ("ge", "gt", "le") if hasattr(rule, attr)})
-    spin = QDoubleSpinBox(decimals=spec.decimals) if field.annotation is float else QSpinBox()
-    spin.setRange(bounds.get("ge", bounds["gt"] + 10 ** -spec.decimals if "gt" in bounds else 0),
-                  bounds.get("le", UNBOUNDED_MAXIMUM))
-    spin.setSingleStep(spec.step)
-    spin.setSuffix(spec.suffix)
-    spin.setMinimumWidth(120)
-    return spin
-
-
-def _hbox(*widgets: tuple[QWidget, int]) -> QHBoxLayout:
-    """A row of widgets with their stretch factors, without margins."""
-    row = QHBoxLayout()
-    row.setContentsMargins(0, 0, 0, 0)
-    row.setSpacing(8)
-    for widget, stretch in widgets:
-        row.addWidget(widget, stretch)
-    return row
-
-
-def _form_page() -> tuple[QWidget, QFormLayout]:
-    page = QWidget()
-    form = QFormLayout(page)
-    form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
-    form.setVerticalSpacing(8)
-    return page, form
-
-
-def _value(widget: FieldWidget) -> Any:
-    if isinstance(widget, QLineEdit):
-        return widget.text().strip()
-    if isinstance(widget, QCheckBox):
-        return widget.isChecked()
-    if isinstance(widget, QComboBox):
-        return widget.currentData()
-    return widget.value()
-
-
-def _set_value(widget: FieldWidget, value: Any) -> None:
-    if isinstance(widget, QLineEdit):
-        widget.setText(str(value))
-    elif isinstance(widget, QCheckBox):
-        widget.setChecked(bool(value))
-    elif isinstance(widget, QComboBox):
-        index = widget.findData(value)
-        widget.setCurrentIndex(index if index >= 0 else widget.count() - 1)  # unknown preset → Custom
-    else:
-        widget.setValue(value)

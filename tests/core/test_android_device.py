@@ -10,6 +10,7 @@ from app.core.device.adb_transport import AdbTransport
 from app.core.device.android_device import AndroidDevice
 from app.core.device.device_watch import DeviceWatcher
 from app.core.device.errors import (
+    AdbUnavailable,
     CommandFailed,
     DeviceDisconnected,
     DeviceNotFound,
@@ -222,3 +223,20 @@ async def test_connect_over_wifi(virtual_adb):
     assert "192.168.1.77:5555" in [d.serial for d in listing]
     with pytest.raises(DeviceNotFound, match="wireless debugging"):
         await asyncio.to_thread(transport.connect, "192.168.1.78:5555")
+
+
+def test_no_adb_program_names_how_to_install_one(monkeypatch):
+    """Without a running server and without an adb program to start one (a Linux bundle on a
+    machine without platform-tools), the error says what to install."""
+    from adbutils.errors import AdbError
+
+    transport = AdbTransport("127.0.0.1", 1)
+
+    def no_adb(timeout=None):
+        raise AdbError("No adb exe could be found. Install adb on your system")
+
+    monkeypatch.setattr(transport.client, "make_connection", no_adb)
+    with pytest.raises(AdbUnavailable) as caught:
+        transport.list_devices()
+    message = str(caught.value)
+    assert "no adb program was found" in message and "sudo apt install adb" in message

@@ -19,13 +19,14 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
-from typing import Any, TypeVar
-
-import openai
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from app.core.config import ProviderSettings, Settings
 from app.core.redaction import REDACTED, redact
 from app.core.secrets import register_secret
+
+if TYPE_CHECKING:
+    import openai
 
 log = logging.getLogger(__name__)
 
@@ -133,6 +134,8 @@ class ModelClient:
         self._send_temperature = provider.temperature is not None
         self._secret = api_key or ""
         register_secret(api_key)       # the app's log filter redacts it too
+        import openai                  # here, not at the top: it takes ~350 ms, which the app's start need not wait
+
         self._openai = openai.AsyncOpenAI(base_url=provider.base_url, api_key=api_key or "not-needed",
                                           timeout=provider.timeout_seconds, max_retries=0)
 
@@ -218,6 +221,8 @@ class ModelClient:
     # ------------------------------------------------------------------ retries and errors
 
     async def _with_retries(self, call: Callable[[], Awaitable[T]], *, listing_models: bool = False) -> T:
+        import openai
+
         tries = self.provider.http_retries + 1
         attempt = 0
         while True:

@@ -57,6 +57,11 @@ class DeviceListing:
         }.get(self.state, self.state)
 
 
+INSTALL_ADB = ("Install Android platform-tools (Debian/Ubuntu: `sudo apt install adb`; Fedora: "
+               "`sudo dnf install android-tools`; macOS: `brew install android-platform-tools`), "
+               "or start a server with `adb start-server`.")
+
+
 def translate_adb_error(exc: Exception, serial: str | None = None) -> DeviceError:
     """Turn an adbutils/socket error into one of ours with a message a user understands."""
     text = str(exc)
@@ -66,8 +71,7 @@ def translate_adb_error(exc: Exception, serial: str | None = None) -> DeviceErro
     if isinstance(exc, (AdbTimeout, socket.timeout, TimeoutError)):
         return DeviceTimeout(f"{who} did not answer in time. Check that it is unlocked and still connected.")
     if isinstance(exc, AdbConnectionError):
-        return AdbUnavailable("Cannot reach the ADB server. Install Android platform-tools (adb) "
-                              "or start it with `adb start-server`.")
+        return AdbUnavailable(f"Cannot reach the ADB server. {INSTALL_ADB}")
     if "unauthorized" in text:
         return DeviceUnauthorized(f"{who} has not authorised this computer. Unlock it and accept "
                                   "the “Allow USB debugging?” prompt, then try again.")
@@ -94,8 +98,10 @@ class AdbTransport:
         try:
             return self.client.make_connection(timeout=timeout)
         except (AdbError, OSError) as exc:
-            raise AdbUnavailable(f"Cannot reach the ADB server at {self.address}: {exc}. Install Android "
-                                 "platform-tools (adb) or start it with `adb start-server`.") from exc
+            if "no adb exe" in str(exc).lower():     # adbutils found no adb program to start a server with
+                raise AdbUnavailable(f"No ADB server runs at {self.address}, and no adb program was found to "
+                                     f"start one. {INSTALL_ADB}") from exc
+            raise AdbUnavailable(f"Cannot reach the ADB server at {self.address}: {exc}. {INSTALL_ADB}") from exc
 
     def server_version(self) -> int:
         try:

@@ -1,0 +1,194 @@
+"""The Settings dialog's form rows: which settings each tab shows, and the widgets that edit them.
+
+The row tables (`PROVIDER_ROWS`, `IMAGE_ROWS`, `AGENT_ROWS`) list (label, "section.field", editor kind);
+`field_editor` turns one into a widget whose limits and tooltip come from the pydantic settings model,
+`add_form_row` lays it out with its note and inline error, and `field_value` / `set_field_value` read and
+fill any of those widgets. Used by app.gui.settings_dialog.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel
+from pydantic.fields import FieldInfo
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
+                               QSpinBox, QVBoxLayout, QWidget)
+
+from app.core.config import AgentSettings, ImageSettings, ProviderSettings
+
+from .theme import set_tone
+
+FieldWidget = QLineEdit | QSpinBox | QDoubleSpinBox | QCheckBox | QComboBox
+SECTIONS: dict[str, type[BaseModel]] = {"provider": ProviderSettings, "images": ImageSettings,
+                                        "agent": AgentSettings}
+UNBOUNDED_MAXIMUM = 86_400  # one day, for limits the settings leave open
+
+
+@dataclass(frozen=True)
+class Spin:
+    """A spin box row; its range comes from the settings model's limits."""
+
+    suffix: str = ""
+    decimals: int = 0
+    step: float = 1
+
+
+@dataclass(frozen=True)
+class Check:
+    """A check box row with this text."""
+
+    text: str
+
+
+# (label, "section.field", editor kind): see field_editor.
+PROVIDER_ROWS = (
+    ("Timeout", "provider.timeout_seconds", Spin(" s", step=5)),
+    ("Tools", "provider.use_tools", Check("Send the actions as tools (function calling)")),
+    ("Coordinates", "provider.coordinate_mode", [("Pixels of the sent image", "image"),
+                                                 ("Normalised 0–1000", "normalized")]),
+)
+IMAGE_ROWS = (
+    ("Send to the model", "images.send", [("Annotated screenshot (numbered controls)", "annotated"),
+                                          ("Clean screenshot", "clean"), ("Both", "both")]),
+    ("Longest side", "images.max_side", Spin(" px", step=64)),
+    ("Format", "images.format", [("JPEG (smaller)", "jpeg"), ("PNG (lossless)", "png")]),
+    ("JPEG quality", "images.jpeg_quality", Spin(step=5)),
+)
+AGENT_ROWS = (
+    ("Default mode", "agent.mode", [("Step by step: approve every action", "step"),
+                                    ("Automatic: sensitive actions still ask", "auto")]),
+    ("Max steps", "agent.max_steps", Spin()),
+    ("Overall timeout", "agent.timeout_seconds", Spin(" s", step=60)),
+    ("Stop after failures", "agent.max_consecutive_failures", Spin(" in a row")),
+    ("Reply retries", "agent.reply_retries", Spin()),
+    ("Stuck after", "agent.stuck_threshold", Spin(" repeats")),
+    ("Settle time", "agent.settle_seconds", Spin(" s", decimals=1, step=0.1)),
+    ("Reflection", "agent.reflection", Check("Check after each action that the screen changed as expected")),
+    ("", "agent.model_reflection", Check("Ask the model when the change is unclear")),
+)
+
+
+def field_editor(key: str, spec: Any) -> FieldWidget:
+    """The editor for the settings field `key` ("section.name"): a spin box for a `Spin`, a check box for a
+    `Check`, a line edit for a placeholder text, a combo box for a list of (text, value) choices.
+    Its tooltip is the field's description."""
+    section, name = key.split(".")
+    field = SECTIONS[section].model_fields[name]
+    if isinstance(spec, Spin):
+        editor = _spin_box(field, spec)
+    elif isinstance(spec, Check):
+        editor = QCheckBox(spec.text)
+    elif isinstance(spec, str):
+        editor = QLineEdit(placeholderText=spec)
+    else:
+        editor = QComboBox()
+        for text, value in spec:
+            editor.addItem(text, value)
+    if field.description:
+        editor.setToolTip(field.description[0].upper() + field.description[1:] + ".")
+    return editor
+
+
+def add_form_row(form: QFormLayout, label: str, editor: QWidget | QHBoxLayout, note: QLabel | None = None) -> QLabel:
+    """Add a row: the editor, an optional note under it, and an inline error label, hidden until needed,
+    which is returned."""
+    box = QWidget()
+    column = QVBoxLayout(box)
+    column.setContentsMargins(0, 0, 0, 0)
+    column.setSpacing(4)
+    if isinstance(editor, QHBoxLayout):
+        column.addLayout(editor)
+    elif isinstance(editor, (QSpinBox, QDoubleSpinBox, QComboBox)):  # as wide as their content
+        column.addWidget(editor, 0, Qt.AlignmentFlag.AlignLeft)
+    else:
+        column.addWidget(editor)
+    if note is not None:
+        column.addWidget(note)
+    error = error_label()
+    column.addWidget(error)
+    caption = QLabel(label, alignment=Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+    caption.setFixedHeight(_polished_height(editor))  # centred on the editor, not on its notes
+    form.addRow(caption, box)
+    return error
+
+
+def form_page() -> tuple[QWidget, QFormLayout]:
+    """A tab page holding a form layout, which is returned with it."""
+    page = QWidget()
+    form = QFormLayout(page)
+    form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+    form.setVerticalSpacing(8)
+    return page, form
+
+
+def note_label(tone: str = "muted") -> QLabel:
+    """A word-wrapped label in the given theme tone."""
+    label = QLabel(wordWrap=True)
+    set_tone(label, tone)
+    return label
+
+
+def error_label() -> QLabel:
+    """A hidden label in the error tone; shown when there is a problem to report."""
+    label = note_label("error")
+    label.hide()
+    return label
+
+
+def hbox(*widgets: tuple[QWidget, int]) -> QHBoxLayout:
+    """A row of widgets with their stretch factors, without margins."""
+    row = QHBoxLayout()
+    row.setContentsMargins(0, 0, 0, 0)
+    row.setSpacing(8)
+    for widget, stretch in widgets:
+        row.addWidget(widget, stretch)
+    return row
+
+
+def field_value(widget: FieldWidget) -> Any:
+    """The value an editor holds, as the settings model takes it."""
+    if isinstance(widget, QLineEdit):
+        return widget.text().strip()
+    if isinstance(widget, QCheckBox):
+        return widget.isChecked()
+    if isinstance(widget, QComboBox):
+        return widget.currentData()
+    return widget.value()
+
+
+def set_field_value(widget: FieldWidget, value: Any) -> None:
+    """Show a settings value in its editor."""
+    if isinstance(widget, QLineEdit):
+        widget.setText(str(value))
+    elif isinstance(widget, QCheckBox):
+        widget.setChecked(bool(value))
+    elif isinstance(widget, QComboBox):
+        index = widget.findData(value)
+        widget.setCurrentIndex(index if index >= 0 else widget.count() - 1)  # unknown preset → Custom
+    else:
+        widget.setValue(value)
+
+
+def _polished_height(editor: QWidget | QHBoxLayout) -> int:
+    """The editor's height with the app stylesheet applied (it sets minimum heights)."""
+    widgets = [editor] if isinstance(editor, QWidget) else [editor.itemAt(i).widget() for i in range(editor.count())]
+    for widget in widgets:
+        widget.ensurePolished()
+    return editor.sizeHint().height()
+
+
+def _spin_box(field: FieldInfo, spec: Spin) -> QSpinBox | QDoubleSpinBox:
+    """A spin box limited to what the settings model accepts for `field`."""
+    bounds: dict[str, Any] = {}
+    for rule in field.metadata:
+        bounds.update({attr: getattr(rule, attr) for attr in ("ge", "gt", "le") if hasattr(rule, attr)})
+    spin = QDoubleSpinBox(decimals=spec.decimals) if field.annotation is float else QSpinBox()
+    spin.setRange(bounds.get("ge", bounds["gt"] + 10 ** -spec.decimals if "gt" in bounds else 0),
+                  bounds.get("le", UNBOUNDED_MAXIMUM))
+    spin.setSingleStep(spec.step)
+    spin.setSuffix(spec.suffix)
+    spin.setMinimumWidth(120)
+    return spin

@@ -1,0 +1,210 @@
+"""`agentdesk --self-test`: is this installation (a checkout, a wheel or the bundle) whole?
+
+Each check runs on its own and reports what it saw; one failing check does not stop the
+others. The report is a short table on stdout (or, in a windowed bundle without a console,
+a file in the log folder), and the exit status is 0 only when every check passed:
+
+- resources: every file under `app.resources` loads through importlib.resources, and the
+  prompt templates build a system prompt;
+- Qt: a QApplication starts on the offscreen platform, the main window is built and
+  painted, and the app icon renders;
+- virtual phone: the built-in phone starts on loopback and gives a screenshot and a
+  controls dump through the same ADB client code a real phone uses;
+- keyring: the keyring package and its platform backends load; where no backend is usable
+  (a headless machine) that is reported, as the app then keeps keys for the session only.
+
+Nothing is written to the user's folders except, without a console, the report itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import os
+import platform
+import sys
+import tempfile
+import time
+import traceback
+from dataclasses import dataclass
+from importlib.resources import files
+from importlib.resources.abc import Traversable
+from typing import Callable
+
+# Backend modules of keyring per platform (they must be importable in the bundle).
+KEYRING_BACKENDS = {"linux": ("keyring.backends.SecretService", "keyring.backends.kwallet"),
+                    "darwin": ("keyring.backends.macOS",),
+                    "win32": ("keyring.backends.Windows",)}
+
+
+@dataclass
+class CheckResult:
+    name: str
+    ok: bool
+    detail: str
+    ms: float
+
+
+class CheckFailed(Exception):
+    """A check saw something wrong; the message says what."""
+
+
+def _resource_files(root: Traversable) -> list[Traversable]:
+    found = []
+    for entry in root.iterdir():
+        if entry.is_dir():
+            if entry.name != "__pycache__":
+                found.extend(_resource_files(entry))
+        elif not entry.name.endswith((".py", ".pyc")):
+            found.append(entry)
+    return found
+
+
+def check_resources() -> str:
+    from app.core.agent.prompts import PromptBuilder
+    from app.core.config import Settings
+
+    resources = _resource_files(files("app.resources"))
+    if not resources:
+        raise CheckFailed("no resource files were found in app.resources")
+    total = 0
+    for resource in resources:
+        data = resource.read_bytes()
+        if not data:
+            raise CheckFailed(f"the resource {resource.name} is empty")
+        total += len(data)
+    names = {resource.name for resource in resources}
+    for required in ("system.txt", "user.txt", "reflection.txt"):
+        if required not in names:
+            raise CheckFailed(f"the prompt template {required} is missing")
+    system = PromptBuilder(Settings()).system_message()
+    if len(str(system.get("content", ""))) < 200:
+        raise CheckFailed("the system prompt came out (almost) empty")
+    return f"{len(resources)} files, {total / 1024:.0f} KiB; prompts build"
+
+
+def check_qt() -> str:
+    os.environ["QT_QPA_PLATFORM"] = "offscreen"
+    from PySide6.QtWidgets import QApplication
+
+    from app.gui.app_icon import app_icon
+    from app.gui.event_loop import new_qasync_loop
+    from app.gui.main_window import MainWindow
+
+    app = QApplication.instance() or QApplication([sys.argv[0], "-platform", "offscreen"])
+    loop = new_qasync_loop()
+    asyncio.set_event_loop(loop)
+    icon = app_icon()
+    if icon.isNull() or icon.pixmap(32, 32).toImage().isNull():
+        raise CheckFailed("the app icon did not load")
+    window = MainWindow(asyncio.Event())
+    window.resize(1280, 800)
+    picture = window.grab()
+    window.deleteLater()          # not close(): that would save the window layout to the user's settings
+    app.processEvents()
+    if picture.isNull() or picture.width() < 600:
+        raise CheckFailed("the main window could not be painted")
+    return f"Qt {_qt_version()} on '{app.platformName()}', window painted at {picture.width()}x{picture.height()}"
+
+
+def _qt_version() -> str:
+    from PySide6 import QtCore
+
+    return QtCore.qVersion()
+
+
+def check_virtual_phone() -> str:
+    from app.core.device.adb_transport import AdbTransport
+    from app.core.device.android_device import AndroidDevice
+    from app.core.device.phone_connection import start_virtual_phone
+
+    async def look(port: int, serial: str) -> str:
+        device = AndroidDevice(AdbTransport("127.0.0.1", port), serial)
+        shot = await device.screenshot()
+        colours = shot.image.convert("L").resize((64, 128)).getextrema()
+        if colours[0] == colours[1]:
+            raise CheckFailed("the screenshot is a single colour")
+        snapshot = await device.controls()
+        if not snapshot.controls:
+            raise CheckFailed("the controls dump had no controls")
+        return f"screenshot {shot.size[0]}x{shot.size[1]} ({shot.method}), {len(snapshot.controls)} controls"
+
+    server = start_virtual_phone()
+    try:
+        return asyncio.run(look(server.port, "emulator-5554"))
+    finally:
+        server.stop()
+
+
+def check_keyring() -> str:
+    import keyring
+
+    wanted = next((mods for prefix, mods in KEYRING_BACKENDS.items() if sys.platform.startswith(prefix)), ())
+    missing = []
+    for module in wanted:
+        try:
+            importlib.import_module(module)
+        except ImportError as exc:
+            missing.append(f"{module} ({exc})")
+    if missing:
+        raise CheckFailed("keyring backends missing: " + "; ".join(missing))
+    from app.core.secrets import SecretStore
+
+    store = SecretStore()
+    backend = type(keyring.get_keyring()).__module__
+    if store.keyring_available:
+        return f"keys go to {store.location()}"
+    return f"backends load; none usable here ({backend}): keys would be kept for the session only"
+
+
+CHECKS: tuple[tuple[str, Callable[[], str]], ...] = (
+    ("resources", check_resources),
+    ("Qt, main window, icon", check_qt),
+    ("virtual phone", check_virtual_phone),
+    ("keyring", check_keyring),
+)
+
+
+def run_checks() -> list[CheckResult]:
+    results = []
+    for name, check in CHECKS:
+        started = time.perf_counter()
+        try:
+            detail, ok = check(), True
+        except CheckFailed as exc:
+            detail, ok = str(exc), False
+        except Exception as exc:   # an import that failed in a bundle, say: report it, go on
+            detail, ok = f"{type(exc).__name__}: {exc}", False
+            traceback.print_exc(file=sys.stderr if sys.stderr else None)
+        results.append(CheckResult(name, ok, detail, (time.perf_counter() - started) * 1000))
+    return results
+
+
+def render(results: list[CheckResult]) -> str:
+    from app import __version__
+
+    where = "bundle" if getattr(sys, "frozen", False) else "source"
+    lines = [f"Agent Desk {__version__} self-test ({where}, Python {platform.python_version()}, "
+             f"{platform.system()} {platform.machine()})", ""]
+    width = max(len(result.name) for result in results)
+    for result in results:
+        verdict = "ok  " if result.ok else "FAIL"
+        lines.append(f"  {verdict}  {result.name.ljust(width)}  {result.ms:6.0f} ms  {result.detail}")
+    failed = [result.name for result in results if not result.ok]
+    lines += ["", "All checks passed." if not failed else f"Failed: {', '.join(failed)}."]
+    return "\n".join(lines)
+
+
+def main() -> int:
+    from app.core import paths
+
+    report_file = None if sys.stdout is not None else paths.log_dir() / "self-test.txt"
+    # Keep the user's folders untouched: settings and runs of this process go to a temporary home.
+    os.environ.setdefault(paths.HOME_VARIABLE, tempfile.mkdtemp(prefix="agentdesk-self-test-"))
+    results = run_checks()
+    report = render(results)
+    if report_file is None:
+        print(report)
+    else:                      # a windowed bundle has no console: leave the report where it can be found
+        report_file.write_text(report + "\n", encoding="utf-8")
+    return 0 if all(result.ok for result in results) else 1

@@ -1,0 +1,49 @@
+"""`agentdesk --self-test`: the report and its exit status, and a real run from source."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+from app import selftest
+from app.selftest import CheckFailed, CheckResult, render, run_checks
+
+
+def test_a_failing_check_is_reported_and_the_others_still_run(monkeypatch):
+    def broken() -> str:
+        raise CheckFailed("the prompt template system.txt is missing")
+
+    def crashing() -> str:
+        raise ImportError("No module named 'PySide6.QtSvg'")
+
+    monkeypatch.setattr(selftest, "CHECKS", (("resources", broken), ("Qt", crashing), ("keyring", lambda: "fine")))
+    results = run_checks()
+    assert [(r.name, r.ok) for r in results] == [("resources", False), ("Qt", False), ("keyring", True)]
+    report = render(results)
+    assert "FAIL  resources" in report and "system.txt is missing" in report
+    assert "ImportError: No module named 'PySide6.QtSvg'" in report
+    assert report.rstrip().endswith("Failed: resources, Qt.")
+
+
+def test_exit_status_follows_the_checks(monkeypatch, capsys):
+    monkeypatch.setattr(selftest, "run_checks", lambda: [CheckResult("resources", True, "5 files", 1.0)])
+    assert selftest.main() == 0
+    assert "All checks passed." in capsys.readouterr().out
+    monkeypatch.setattr(selftest, "run_checks", lambda: [CheckResult("virtual phone", False, "no screenshot", 1.0)])
+    assert selftest.main() == 1
+    assert "Failed: virtual phone." in capsys.readouterr().out
+
+
+def test_self_test_from_source_passes(tmp_path):
+    """The real thing, in its own process as a user would start it: Qt offscreen, the resources,
+    the virtual phone's screenshot and dump, the keyring."""
+    env = {**os.environ, "AGENTDESK_HOME": str(tmp_path)}
+    env.pop("QT_QPA_PLATFORM", None)          # the self-test chooses offscreen itself
+    done = subprocess.run([sys.executable, "-m", "app.cli", "--self-test"], capture_output=True, text=True,
+                          env=env, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    for name in ("resources", "Qt, main window, icon", "virtual phone", "keyring"):
+        assert f"ok    {name}" in done.stdout
+    assert "screenshot 1080x2400" in done.stdout and "All checks passed." in done.stdout
+    assert not any(tmp_path.joinpath("config").glob("*"))   # nothing written to the user's settings
