@@ -9,6 +9,7 @@ never a queue.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import time
 from datetime import datetime
@@ -96,9 +97,11 @@ class PhoneSession(QObject):
         self.devices_changed.emit(entries)
         if self.entry is not None:
             now = next((e for e in entries if e.key == self.entry.key), None)
-            if now is None:
+            if now is None and self.entry.ready:
                 self.status.emit(f"{self.entry.serial} was disconnected; waiting for it to come back…")
-            elif now.ready and not self.entry.ready:
+                now = dataclasses.replace(self.entry, state="disconnected — waiting for it to come back",
+                                          ready=False)
+            elif now is not None and now.ready and not self.entry.ready:
                 self.status.emit(f"{now.serial} is back.")
             if now is not None:
                 self.entry = now

@@ -70,3 +70,32 @@ async def test_touch_mode_taps_the_phone(qapp, home, virtual_adb):
     finally:
         window.close()
         await window.shutdown()
+
+
+@pytest.mark.asyncio
+async def test_an_unplugged_phone_comes_back_on_its_own(qapp, home, virtual_adb):
+    """Unplug: the window says so and keeps the phone selected; plug back in: the mirror runs again."""
+    window = MainWindow(asyncio.Event(), SecretStore())
+    messages: list[str] = []
+    window.phone.status.connect(messages.append)
+    frames: list[int] = []
+    window.phone.frame_ready.connect(lambda *_: frames.append(1))
+    window.show()
+    try:
+        await window.start()
+        await until(lambda: frames)
+        device = virtual_adb.unplug("emulator-5554")
+        await until(lambda: any("was disconnected" in m for m in messages))
+        assert window.phone.entry.serial == "emulator-5554" and not window.phone.entry.ready
+        assert not window.manual.isEnabled()                 # manual input waits for the phone too
+        await asyncio.sleep(0.3)
+        frames.clear()
+        await asyncio.sleep(0.5)
+        assert not frames                                   # no picture while it is away
+        virtual_adb.plug(device)
+        await until(lambda: any("emulator-5554 is back" in m for m in messages))
+        await until(lambda: len(frames) >= 3)              # the same capture loop picked it up again
+        assert window.phone.entry.ready and window.manual.isEnabled()
+    finally:
+        window.close()
+        await window.shutdown()

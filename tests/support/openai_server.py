@@ -90,11 +90,11 @@ def act(function: str, status: str = "CONTINUE", thought: str = "...", **argumen
             "comment": ""}
 
 
-def click(name: str) -> Responder:
+def click(name: str, thought: str = "...") -> Responder:
     """click_control on the control called `name` in the screen the request shows."""
     def respond(body: dict[str, Any]) -> ScriptedReply:
         control_id = find_control_id(body, name)
-        return json_reply(act("click_control", control_id=control_id, control_name=name))(body)
+        return json_reply(act("click_control", thought=thought, control_id=control_id, control_name=name))(body)
     return respond
 
 
