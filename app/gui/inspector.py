@@ -118,18 +118,6 @@ class ControlDetails(QWidget):
     def control(self) -> Control | None:
         return self._control
 
-    def _fit_columns(self) -> None:
-        """Columns as wide as their texts; name and resource-id at most NAME_COLUMN_WIDTH (the rest
-        is elided). Measured here in one pass: the view's resizeColumnsToContents asks the model for
-        every cell through Python, ~25 ms for a big screen on the GUI thread."""
-        metrics = self.table.fontMetrics()
-        padding = 2 * self.table.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin) + 14
-        for column, texts in enumerate(self.table_model.column_texts()):
-            width = max(metrics.horizontalAdvance(text) for text in texts) + padding
-            if column in (2, 3):
-                width = min(width, NAME_COLUMN_WIDTH)
-            self.table.setColumnWidth(column, width)
-
     def show_control(self, control: Control | None) -> None:
         self._control = control
         if control is None:
