@@ -5,8 +5,10 @@
 #     ./install.sh --uninstall   # removes them again
 #
 # Nothing is copied or linked outside ~/.local/share: the program stays in the folder that
-# holds this script (move the folder, then run install.sh again). build-linux.sh puts this
-# file into the bundle beside the AgentDesk executable, agentdesk.desktop and agentdesk.png.
+# holds this script (move the folder, then run install.sh again).
+#
+# build-linux.sh puts this file into the bundle beside the AgentDesk executable,
+# agentdesk.desktop, agentdesk.png and icons/.
 set -euo pipefail
 
 BUNDLE_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
@@ -72,7 +74,12 @@ install_entry() {
 
     mkdir -p "$APPLICATIONS"
     local staged="$DESKTOP_FILE.tmp.$$"
-    EXEC_LINE="$exec_line" ICON_LINE="$icon_line" TRY_EXEC="$(VALUE="$executable" escape_value string)" awk '
+    # The template's leading comments are replaced by one saying where the entry came from.
+    EXEC_LINE="$exec_line" ICON_LINE="$icon_line" TRY_EXEC="$(VALUE="$executable" escape_value string)" \
+    SOURCE="$BUNDLE_DIR" awk '
+        !started && /^\[/ { started = 1
+                           print "# Written by " ENVIRON["SOURCE"] "/install.sh; remove with install.sh --uninstall." }
+        !started    { next }
         /^Exec=/    { print "Exec=" ENVIRON["EXEC_LINE"]; next }
         /^TryExec=/ { next }
         /^Icon=/    { print "Icon=" ENVIRON["ICON_LINE"]; print "TryExec=" ENVIRON["TRY_EXEC"]; next }
