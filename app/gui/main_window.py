@@ -322,7 +322,8 @@ class MainWindow(QMainWindow):
     # ------------------------------------------------------------------ life cycle
 
     async def start(self) -> None:
-        self._spawn(asyncio.to_thread(warm_up_agent, self.settings))
+        self.agent_warm_up = asyncio.ensure_future(asyncio.to_thread(warm_up_agent, self.settings))
+        self._tasks.add(self.agent_warm_up)
         await self.phone.start()
 
     async def shutdown(self) -> None:
