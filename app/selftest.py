@@ -10,8 +10,9 @@ a file in the log folder), and the exit status is 0 only when every check passed
   painted, and the app icon renders;
 - virtual phone: the built-in phone starts on loopback and gives a screenshot and a
   controls dump through the same ADB client code a real phone uses;
-- keyring: the keyring package and its platform backends load; where no backend is usable
-  (a headless machine) that is reported, as the app then keeps keys for the session only.
+- keyring: the keyring package and its platform backends load; where a backend is usable, a
+  throwaway secret is stored, read back and deleted (service "AgentDesk self-test"); where
+  none is (a headless machine) that is reported, as the app then keeps keys for the session only.
 
 Nothing is written to the user's folders except, without a console, the report itself.
 """
@@ -22,6 +23,7 @@ import asyncio
 import importlib
 import os
 import platform
+import secrets
 import sys
 import tempfile
 import time
@@ -31,6 +33,7 @@ from importlib.resources import files
 from importlib.resources.abc import Traversable
 from typing import Callable
 
+SELF_TEST_SERVICE = "AgentDesk self-test"   # the keyring entry the keyring check writes and deletes
 # Backend modules of keyring per platform (they must be importable in the bundle).
 KEYRING_BACKENDS = {"linux": ("keyring.backends.SecretService", "keyring.backends.kwallet"),
                     "darwin": ("keyring.backends.macOS",),
@@ -150,11 +153,20 @@ def check_keyring() -> str:
         raise CheckFailed("keyring backends missing: " + "; ".join(missing))
     from app.core.secrets import SecretStore
 
-    store = SecretStore()
+    store = SecretStore(service=SELF_TEST_SERVICE)
     backend = type(keyring.get_keyring()).__module__
-    if store.keyring_available:
-        return f"keys go to {store.location()}"
-    return f"backends load; none usable here ({backend}): keys would be kept for the session only"
+    if not store.keyring_available:
+        return f"backends load; none usable here ({backend}): keys would be kept for the session only"
+    probe = secrets.token_hex(16)           # a throwaway secret: stored, read back, deleted
+    store.set("probe", probe)
+    try:
+        if store.get("probe") != probe:
+            raise CheckFailed(f"{store.location()} did not give back what was stored")
+    finally:
+        store.delete("probe")
+    if not store.keyring_available:         # the store fell back to the session on a keyring error
+        raise CheckFailed(f"the keyring failed while storing a test secret ({store.notice or backend})")
+    return f"keys go to {store.location()}; a test secret was stored, read back and deleted"
 
 
 CHECKS: tuple[tuple[str, Callable[[], str]], ...] = (

@@ -6,8 +6,13 @@ import os
 import subprocess
 import sys
 
+import keyring
+import pytest
+from keyring.errors import KeyringError
+
 from app import selftest
 from app.selftest import CheckFailed, CheckResult, render, run_checks
+from tests.support.memory_keyring import MemoryKeyring
 
 
 def test_a_failing_check_is_reported_and_the_others_still_run(monkeypatch):
@@ -47,3 +52,25 @@ def test_self_test_from_source_passes(tmp_path):
         assert f"ok    {name}" in done.stdout
     assert "screenshot 1080x2400" in done.stdout and "All checks passed." in done.stdout
     assert not any(tmp_path.joinpath("config").glob("*"))   # nothing written to the user's settings
+
+
+class _WritesFail(MemoryKeyring):
+    def set_password(self, service, username, password):
+        raise KeyringError("the collection is locked")
+
+
+def test_keyring_check_round_trips_a_secret_and_leaves_nothing(monkeypatch):
+    backend = MemoryKeyring()
+    seen: list[str] = []
+    original_set = backend.set_password
+    backend.set_password = lambda s, u, p: (seen.append(s), original_set(s, u, p))[1]
+    monkeypatch.setattr(keyring, "get_keyring", lambda: backend)
+    detail = selftest.check_keyring()
+    assert "stored, read back and deleted" in detail
+    assert seen == [selftest.SELF_TEST_SERVICE] and backend.passwords == {}
+
+
+def test_keyring_check_fails_when_the_keyring_refuses_to_store(monkeypatch):
+    monkeypatch.setattr(keyring, "get_keyring", lambda: _WritesFail())
+    with pytest.raises(CheckFailed, match="keyring failed while storing"):
+        selftest.check_keyring()
