@@ -113,3 +113,18 @@ def test_virtual_phone_command_serves_the_adb_client():
         server.terminate()
         server.wait(10)
     assert server.returncode == 0
+
+
+def test_without_a_command_the_desktop_app_starts(monkeypatch):
+    import app.__main__ as desktop
+
+    started: list[bool] = []
+    monkeypatch.setattr(desktop, "main", lambda: started.append(True) or 7)
+    assert main([]) == 7 and started == [True]
+
+
+def test_self_test_flag_runs_the_self_test(monkeypatch):
+    import app.selftest as selftest
+
+    monkeypatch.setattr(selftest, "main", lambda: 1)
+    assert main(["--self-test"]) == 1

@@ -95,6 +95,11 @@ class MainWindow(QMainWindow):
         self.overlay_button.setChecked(True)
         self.overlay_button.setToolTip("Show the numbered boxes of the controls (Ctrl+B)")
         self.fps_label = QLabel("")
+        # A fixed size: a label whose size can change makes Qt lay out the whole window again each
+        # time its text changes (here every second).
+        self.fps_label.setFixedSize(self.fps_label.fontMetrics().horizontalAdvance("999.9 fps") + 8,
+                                    self.fps_label.fontMetrics().height() + 4)
+        self.fps_label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         self.manual = ManualControlBar()
         top = QHBoxLayout()
         top.addWidget(self.overlay_button)
