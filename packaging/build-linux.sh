@@ -12,40 +12,21 @@
 # Runs from any folder. PYTHON names another interpreter than python3 (a virtual environment's, say).
 set -euo pipefail
 
-usage() {
-    sed -n '2,12s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
-}
-
-install_deps=1
-for arg in "$@"; do
-    case "$arg" in
-        --no-install) install_deps=0 ;;
-        -h|--help) usage; exit 0 ;;
-        *) echo "build-linux.sh: unknown option '$arg'" >&2; usage >&2; exit 2 ;;
-    esac
-done
-
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
-PYTHON=${PYTHON:-python3}
+SCRIPT_NAME=build-linux.sh
+USAGE_LINES=2,12
+# shellcheck source=packaging/build-common.sh
+source "$(dirname "$0")/build-common.sh"
 BUNDLE=dist/AgentDesk
 
-step() { printf '\n==> %s\n' "$*"; }
+install_build_tools
 
-if (( install_deps )); then
-    step "Installing Agent Desk with its build tools"
-    "$PYTHON" -m pip install -q -e ".[build]"
-fi
-
-version=$("$PYTHON" -c "import app; print(app.__version__)")
+version=$(app_version)
 arch=$(uname -m)
 archive="dist/AgentDesk-${version}-linux-${arch}.tar.gz"
 
 step "Building the bundle with PyInstaller (Agent Desk $version, $arch)"
 "$PYTHON" -m PyInstaller --noconfirm --clean --log-level WARN build.spec
-if [[ ! -x "$BUNDLE/AgentDesk" ]]; then
-    echo "build-linux.sh: PyInstaller gave no $BUNDLE/AgentDesk" >&2
-    exit 1
-fi
+[[ -x "$BUNDLE/AgentDesk" ]] || fail "PyInstaller gave no $BUNDLE/AgentDesk"
 
 step "Adding the menu entry, icons and install.sh"
 install -m 644 packaging/linux/agentdesk.desktop "$BUNDLE/agentdesk.desktop"
@@ -57,10 +38,7 @@ done
 install -m 755 packaging/linux/install.sh "$BUNDLE/install.sh"
 
 step "Self-test of the bundle"
-if ! "$BUNDLE/AgentDesk" --self-test; then
-    echo "build-linux.sh: the bundle's self-test failed (see above); no archive was made" >&2
-    exit 1
-fi
+"$BUNDLE/AgentDesk" --self-test || fail "the bundle's self-test failed (see above); no archive was made"
 
 step "Bundle size"
 du -sh "$BUNDLE"

@@ -16,28 +16,14 @@
 # Runs from any folder. PYTHON names another interpreter than python3 (a virtual environment's, say).
 set -euo pipefail
 
-usage() {
-    sed -n '2,17s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
-}
-
-install_deps=1
-for arg in "$@"; do
-    case "$arg" in
-        --no-install) install_deps=0 ;;
-        -h|--help) usage; exit 0 ;;
-        *) echo "build-macos.sh: unknown option '$arg'" >&2; usage >&2; exit 2 ;;
-    esac
-done
-
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
-PYTHON=${PYTHON:-python3}
+SCRIPT_NAME=build-macos.sh
+USAGE_LINES=2,17
+# shellcheck source=packaging/build-common.sh
+source "$(dirname "$0")/build-common.sh"
 APP=dist/AgentDesk.app
 SIGN_IDENTITY=${MACOS_SIGN_IDENTITY:-}
 NOTARY_PROFILE=${MACOS_NOTARY_PROFILE:-}
 ENTITLEMENTS=${MACOS_ENTITLEMENTS:-}
-
-step() { printf '\n==> %s\n' "$*"; }
-fail() { echo "build-macos.sh: $*" >&2; exit 1; }
 
 if [[ "$(uname -s)" != Darwin ]]; then
     fail "this script builds on macOS only (use build-linux.sh or build-windows.ps1 elsewhere)"
@@ -49,12 +35,9 @@ if [[ -n "$ENTITLEMENTS" && ! -f "$ENTITLEMENTS" ]]; then
     fail "MACOS_ENTITLEMENTS names $ENTITLEMENTS, which does not exist"
 fi
 
-if (( install_deps )); then
-    step "Installing Agent Desk with its build tools"
-    "$PYTHON" -m pip install -q -e ".[build]"
-fi
+install_build_tools
 
-version=$("$PYTHON" -c "import app; print(app.__version__)")
+version=$(app_version)
 arch=$(uname -m)                       # arm64 or x86_64: the Python's build decides the app's
 dmg="dist/AgentDesk-${version}-macos-${arch}.dmg"
 

@@ -52,7 +52,8 @@ def render_png(renderer: QSvgRenderer, size: int, dest: Path) -> None:
 
 
 def main() -> int:
-    _app = QGuiApplication.instance() or QGuiApplication(sys.argv[:1])
+    app = QGuiApplication.instance() or QGuiApplication(sys.argv[:1])   # QImage painting needs one
+    del app
     renderer = QSvgRenderer(QByteArray(SVG_PATH.read_bytes()))
     if not renderer.isValid():
         print(f"error: {SVG_PATH} is not a valid SVG", file=sys.stderr)
