@@ -9,6 +9,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from app.core.agent.actions import Action
+from app.core.agent.agent_run import AgentRun
 from app.core.agent.supervisor import Proposal, ReviewAnswer
 from app.core.config import AgentSettings, ProviderSettings, Settings
 from app.core.device.adb_transport import AdbTransport
@@ -179,3 +180,30 @@ async def test_step_pause_and_stop_reach_the_run_on_its_thread(virtual_adb, tmp_
         result = await asyncio.wait_for(controller.task, 30)
     assert result.status == "stopped" and result.steps_taken == 2
     assert virtual_adb.devices[0].phone.state()["wifi"] is False
+
+
+@pytest.mark.asyncio
+async def test_a_crash_inside_the_run_reaches_the_window_and_ends_the_run_thread(virtual_adb, tmp_path, monkeypatch):
+    monkeypatch.setenv("AGENTDESK_HOME", str(tmp_path))
+
+    async def crash(self):
+        raise RuntimeError("a bug inside the run")
+
+    monkeypatch.setattr(AgentRun, "run", crash)
+    controller = RunController()
+    finished: list = []
+    controller.run_finished.connect(finished.append)
+    device = AndroidDevice(AdbTransport("127.0.0.1", virtual_adb.port), "emulator-5554")
+    with FakeOpenAIServer([]) as model:
+        settings = Settings(provider=ProviderSettings(base_url=model.base_url, model="gpt-4o"))
+        controller.start("Turn on Wi-Fi", device, settings, "sk-test-gui-0123456789")
+        with pytest.raises(RuntimeError, match="a bug inside the run"):
+            await asyncio.wait_for(controller.task, 30)
+    assert finished == [None]                         # the window leaves its running state
+    assert not controller.running
+    for _ in range(100):                              # the run's thread ends with its loop
+        if not any(t.name == "agentdesk-run" for t in threading.enumerate()):
+            break
+        await asyncio.sleep(0.02)
+    assert not any(t.name == "agentdesk-run" for t in threading.enumerate())
+    assert list((tmp_path / "data" / "runs").iterdir())     # the run folder was made and stays
