@@ -24,6 +24,7 @@ import importlib
 import os
 import platform
 import secrets
+import shutil
 import sys
 import tempfile
 import time
@@ -212,8 +213,15 @@ def main() -> int:
 
     report_file = None if sys.stdout is not None else paths.log_dir() / "self-test.txt"
     # Keep the user's folders untouched: settings and runs of this process go to a temporary home.
-    os.environ.setdefault(paths.HOME_VARIABLE, tempfile.mkdtemp(prefix="agentdesk-self-test-"))
-    results = run_checks()
+    temporary_home = None
+    if not os.environ.get(paths.HOME_VARIABLE):
+        temporary_home = tempfile.mkdtemp(prefix="agentdesk-self-test-")
+        os.environ[paths.HOME_VARIABLE] = temporary_home
+    try:
+        results = run_checks()
+    finally:
+        if temporary_home:
+            shutil.rmtree(temporary_home, ignore_errors=True)
     report = render(results)
     if report_file is None:
         print(report)
