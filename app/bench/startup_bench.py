@@ -46,8 +46,12 @@ def folder_size_mb(folder: Path) -> float:
 
 def time_to_window_ms(command: list[str]) -> float:
     """Launch `command` and return the milliseconds until it says its window is shown."""
-    env = {**os.environ, STARTUP_PROBE: "1", "QT_QPA_PLATFORM": "offscreen",
-           "AGENTDESK_HOME": tempfile.mkdtemp(prefix="agentdesk-startup-")}
+    with tempfile.TemporaryDirectory(prefix="agentdesk-startup-") as home:
+        return _time_to_window_ms(command, {**os.environ, STARTUP_PROBE: "1", "QT_QPA_PLATFORM": "offscreen",
+                                            "AGENTDESK_HOME": home})
+
+
+def _time_to_window_ms(command: list[str], env: dict[str, str]) -> float:
     started = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, text=True)
     try:
