@@ -63,7 +63,11 @@ class MainWindow(QMainWindow):
         self.setWindowTitle("Agent Desk")
         self._closed = closed
         self._tasks: set[asyncio.Task] = set()
-        self.secrets = secrets or SecretStore()
+        # The keyring-backed store is made in a worker thread by start() unless one is given:
+        # keyring's backend detection takes ~90 ms, and a locked keyring may wait for an unlock prompt.
+        self.secrets: SecretStore | None = secrets
+        self._making_secrets: asyncio.Future | None = None
+        self._starting_run = False
         self.settings, warnings = load_settings(paths.settings_path())
         self.phone = PhoneSession(lambda: self.mirror.size(), self)
         self.controller = RunController(self)
@@ -74,7 +78,6 @@ class MainWindow(QMainWindow):
         restore_window_state(self, self.splitters)
         for warning in warnings:
             self.show_status(warning)
-        self._refresh_key_notice()
 
     # ------------------------------------------------------------------ layout
 
@@ -235,33 +238,53 @@ class MainWindow(QMainWindow):
 
     # ------------------------------------------------------------------ runs
 
-    def _api_key(self) -> str | None:
-        key, _source = resolve_api_key(self.settings.provider.key_name, store=self.secrets)
+    async def _secret_store(self) -> SecretStore:
+        if self.secrets is None:
+            if self._making_secrets is None:
+                self._making_secrets = asyncio.ensure_future(asyncio.to_thread(SecretStore))
+            self.secrets = await self._making_secrets
+        return self.secrets
+
+    async def _read_api_key(self) -> str | None:
+        """The provider's key (keyring or environment), read in a worker thread."""
+        store = await self._secret_store()
+        key, _source = await asyncio.to_thread(resolve_api_key, self.settings.provider.key_name, store=store)
         return key
 
-    def _refresh_key_notice(self) -> None:
-        missing = self._api_key() is None and needs_api_key(self.settings.provider.base_url)
+    async def refresh_key_notice(self) -> None:
+        missing = await self._read_api_key() is None and needs_api_key(self.settings.provider.base_url)
         self.request.set_key_missing(missing)
 
     def _start_run(self, request: str, mode: str, max_steps: int, paused: bool) -> None:
         if self.phone.device is None:
             self.show_status("No phone is ready yet.")
             return
-        key = self._api_key()
-        if key is None and needs_api_key(self.settings.provider.base_url):
-            self.show_status("Add an API key in Settings to run the agent.")
-            self.open_settings()
+        if self._starting_run or self.controller.running:
             return
-        agent = AgentSettings.model_validate({**self.settings.agent.model_dump(), "mode": mode, "max_steps": max_steps})
-        settings = Settings(provider=self.settings.provider, images=self.settings.images, agent=agent,
-                            prices=self.settings.prices)
-        entry = self.phone.entry
-        self.timeline.clear()
-        self.phone.live_controls = False
-        self.controller.start(request, self.phone.device, settings, key,
-                              {"model": entry.model if entry else "", "virtual": bool(entry and entry.virtual)},
-                              paused=paused)
+        self._starting_run = True
         self.request.set_running(True, paused)
+        self._spawn(self._start_run_with_key(request, mode, max_steps, paused))
+
+    async def _start_run_with_key(self, request: str, mode: str, max_steps: int, paused: bool) -> None:
+        try:
+            key = await self._read_api_key()
+            if key is None and needs_api_key(self.settings.provider.base_url):
+                self.request.set_running(False)
+                self.show_status("Add an API key in Settings to run the agent.")
+                self.open_settings()
+                return
+            agent = AgentSettings.model_validate({**self.settings.agent.model_dump(), "mode": mode,
+                                                  "max_steps": max_steps})
+            settings = Settings(provider=self.settings.provider, images=self.settings.images, agent=agent,
+                                prices=self.settings.prices)
+            entry = self.phone.entry
+            self.timeline.clear()
+            self.phone.live_controls = False
+            self.controller.start(request, self.phone.device, settings, key,
+                                  {"model": entry.model if entry else "", "virtual": bool(entry and entry.virtual)},
+                                  paused=paused)
+        finally:
+            self._starting_run = False
 
     def _step(self, request: str, mode: str, max_steps: int) -> None:
         if self.controller.running:
@@ -310,16 +333,22 @@ class MainWindow(QMainWindow):
         self._spawn(self._settings_dialog())
 
     async def _settings_dialog(self) -> None:
-        dialog = SettingsDialog(self.settings, self.secrets, self)
+        store = await self._secret_store()
+        stored_key = await asyncio.to_thread(store.get, self.settings.provider.key_name)
+        dialog = SettingsDialog(self.settings, store, self, stored_key=stored_key)
         if await run_dialog(dialog) != QDialog.DialogCode.Accepted:
             return
         self.settings = dialog.result_settings()
         await asyncio.to_thread(save_settings, self.settings, paths.settings_path())
+        key_name = self.settings.provider.key_name
+        if dialog.key_removal_requested():
+            await asyncio.to_thread(store.delete, key_name)
+            self.show_status(f"API key removed from {store.location()}.")
         key = dialog.entered_key()
         if key:
-            where = await asyncio.to_thread(self.secrets.set, self.settings.provider.key_name, key)
+            where = await asyncio.to_thread(store.set, key_name, key)
             self.show_status(f"API key stored in {where}.")
-        self._refresh_key_notice()
+        await self.refresh_key_notice()
 
     def open_past_runs(self) -> None:
         self.timeline.show_past_runs()
@@ -329,6 +358,7 @@ class MainWindow(QMainWindow):
     async def start(self) -> None:
         self.agent_warm_up = asyncio.ensure_future(asyncio.to_thread(warm_up_agent, self.settings))
         self._tasks.add(self.agent_warm_up)
+        self._spawn(self.refresh_key_notice())
         await self.phone.start()
 
     async def shutdown(self) -> None:

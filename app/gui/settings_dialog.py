@@ -35,6 +35,8 @@ from .theme import set_tone
 
 log = logging.getLogger(__name__)
 
+READ_FROM_STORE = object()   # SettingsDialog reads the stored key itself
+
 TAB_OF_SECTION = {"provider": 0, "images": 1, "agent": 2, "safety": 3}
 WORDS_KEY = "agent.sensitive_words"
 CONNECTION_PROMPT = [{"role": "user", "content": "Reply with the single word: ok"}]
@@ -43,12 +45,14 @@ CONNECTION_PROMPT = [{"role": "user", "content": "Reply with the single word: ok
 class SettingsDialog(QDialog):
     """Edits a copy of `settings`; use with open()/run_dialog. OK validates first and stays open on errors."""
 
-    def __init__(self, settings: Settings, secrets: SecretStore, parent: QWidget | None = None):
+    def __init__(self, settings: Settings, secrets: SecretStore, parent: QWidget | None = None, *,
+                 stored_key: str | None | object = READ_FROM_STORE):
+        """`stored_key`: the key stored now, when the caller has read it already (off the GUI thread)."""
         super().__init__(parent)
         self.setWindowTitle("Settings")
         self._original = settings
         self._secrets = secrets
-        self._stored_key = secrets.get(settings.provider.key_name)
+        self._stored_key = secrets.get(settings.provider.key_name) if stored_key is READ_FROM_STORE else stored_key
         self._remove_key = False
         self._needs_key = True  # set by the chosen preset
         self._fields: dict[str, FieldWidget] = {}  # "section.name" -> its editor

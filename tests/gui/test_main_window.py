@@ -99,3 +99,39 @@ async def test_an_unplugged_phone_comes_back_on_its_own(qapp, home, virtual_adb)
     finally:
         window.close()
         await window.shutdown()
+
+
+@pytest.mark.asyncio
+async def test_settings_store_then_remove_the_key_and_the_notice_follows(qapp, home, virtual_adb):
+    """Through the window: a key typed in Settings goes to the keyring and the notice goes away;
+    Remove key deletes it from the keyring and the notice comes back."""
+    from app.gui.settings_dialog import SettingsDialog
+
+    backend = keyring.get_keyring()
+    window = MainWindow(asyncio.Event())                # the window makes its own store, off the GUI thread
+    window.show()
+
+    async def settings_dialog() -> SettingsDialog:
+        window.open_settings()
+        await until(lambda: any(d.isVisible() for d in window.findChildren(SettingsDialog)))
+        return next(d for d in window.findChildren(SettingsDialog) if d.isVisible())
+
+    try:
+        await window.start()
+        await until(lambda: window.request.key_notice.isVisible())
+        dialog = await settings_dialog()
+        dialog.key_edit.setText("sk-window-test-0123456789")
+        dialog.accept()
+        await until(lambda: not window.request.key_notice.isVisible())
+        assert backend.passwords[("AgentDesk", "default")] == "sk-window-test-0123456789"
+
+        dialog = await settings_dialog()
+        dialog.remove_key_button.click()
+        dialog.accept()
+        await until(lambda: window.request.key_notice.isVisible())
+        assert ("AgentDesk", "default") not in backend.passwords
+    finally:
+        window.close()
+        await window.shutdown()
+        for dialog in window.findChildren(SettingsDialog):
+            dialog.deleteLater()
