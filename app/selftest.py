@@ -32,6 +32,7 @@ import traceback
 from dataclasses import dataclass
 from importlib.resources import files
 from importlib.resources.abc import Traversable
+from pathlib import Path
 from typing import Callable
 
 SELF_TEST_SERVICE = "AgentDesk self-test"   # the keyring entry the keyring check writes and deletes
@@ -193,10 +194,19 @@ def run_checks() -> list[CheckResult]:
     return results
 
 
+def installation_kind() -> str:
+    """"bundle" (PyInstaller), "installed package" (a wheel in site-packages) or "checkout"."""
+    if getattr(sys, "frozen", False):
+        return "bundle"
+    import app
+
+    return "installed package" if "site-packages" in Path(app.__file__).parts else "checkout"
+
+
 def render(results: list[CheckResult]) -> str:
     from app import __version__
 
-    where = "bundle" if getattr(sys, "frozen", False) else "source"
+    where = installation_kind()
     lines = [f"Agent Desk {__version__} self-test ({where}, Python {platform.python_version()}, "
              f"{platform.system()} {platform.machine()})", ""]
     width = max(len(result.name) for result in results)
