@@ -240,3 +240,7 @@ def test_no_adb_program_names_how_to_install_one(monkeypatch):
         transport.list_devices()
     message = str(caught.value)
     assert "no adb program was found" in message and "sudo apt install adb" in message
+    # the same words where the error comes from another call (agentdesk doctor asks for the version)
+    monkeypatch.setattr(transport.client, "server_version", lambda: no_adb())
+    with pytest.raises(AdbUnavailable, match="no adb program was found"):
+        transport.server_version()

@@ -68,6 +68,8 @@ def translate_adb_error(exc: Exception, serial: str | None = None) -> DeviceErro
     who = f"Phone {serial}" if serial else "The phone"
     if isinstance(exc, DeviceError):
         return exc
+    if "no adb exe" in text.lower():      # adbutils found no adb program to start a server with
+        return AdbUnavailable(f"No ADB server is running, and no adb program was found to start one. {INSTALL_ADB}")
     if isinstance(exc, (AdbTimeout, socket.timeout, TimeoutError)):
         return DeviceTimeout(f"{who} did not answer in time. Check that it is unlocked and still connected.")
     if isinstance(exc, AdbConnectionError):
@@ -98,9 +100,8 @@ class AdbTransport:
         try:
             return self.client.make_connection(timeout=timeout)
         except (AdbError, OSError) as exc:
-            if "no adb exe" in str(exc).lower():     # adbutils found no adb program to start a server with
-                raise AdbUnavailable(f"No ADB server runs at {self.address}, and no adb program was found to "
-                                     f"start one. {INSTALL_ADB}") from exc
+            if "no adb exe" in str(exc).lower():
+                raise translate_adb_error(exc) from exc
             raise AdbUnavailable(f"Cannot reach the ADB server at {self.address}: {exc}. {INSTALL_ADB}") from exc
 
     def server_version(self) -> int:
