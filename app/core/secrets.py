@@ -16,11 +16,12 @@ import logging
 import os
 import threading
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
-import keyring
-from keyring.backend import KeyringBackend
-from keyring.backends import chainer, fail, null
-from keyring.errors import KeyringError, PasswordDeleteError
+# keyring is imported where it is used: importing it (and its backends) takes ~50 ms, which the
+# app's start, the log redaction and the model client need not pay.
+if TYPE_CHECKING:
+    from keyring.backend import KeyringBackend
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +56,8 @@ def known_secrets() -> tuple[str, ...]:
 
 def _usable_backend(backend: KeyringBackend) -> bool:
     """False for keyring's stand-ins that store nothing: fail, null, or a chainer with no backends."""
+    from keyring.backends import chainer, fail, null
+
     if isinstance(backend, (fail.Keyring, null.Keyring)):
         return False
     if isinstance(backend, chainer.ChainerBackend):
@@ -64,6 +67,8 @@ def _usable_backend(backend: KeyringBackend) -> bool:
 
 def _backend_label(backend: KeyringBackend) -> str:
     """A short name for a backend: its module's last part (SecretService, macOS, Windows, kwallet)."""
+    from keyring.backends import chainer
+
     if isinstance(backend, chainer.ChainerBackend):
         return ", ".join(_backend_label(inner) for inner in backend.backends)
     return type(backend).__module__.rpartition(".")[2]
@@ -79,6 +84,8 @@ class SecretStore:
     def __init__(self, service: str = "AgentDesk") -> None:
         self.service = service
         self.notice = ""
+        import keyring
+
         backend = keyring.get_keyring()
         self._backend: KeyringBackend | None = backend if _usable_backend(backend) else None
         if self._backend is None:
@@ -98,6 +105,8 @@ class SecretStore:
         return f"the system keyring ({_backend_label(self._backend)})"
 
     def get(self, name: str) -> str | None:
+        from keyring.errors import KeyringError
+
         value = None
         if self._backend is not None:
             try:
@@ -111,6 +120,8 @@ class SecretStore:
 
     def set(self, name: str, value: str) -> str:
         """Store a secret; returns where it went, in words."""
+        from keyring.errors import KeyringError
+
         value = value.strip()
         if not value:
             raise ValueError("The key is empty: paste the whole key.")
@@ -126,6 +137,8 @@ class SecretStore:
 
     def delete(self, name: str) -> None:
         """Forget a secret; deleting one that is not stored is not an error."""
+        from keyring.errors import KeyringError, PasswordDeleteError
+
         _session_secrets.pop((self.service, name), None)
         if self._backend is None:
             return
