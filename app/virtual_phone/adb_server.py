@@ -4,6 +4,8 @@ It speaks the real ADB host protocol (the one adbutils and Debian's `adb` client
 talk to `adb server`): 4-hex-digit length-prefixed requests, OKAY/FAIL answers, host
 services (version, devices, track-devices, transport, tport, features, connect...) and,
 once a transport is chosen, the device services shell:, shell,v2:, exec: and sync:.
+This module keeps the devices and answers host requests; adb_connection reads each
+connection's requests and serves the device services.
 """
 
 from __future__ import annotations
@@ -16,10 +18,9 @@ import struct
 import threading
 import time
 
+from .adb_connection import AdbConnection, protocol_string, serve_device_service
 from .attached_device import DEVICE_STATES, AttachedDevice
 from .phone import VirtualPhone
-from .shell import Result, ShellExit
-from .sync_service import recv_exact, serve_sync
 
 log = logging.getLogger(__name__)
 
@@ -29,75 +30,6 @@ UNAUTHORIZED_MESSAGE = (
     "device unauthorized.\nThis adb server's $ADB_VENDOR_KEYS is not set\n"
     "Try 'adb kill-server' if that seems wrong.\nOtherwise check for a confirmation dialog on your device."
 )
-
-# Shell protocol v2 packet ids.
-SHELL_STDOUT, SHELL_STDERR, SHELL_EXIT = 1, 2, 3
-
-
-class DropConnection(Exception):
-    """Raised by a fault: the connection must end abruptly (TCP reset), as when a cable is pulled."""
-
-
-def _block(text: str | bytes) -> bytes:
-    data = text.encode("utf-8") if isinstance(text, str) else text
-    return b"%04x" % len(data) + data
-
-
-class _Handler(socketserver.BaseRequestHandler):
-    server: "_TcpServer"
-
-    def handle(self) -> None:
-        sock: socket.socket = self.request
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        try:
-            self._serve(sock)
-        except DropConnection:
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-            sock.close()   # a reset, not a polite close
-            return
-        except (ConnectionError, OSError):
-            pass
-        _finish(sock)
-
-    def _serve(self, sock: socket.socket) -> None:
-        """Host requests until one switches to a device; then that device's one service."""
-        adb = self.server.adb
-        transport: AttachedDevice | None = None
-        while True:
-            header = recv_exact(sock, 4)
-            if header is None:
-                return
-            try:
-                length = int(header, 16)
-            except ValueError:
-                return
-            payload = recv_exact(sock, length)
-            if payload is None:
-                return
-            request = payload.decode("utf-8", "replace")
-            if transport is None:
-                transport = adb.handle_host_request(sock, request)
-                if transport is None:
-                    return
-            else:
-                adb.handle_device_service(sock, transport, request)
-                return
-
-
-def _finish(sock: socket.socket) -> None:
-    """Close politely: shut our side, drain what the client still sends, then close.
-
-    Closing with unread input makes the kernel send RST, which can destroy output the
-    client has not read yet; draining first avoids that.
-    """
-    try:
-        sock.shutdown(socket.SHUT_WR)
-        sock.settimeout(1.0)
-        while sock.recv(65536):
-            pass
-    except OSError:
-        pass
-    sock.close()
 
 
 class _TcpServer(socketserver.ThreadingTCPServer):
@@ -114,7 +46,7 @@ class VirtualAdbServer:
     """
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0):
-        self._tcp = _TcpServer((host, port), _Handler, bind_and_activate=True)
+        self._tcp = _TcpServer((host, port), AdbConnection, bind_and_activate=True)
         self._tcp.adb = self
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
@@ -270,20 +202,20 @@ class VirtualAdbServer:
     def handle_host_request(self, sock: socket.socket, request: str) -> AttachedDevice | None:
         """Answer one host request. Returns the device when the connection switches to it."""
         if request == "host:version":
-            sock.sendall(b"OKAY" + _block(f"{ADB_SERVER_VERSION:04x}"))
+            sock.sendall(b"OKAY" + protocol_string(f"{ADB_SERVER_VERSION:04x}"))
         elif request == "host:kill":
             sock.sendall(b"OKAY")  # the virtual server outlives `adb kill-server`
         elif request in ("host:devices", "host:devices-l"):
-            sock.sendall(b"OKAY" + _block(self._listing(request.endswith("-l"))))
+            sock.sendall(b"OKAY" + protocol_string(self._listing(request.endswith("-l"))))
         elif request in ("host:track-devices", "host:track-devices-l"):
             self._track_devices(sock, request.endswith("-l"))
         elif request == "host:host-features":
-            sock.sendall(b"OKAY" + _block("shell_v2,cmd,stat_v2,ls_v2,fixed_push_mkdir,apex"))
+            sock.sendall(b"OKAY" + protocol_string("shell_v2,cmd,stat_v2,ls_v2,fixed_push_mkdir,apex"))
         elif request.startswith("host:connect:"):
-            sock.sendall(b"OKAY" + _block(self._connect(request[len("host:connect:"):])))
+            sock.sendall(b"OKAY" + protocol_string(self._connect(request[len("host:connect:"):])))
         elif request.startswith("host:disconnect:"):
             ok, message = self._disconnect(request[len("host:disconnect:"):])
-            sock.sendall((b"OKAY" if ok else b"FAIL") + _block(message))
+            sock.sendall((b"OKAY" if ok else b"FAIL") + protocol_string(message))
         elif request.startswith(("host:transport", "host:tport:")):
             return self._switch_transport(sock, request)
         else:
@@ -301,7 +233,7 @@ class VirtualAdbServer:
             selector = "id:" + selector.split(":")[-1]
         device, error = self._select(selector or "any")
         if device is None:
-            sock.sendall(b"FAIL" + _block(error))
+            sock.sendall(b"FAIL" + protocol_string(error))
             return None
         sock.sendall(b"OKAY" + (struct.pack("<Q", device.transport_id) if tport else b""))
         return device
@@ -312,7 +244,7 @@ class VirtualAdbServer:
             return
         device, error = self._find(selector) if command == "get-state" else self._select(selector)
         if device is None:
-            sock.sendall(b"FAIL" + _block(error))
+            sock.sendall(b"FAIL" + protocol_string(error))
             return
         answers = {
             "get-state": device.state,
@@ -321,9 +253,9 @@ class VirtualAdbServer:
             "features": DEVICE_FEATURES,
         }
         if command in answers:
-            sock.sendall(b"OKAY" + _block(answers[command]))
+            sock.sendall(b"OKAY" + protocol_string(answers[command]))
         else:
-            sock.sendall(b"FAIL" + _block(f"unsupported host service: {command}"))
+            sock.sendall(b"FAIL" + protocol_string(f"unsupported host service: {command}"))
 
     def _wait_for(self, sock: socket.socket, selector: str, command: str) -> None:
         wanted = command.rsplit("-", 1)[-1]
@@ -347,7 +279,7 @@ class VirtualAdbServer:
                 generation = self._generation
             if generation != seen:
                 seen = generation
-                sock.sendall(_block(self._listing(long)))
+                sock.sendall(protocol_string(self._listing(long)))
             readable, _, _ = select.select([sock], [], [], 0)
             if readable and not sock.recv(1):
                 return  # the client went away
@@ -386,58 +318,11 @@ class VirtualAdbServer:
     # ------------------------------------------------------------------ device services
 
     def handle_device_service(self, sock: socket.socket, device: AttachedDevice, service: str) -> None:
+        """Record the service, apply the delay fault, then serve it if the device is still attached."""
         device.record_service(service)
         if device.faults.delay_seconds:
             time.sleep(device.faults.delay_seconds)
         if device.serial not in self._devices:
-            sock.sendall(b"FAIL" + _block(f"device '{device.serial}' not found"))
+            sock.sendall(b"FAIL" + protocol_string(f"device '{device.serial}' not found"))
             return
-        name, _, argument = service.partition(":")
-        kind, *options = name.split(",")
-        if kind == "sync":
-            sock.sendall(b"OKAY")
-            serve_sync(sock, device.storage)
-            return
-        if kind not in ("shell", "exec"):
-            sock.sendall(b"FAIL" + _block(f"unknown service {kind}"))
-            return
-        sock.sendall(b"OKAY")
-        protocol_v2 = kind == "shell" and "v2" in options
-        if not argument:
-            self._interactive_shell(sock, device, service)
-            return
-        try:
-            result = device.new_shell(service).run_line(argument)
-        except ShellExit as exc:
-            result = Result(code=exc.code)
-        if device.faults.take("drop_connections"):
-            output = result.stdout + result.stderr
-            sock.sendall(output[: len(output) // 3])
-            raise DropConnection()
-        if protocol_v2:
-            packets = bytearray()
-            for packet_id, data in ((SHELL_STDOUT, result.stdout), (SHELL_STDERR, result.stderr)):
-                if data:
-                    packets += struct.pack("<BI", packet_id, len(data)) + data
-            packets += struct.pack("<BIB", SHELL_EXIT, 1, result.code & 0xFF)
-            sock.sendall(packets)
-        else:
-            sock.sendall(result.stdout + result.stderr)
-
-    def _interactive_shell(self, sock: socket.socket, device: AttachedDevice, service: str) -> None:
-        shell = device.new_shell(service)
-        prompt = f"{device.phone.model.split()[0].lower()}:/ $ ".encode()
-        sock.sendall(prompt)
-        pending = b""
-        while True:
-            chunk = sock.recv(4096)
-            if not chunk:
-                return
-            pending += chunk
-            while b"\n" in pending:
-                line, pending = pending.split(b"\n", 1)
-                try:
-                    result = shell.run_line(line.decode("utf-8", "replace").rstrip("\r"))
-                except ShellExit:
-                    return
-                sock.sendall(result.stdout + result.stderr + prompt)
+        serve_device_service(sock, device, service)

@@ -1,0 +1,146 @@
+"""One client connection to the virtual ADB server.
+
+Reads the 4-hex-digit length-prefixed requests, hands host requests to the server until
+one switches the connection to a device, then serves that device's one service: shell:,
+shell,v2:, exec: or sync:.
+"""
+
+from __future__ import annotations
+
+import socket
+import socketserver
+import struct
+from typing import TYPE_CHECKING
+
+from .attached_device import AttachedDevice
+from .shell import Result, ShellExit
+from .sync_service import recv_exact, serve_sync
+
+if TYPE_CHECKING:
+    from .adb_server import _TcpServer
+
+# Shell protocol v2 packet ids.
+SHELL_STDOUT, SHELL_STDERR, SHELL_EXIT = 1, 2, 3
+
+
+class DropConnection(Exception):
+    """Raised by a fault: the connection must end abruptly (TCP reset), as when a cable is pulled."""
+
+
+def protocol_string(text: str | bytes) -> bytes:
+    """Text as the ADB protocol sends a string: its length in 4 hex digits, then its bytes."""
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    return b"%04x" % len(data) + data
+
+
+class AdbConnection(socketserver.BaseRequestHandler):
+    """The handler the server's TCP listener runs for each client connection."""
+
+    server: "_TcpServer"
+
+    def handle(self) -> None:
+        sock: socket.socket = self.request
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        try:
+            self._serve(sock)
+        except DropConnection:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            sock.close()   # a reset, not a polite close
+            return
+        except (ConnectionError, OSError):
+            pass
+        _finish(sock)
+
+    def _serve(self, sock: socket.socket) -> None:
+        """Host requests until one switches to a device; then that device's one service."""
+        adb = self.server.adb
+        transport: AttachedDevice | None = None
+        while True:
+            header = recv_exact(sock, 4)
+            if header is None:
+                return
+            try:
+                length = int(header, 16)
+            except ValueError:
+                return
+            payload = recv_exact(sock, length)
+            if payload is None:
+                return
+            request = payload.decode("utf-8", "replace")
+            if transport is None:
+                transport = adb.handle_host_request(sock, request)
+                if transport is None:
+                    return
+            else:
+                adb.handle_device_service(sock, transport, request)
+                return
+
+
+def _finish(sock: socket.socket) -> None:
+    """Close politely: shut our side, drain what the client still sends, then close.
+
+    Closing with unread input makes the kernel send RST, which can destroy output the
+    client has not read yet; draining first avoids that.
+    """
+    try:
+        sock.shutdown(socket.SHUT_WR)
+        sock.settimeout(1.0)
+        while sock.recv(65536):
+            pass
+    except OSError:
+        pass
+    sock.close()
+
+
+def serve_device_service(sock: socket.socket, device: AttachedDevice, service: str) -> None:
+    """Serve shell:, shell,v2:, exec: or sync: on an attached device; FAIL anything else."""
+    name, _, argument = service.partition(":")
+    kind, *options = name.split(",")
+    if kind == "sync":
+        sock.sendall(b"OKAY")
+        serve_sync(sock, device.storage)
+        return
+    if kind not in ("shell", "exec"):
+        sock.sendall(b"FAIL" + protocol_string(f"unknown service {kind}"))
+        return
+    sock.sendall(b"OKAY")
+    protocol_v2 = kind == "shell" and "v2" in options
+    if not argument:
+        _interactive_shell(sock, device, service)
+        return
+    try:
+        result = device.new_shell(service).run_line(argument)
+    except ShellExit as exc:
+        result = Result(code=exc.code)
+    if device.faults.take("drop_connections"):
+        output = result.stdout + result.stderr
+        sock.sendall(output[: len(output) // 3])
+        raise DropConnection()
+    if protocol_v2:
+        packets = bytearray()
+        for packet_id, data in ((SHELL_STDOUT, result.stdout), (SHELL_STDERR, result.stderr)):
+            if data:
+                packets += struct.pack("<BI", packet_id, len(data)) + data
+        packets += struct.pack("<BIB", SHELL_EXIT, 1, result.code & 0xFF)
+        sock.sendall(packets)
+    else:
+        sock.sendall(result.stdout + result.stderr)
+
+
+def _interactive_shell(sock: socket.socket, device: AttachedDevice, service: str) -> None:
+    shell = device.new_shell(service)
+    prompt = f"{device.phone.model.split()[0].lower()}:/ $ ".encode()
+    sock.sendall(prompt)
+    pending = b""
+    while True:
+        chunk = sock.recv(4096)
+        if not chunk:
+            return
+        pending += chunk
+        while b"\n" in pending:
+            line, pending = pending.split(b"\n", 1)
+            try:
+                result = shell.run_line(line.decode("utf-8", "replace").rstrip("\r"))
+            except ShellExit:
+                return
+            sock.sendall(result.stdout + result.stderr + prompt)
