@@ -13,7 +13,7 @@ from PySide6.QtCore import QItemSelectionModel, Qt
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtTest import QTest
 
-import app.gui.timeline as timeline_module
+import app.gui.timeline_model as timeline_model
 from app.core.agent.memory import ActionOutcome, Decision, MemoryItem, RunResult
 from app.core.agent.report import write_report
 from app.core.agent.trajectory import STEPS_FILE, TrajectoryWriter
@@ -138,7 +138,7 @@ async def test_rows_show_each_recorded_step(panel, run_dir):
     assert texts(model, model.NUMBER) == ["1", "2", "3", "4", "5"]
     assert texts(model, model.ACTION)[:2] == ["Tap “Settings” (#5)", "Tap “Display” (#14)"]
     assert texts(model, model.DECISION) == ["approved", "edited", "rejected", "auto", "auto"]
-    assert model.index(2, model.DECISION).data(timeline_module.CHIP_NOTE_ROLE) == "“Do not touch Bluetooth”"
+    assert model.index(2, model.DECISION).data(timeline_model.CHIP_NOTE_ROLE) == "“Do not touch Bluetooth”"
     results = texts(model, model.RESULT)
     assert results[0] == "ok" and results[2] == "not executed"
     assert results[3] == "failed: no text field has focus"
@@ -153,14 +153,14 @@ async def test_rows_show_each_recorded_step(panel, run_dir):
 @pytest.mark.asyncio
 async def test_thumbnails_load_in_worker_threads_while_the_loop_runs(panel, run_dir, monkeypatch):
     loader_threads = []
-    real_read = timeline_module.read_scaled_image
+    real_read = timeline_model.read_scaled_image
 
     def slow_read(paths, box):
         loader_threads.append(threading.current_thread())
         time.sleep(0.1)   # would freeze the GUI if it ran on the GUI thread
         return real_read(paths, box)
 
-    monkeypatch.setattr(timeline_module, "read_scaled_image", slow_read)
+    monkeypatch.setattr(timeline_model, "read_scaled_image", slow_read)
     seen_while_loading = []
 
     async def ticker():
