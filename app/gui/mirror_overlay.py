@@ -1,5 +1,6 @@
 """What the mirror draws over the phone's frame with QPainter: numbered control boxes, the
-hovered and selected control, the agent's proposed action and touch feedback.
+hovered and selected control, touch feedback and the placeholder (the agent's proposed
+action is drawn by `proposal_overlay.py`).
 
 Everything here is in widget pixels except where a name says `device`; `DeviceMapping`
 converts between the two. The control boxes, which do not change from one paint to the
@@ -8,29 +9,21 @@ next, are drawn once into an image by `ControlLayer`.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from PySide6.QtCore import QLineF, QPointF, QRectF, QSize, Qt
+from PySide6.QtCore import QObject, QPointF, QRectF, QSize, Qt, QVariantAnimation, Signal
 from PySide6.QtGui import (
     QBrush, QColor, QFont, QFontMetricsF, QImage, QPainter, QPalette, QPen, QPolygonF, QStaticText,
 )
 
-from app.core.agent.actions import (
-    Action, ClickControl, LongPressControl, Scroll, Swipe, Tap, describe_action,
-)
 from app.core.perception.annotate import control_colour
 from app.core.perception.controls import Control, Rect
 
 BADGE_FONT_PX = 11
 LABEL_NAME_LIMIT = 40
-PROPOSAL_COLOUR = QColor(255, 122, 0)
-"""The agent's proposal: a warm accent that is neither a box colour nor the selection's."""
 _HALO = QColor(255, 255, 255, 150)
-_SHADOW = QColor(0, 0, 0, 110)
 _SPOTLIGHT = QColor(0, 0, 0, 70)
-_BUBBLE = QColor(24, 24, 28, 228)
 _BADGE_CELL = 32  # px: grid cell used to find overlapping badges quickly
 
 
@@ -253,117 +246,6 @@ def paint_label(painter: QPainter, text: str, anchor: QPointF, bounds: QRectF, p
     painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, text)
 
 
-# ---------------------------------------------------------------- the agent's proposal
-
-
-@dataclass(frozen=True, slots=True)
-class ProposalShape:
-    """What to draw for a proposed action, in device pixels."""
-
-    target: Rect | None = None
-    tap: tuple[float, float] | None = None
-    long_press: bool = False
-    arrow: tuple[float, float, float, float] | None = None
-    caption: str = ""
-
-
-def proposal_shape(action: Action, target: Control | None, device_size: tuple[int, int]) -> ProposalShape:
-    """Turn an action (and the control it targets, if any) into marks on the screen."""
-    args = action.args
-    rect = target.rect if target is not None else None
-    if isinstance(args, (ClickControl, LongPressControl)) and target is not None:
-        return ProposalShape(rect, target.center, isinstance(args, LongPressControl))
-    if isinstance(args, Tap):
-        return ProposalShape(rect, (args.x, args.y))
-    if isinstance(args, Swipe):
-        return ProposalShape(rect, arrow=(args.start_x, args.start_y, args.end_x, args.end_y))
-    if isinstance(args, Scroll):
-        width, height = device_size
-        left, top, right, bottom = rect or (0, height * 0.15, width, height * 0.85)
-        cx, cy = (left + right) / 2, (top + bottom) / 2
-        dx, dy = {"up": (0, -1), "down": (0, 1), "left": (-1, 0), "right": (1, 0)}[args.direction]
-        half_x, half_y = (right - left) * 0.3 * dx, (bottom - top) * 0.3 * dy
-        return ProposalShape(rect, arrow=(cx - half_x, cy - half_y, cx + half_x, cy + half_y),
-                             caption=f"Scroll {args.direction}")
-    # type_text, actions with no place on the screen (keys, apps, waits), a click on an unknown id.
-    return ProposalShape(rect, caption=describe_action(action, [target] if target else None))
-
-
-def paint_proposal(painter: QPainter, shape: ProposalShape, mapping: DeviceMapping, frame: QRectF) -> None:
-    painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-    painter.setBrush(Qt.BrushStyle.NoBrush)
-    box = mapping.rect(shape.target) if shape.target else None
-    if box is not None:
-        painter.setPen(QPen(_SHADOW, 8))
-        painter.drawRoundedRect(box, 4, 4)
-        painter.setPen(QPen(PROPOSAL_COLOUR, 4))
-        painter.drawRoundedRect(box, 4, 4)
-    if shape.tap is not None:
-        _paint_tap(painter, mapping.point(*shape.tap), shape.long_press)
-    if shape.arrow is not None:
-        x1, y1, x2, y2 = shape.arrow
-        _paint_arrow(painter, mapping.point(x1, y1), mapping.point(x2, y2))
-    if shape.caption:
-        _paint_caption(painter, shape.caption, box, frame)
-
-
-def _paint_tap(painter: QPainter, centre: QPointF, long_press: bool) -> None:
-    radii = (16.0, 24.0) if long_press else (16.0,)
-    for pen in (QPen(_SHADOW, 6), QPen(PROPOSAL_COLOUR, 3)):
-        painter.setPen(pen)
-        for radius in radii:
-            painter.drawEllipse(centre, radius, radius)
-        reach = radii[-1] + 8
-        painter.drawLine(QLineF(centre.x() - reach, centre.y(), centre.x() - 6, centre.y()))
-        painter.drawLine(QLineF(centre.x() + 6, centre.y(), centre.x() + reach, centre.y()))
-        painter.drawLine(QLineF(centre.x(), centre.y() - reach, centre.x(), centre.y() - 6))
-        painter.drawLine(QLineF(centre.x(), centre.y() + 6, centre.x(), centre.y() + reach))
-    painter.setPen(Qt.PenStyle.NoPen)
-    painter.setBrush(PROPOSAL_COLOUR)
-    painter.drawEllipse(centre, 3.5, 3.5)
-    painter.setBrush(Qt.BrushStyle.NoBrush)
-
-
-def _paint_arrow(painter: QPainter, start: QPointF, end: QPointF) -> None:
-    line = QLineF(start, end)
-    if line.length() < 1:
-        return
-    angle = math.atan2(end.y() - start.y(), end.x() - start.x())
-    head = min(22.0, line.length() * 0.45)
-    points = [end] + [QPointF(end.x() - head * math.cos(angle + turn), end.y() - head * math.sin(angle + turn))
-                      for turn in (0.45, -0.45)]
-    shaft_end = QPointF(end.x() - head * 0.8 * math.cos(angle), end.y() - head * 0.8 * math.sin(angle))
-    for colour, width in ((_SHADOW, 9), (PROPOSAL_COLOUR, 5)):
-        painter.setPen(QPen(colour, width, Qt.PenStyle.SolidLine, Qt.PenCapStyle.RoundCap, Qt.PenJoinStyle.RoundJoin))
-        painter.setBrush(colour)
-        painter.drawLine(QLineF(start, shaft_end))
-        painter.drawPolygon(QPolygonF(points))
-        painter.drawEllipse(start, 4, 4)
-    painter.setBrush(Qt.BrushStyle.NoBrush)
-
-
-def _paint_caption(painter: QPainter, text: str, box: QRectF | None, frame: QRectF) -> None:
-    """A dark bubble under the target (above it when there is no room), else at the frame's foot."""
-    metrics = QFontMetricsF(painter.font())
-    text = metrics.elidedText(text, Qt.TextElideMode.ElideRight, max(40.0, frame.width() - 40))
-    width, height = metrics.horizontalAdvance(text) + 20, metrics.height() + 12
-    if box is not None and box.bottom() + height + 8 <= frame.bottom():
-        top = box.bottom() + 8
-    elif box is not None and box.top() - height - 8 >= frame.top():
-        top = box.top() - height - 8
-    else:
-        top = frame.bottom() - height - frame.height() * 0.08
-    centre_x = box.center().x() if box is not None else frame.center().x()
-    left = min(max(centre_x - width / 2, frame.left() + 6), frame.right() - width - 6)
-    bubble = QRectF(left, top, width, height)
-    painter.setPen(QPen(PROPOSAL_COLOUR, 2))
-    painter.setBrush(_BUBBLE)
-    painter.drawRoundedRect(bubble, height / 2, height / 2)
-    painter.setPen(Qt.GlobalColor.white)
-    painter.drawText(bubble, Qt.AlignmentFlag.AlignCenter, text)
-    painter.setBrush(Qt.BrushStyle.NoBrush)
-
-
 # ---------------------------------------------------------------- touch feedback
 
 
@@ -392,6 +274,50 @@ def paint_touch_feedback(painter: QPainter, trail: Sequence[QPointF], ripple: QP
         painter.setBrush(QBrush(ink))
         painter.drawEllipse(ripple, 9, 9)
         painter.setBrush(Qt.BrushStyle.NoBrush)
+
+
+class TouchFeedback(QObject):
+    """The trail and ripple of the person's own touch, fading out once it ends; `changed`
+    asks for a repaint."""
+
+    changed = Signal()
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.trail: list[QPointF] = []
+        self.ripple: QPointF | None = None
+        self.fade = 0.0
+        self._animation = QVariantAnimation(self, startValue=0.0, endValue=1.0, duration=420)
+        self._animation.valueChanged.connect(self._on_fade)
+        self._animation.finished.connect(self.clear)
+
+    def begin(self, pos: QPointF) -> None:
+        """A finger down: a fresh trail from `pos`; earlier feedback is dropped unfaded."""
+        self._animation.stop()
+        self.trail, self.ripple, self.fade = [pos], None, 0.0
+
+    def tapped(self, pos: QPointF) -> None:
+        self.trail, self.ripple = [], pos
+
+    def fade_out(self) -> None:
+        self._animation.start()
+
+    def stop(self) -> None:
+        """Gone at once, without fading."""
+        self._animation.stop()
+        self.clear()
+
+    def clear(self) -> None:
+        self.trail, self.ripple, self.fade = [], None, 0.0
+        self.changed.emit()
+
+    def _on_fade(self, value: float) -> None:
+        self.fade = float(value)
+        self.changed.emit()
+
+    def paint(self, painter: QPainter, colour: QColor) -> None:
+        if self.trail or self.ripple is not None:
+            paint_touch_feedback(painter, self.trail, self.ripple, self.fade, colour)
 
 
 def paint_placeholder(painter: QPainter, area: QRectF, text: str, palette: QPalette, font: QFont) -> None:

@@ -2,58 +2,35 @@
 
 The overlay (numbered control boxes, hover, selection, the agent's proposal, touch
 feedback) is painted by Qt over the frame, so it stays sharp at any size; the painting
-itself lives in `mirror_overlay.py`. Every coordinate in and out of `MirrorView` is in
-device pixels of the current orientation.
+itself lives in `mirror_overlay.py` and `proposal_overlay.py`, the frame's conversion and
+drawing in `mirror_frames.py`. Every coordinate in and out of `MirrorView` is in device
+pixels of the current orientation.
 """
 
 from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import QEvent, QPointF, QRectF, QSize, Qt, QVariantAnimation, Signal
+from PySide6.QtCore import QEvent, QPointF, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QImage, QKeySequence, QPainter, QPalette, QShortcut
 from PySide6.QtWidgets import QApplication, QSizePolicy, QWidget
 
 from app.core.agent.actions import Action
 from app.core.perception.controls import Control
 
+from .mirror_frames import fitted_rect, paint_frame
 from .mirror_overlay import (
-    ControlLayer, DeviceMapping, ProposalShape, control_qcolor, hover_label, paint_hover, paint_label,
-    paint_placeholder, paint_proposal, paint_selection, paint_touch_feedback, proposal_shape,
+    ControlLayer, DeviceMapping, TouchFeedback, control_qcolor, hover_label, paint_hover, paint_label,
+    paint_placeholder, paint_selection,
 )
+from .proposal_overlay import ProposalShape, paint_proposal, proposal_shape
 
 MODES = ("inspect", "touch", "pick")
 CYCLE_DISTANCE = 6
 """Widget px: a click this close to the previous one cycles through the stacked controls."""
 SWIPE_MS = (100, 2000)
-SMOOTH_SCALING_LIMIT = 1.5
-"""32-bit frames at most this many times larger than their drawn size are scaled smoothly
-(other formats and larger frames cost too much to smooth on every paint)."""
-_FAST_FORMATS = (QImage.Format.Format_RGB32, QImage.Format.Format_ARGB32_Premultiplied)
 _CURSORS = {"inspect": Qt.CursorShape.ArrowCursor, "touch": Qt.CursorShape.PointingHandCursor,
             "pick": Qt.CursorShape.CrossCursor}
-
-
-def qimage_from_rgb(data: bytes, width: int, height: int) -> QImage:
-    """Wrap packed pixels: RGB888 (3 bytes a pixel) or, from `frame_for_view`, 32-bit BGRX
-    (`Format_RGB32`, which Qt paints several times faster). The QImage keeps a reference
-    so the bytes stay alive."""
-    if len(data) == width * height * 4:
-        image = QImage(data, width, height, width * 4, QImage.Format.Format_RGB32)
-    else:
-        image = QImage(data, width, height, width * 3, QImage.Format.Format_RGB888)
-    image._keepalive = data  # QImage does not own the buffer
-    return image
-
-
-def frame_for_view(image, view_size: QSize) -> tuple[bytes, tuple[int, int]]:
-    """Shrink a frame by a whole factor while it stays larger than the view, as BGRX bytes for
-    `qimage_from_rgb` (runs in a worker thread, so the GUI thread never converts pixels)."""
-    factor = max(1, min(image.width // max(1, view_size.width()), image.height // max(1, view_size.height())))
-    small = image.reduce(factor) if factor > 1 else image
-    if small.mode != "RGB":
-        small = small.convert("RGB")
-    return small.tobytes("raw", "BGRX"), small.size
 
 
 class MirrorView(QWidget):
@@ -91,12 +68,8 @@ class MirrorView(QWidget):
         self._proposal: ProposalShape | None = None
         self._gesture_start: tuple[QPointF, int] | None = None  # widget point, event timestamp (ms)
         self._dragging = False
-        self._trail: list[QPointF] = []
-        self._ripple: QPointF | None = None
-        self._fade = 0.0
-        self._fade_animation = QVariantAnimation(self, startValue=0.0, endValue=1.0, duration=420)
-        self._fade_animation.valueChanged.connect(self._on_fade)
-        self._fade_animation.finished.connect(self._clear_touch_feedback)
+        self._touch = TouchFeedback(self)
+        self._touch.changed.connect(self.update)
         self._escape = QShortcut(QKeySequence(Qt.Key.Key_Escape), self, self._cancel_pick)
         self._escape.setEnabled(False)
         self._last_paint_ms = 0.0
@@ -183,8 +156,7 @@ class MirrorView(QWidget):
         self._mode = mode
         self._escape.setEnabled(mode == "pick")
         self._gesture_start = None
-        self._fade_animation.stop()
-        self._clear_touch_feedback()
+        self._touch.stop()
         self.setCursor(_CURSORS[mode])
         self.interaction_mode_changed.emit(mode)
         self.update()
@@ -207,11 +179,7 @@ class MirrorView(QWidget):
 
     def frame_rect(self) -> QRectF:
         """Where the frame is drawn inside the widget (aspect kept, centred)."""
-        if self._frame is None or self._frame.isNull():
-            return QRectF()
-        scale = min(self.width() / self._frame.width(), self.height() / self._frame.height())
-        w, h = self._frame.width() * scale, self._frame.height() * scale
-        return QRectF((self.width() - w) / 2, (self.height() - h) / 2, w, h)
+        return fitted_rect(self._frame, self.size())
 
     def mapping(self) -> DeviceMapping | None:
         """Device ↔ widget pixels for the current frame and size; None without a frame."""
@@ -242,7 +210,7 @@ class MirrorView(QWidget):
         pos = event.position()
         self._update_hover(pos)
         if self._gesture_start is not None:
-            self._trail.append(pos)
+            self._touch.trail.append(pos)
             start = self._gesture_start[0]
             if (pos - start).manhattanLength() >= QApplication.startDragDistance():
                 self._dragging = True
@@ -261,9 +229,8 @@ class MirrorView(QWidget):
         elif self._mode == "pick":
             self._pick_at(pos)
         elif self.widget_to_device(pos) is not None:
-            self._fade_animation.stop()
-            self._gesture_start = (pos, event.timestamp())
-            self._dragging, self._trail, self._ripple, self._fade = False, [pos], None, 0.0
+            self._touch.begin(pos)
+            self._gesture_start, self._dragging = (pos, event.timestamp()), False
             self.update()
 
     def mouseDoubleClickEvent(self, event) -> None:
@@ -281,12 +248,12 @@ class MirrorView(QWidget):
         if self._dragging:
             x2, y2 = mapping.clamped_to_device(event.position())
             duration = min(max(int(event.timestamp() - started_ms), SWIPE_MS[0]), SWIPE_MS[1])
-            self._trail.append(event.position())
+            self._touch.trail.append(event.position())
             self.swipe_requested.emit(x1, y1, x2, y2, duration)
         else:
-            self._trail, self._ripple = [], start
+            self._touch.tapped(start)
             self.tap_requested.emit(x1, y1)
-        self._fade_animation.start()
+        self._touch.fade_out()
 
     def event(self, event) -> bool:
         if event.type() == QEvent.Type.KeyPress and event.key() in (Qt.Key.Key_Tab, Qt.Key.Key_Backtab):
@@ -353,14 +320,6 @@ class MirrorView(QWidget):
             self.set_interaction_mode(self._mode_before_pick)
             self.pick_cancelled.emit()
 
-    def _on_fade(self, value: float) -> None:
-        self._fade = float(value)
-        self.update()
-
-    def _clear_touch_feedback(self) -> None:
-        self._trail, self._ripple, self._fade = [], None, 0.0
-        self.update()
-
     # ------------------------------------------------------------------ painting
 
     def changeEvent(self, event) -> None:
@@ -386,10 +345,7 @@ class MirrorView(QWidget):
 
     def _paint_frame(self, painter: QPainter, mapping: DeviceMapping) -> None:
         frame_rect = self.frame_rect()
-        smooth = (self._frame.format() in _FAST_FORMATS
-                  and self._frame.width() <= frame_rect.width() * SMOOTH_SCALING_LIMIT)
-        painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform, smooth)
-        painter.drawImage(frame_rect, self._frame)
+        paint_frame(painter, self._frame, frame_rect)
         painter.setClipRect(frame_rect)
         if self._overlay_visible:
             self._layer.paint(painter, mapping, self.size(), self.devicePixelRatioF())
@@ -401,8 +357,7 @@ class MirrorView(QWidget):
             paint_hover(painter, self._box(self._hovered, mapping), control_qcolor(self._hovered.id))
         if self._proposal is not None:
             paint_proposal(painter, self._proposal, mapping, frame_rect)
-        if self._trail or self._ripple is not None:
-            paint_touch_feedback(painter, self._trail, self._ripple, self._fade, accent)
+        self._touch.paint(painter, accent)
         if show_hover and self._hover_pos is not None:
             painter.setClipping(False)
             paint_label(painter, hover_label(self._hovered), self._hover_pos, QRectF(self.rect()),

@@ -25,7 +25,7 @@ from app.core.device.errors import DeviceError
 from app.core.device.phone_connection import PhoneConnection, open_phone
 
 from .device_panel import DeviceEntry
-from .mirror_view import frame_for_view, qimage_from_rgb
+from .mirror_frames import frame_for_view, qimage_from_rgb
 
 log = logging.getLogger(__name__)
 
