@@ -6,6 +6,8 @@ import asyncio
 
 import keyring
 import pytest
+import pytest_asyncio
+from PySide6.QtWidgets import QDialog
 
 from app.core.secrets import SecretStore
 from app.gui.main_window import MainWindow
@@ -22,6 +24,18 @@ def home(tmp_path, monkeypatch):
     keyring.set_keyring(previous)
 
 
+@pytest_asyncio.fixture
+async def window(qapp, home, virtual_adb):
+    """The main window, shown but not started (a test may connect to it first), closed afterwards."""
+    window = MainWindow(asyncio.Event(), SecretStore())
+    window.show()
+    yield window
+    window.close()
+    await window.shutdown()
+    for dialog in window.findChildren(QDialog):
+        dialog.deleteLater()
+
+
 async def until(condition, seconds: float = 10.0) -> None:
     for _ in range(int(seconds / 0.05)):
         if condition():
@@ -31,74 +45,56 @@ async def until(condition, seconds: float = 10.0) -> None:
 
 
 @pytest.mark.asyncio
-async def test_window_mirrors_numbers_and_inspects_the_attached_phone(qapp, home, virtual_adb):
-    window = MainWindow(asyncio.Event(), SecretStore())
-    window.show()
-    try:
-        await window.start()
-        await until(lambda: window.mirror.device_size != (0, 0) and window.mirror.controls)
-        assert "emulator-5554" in window.windowTitle()
-        assert window.mirror.device_size == (1080, 2400)
-        names = [c.name for c in window.mirror.controls]
-        assert "Settings" in names                                   # the launcher's icons
-        settings = next(c for c in window.mirror.controls if c.name == "Settings")
-        window.mirror.select_control(settings)
-        window.inspector.show_control(settings)
-        assert window.inspector.current_control == settings
-        # no API key: the request area says how to add one, and inspecting still works
-        assert window.request.key_notice.isVisible() and "Settings" in window.request.key_notice.text()
-    finally:
-        window.close()
-        await window.shutdown()
+async def test_window_mirrors_numbers_and_inspects_the_attached_phone(window, virtual_adb):
+    await window.start()
+    await until(lambda: window.mirror.device_size != (0, 0) and window.mirror.controls)
+    assert "emulator-5554" in window.windowTitle()
+    assert window.mirror.device_size == (1080, 2400)
+    names = [c.name for c in window.mirror.controls]
+    assert "Settings" in names                                   # the launcher's icons
+    settings = next(c for c in window.mirror.controls if c.name == "Settings")
+    window.mirror.select_control(settings)
+    window.inspector.show_control(settings)
+    assert window.inspector.current_control == settings
+    # no API key: the request area says how to add one, and inspecting still works
+    assert window.request.key_notice.isVisible() and "Settings" in window.request.key_notice.text()
 
 
 @pytest.mark.asyncio
-async def test_touch_mode_taps_the_phone(qapp, home, virtual_adb):
-    window = MainWindow(asyncio.Event(), SecretStore())
-    window.show()
-    try:
-        await window.start()
-        await until(lambda: window.mirror.controls)
-        window.manual.touch_button.click()
-        assert window.mirror.interaction_mode == "touch"
-        notes = next(c for c in window.mirror.controls if c.name == "Notes")
-        window.mirror.tap_requested.emit(*notes.center)
-        phone = virtual_adb.devices[0].phone
-        await until(lambda: phone.foreground()[0] == "com.agentdesk.notes")
-        window.manual.key_requested.emit("HOME")
-        await until(lambda: phone.foreground()[0] == "com.android.launcher3")
-    finally:
-        window.close()
-        await window.shutdown()
+async def test_touch_mode_taps_the_phone(window, virtual_adb):
+    await window.start()
+    await until(lambda: window.mirror.controls)
+    window.manual.touch_button.click()
+    assert window.mirror.interaction_mode == "touch"
+    notes = next(c for c in window.mirror.controls if c.name == "Notes")
+    window.mirror.tap_requested.emit(*notes.center)
+    phone = virtual_adb.devices[0].phone
+    await until(lambda: phone.foreground()[0] == "com.agentdesk.notes")
+    window.manual.key_requested.emit("HOME")
+    await until(lambda: phone.foreground()[0] == "com.android.launcher3")
 
 
 @pytest.mark.asyncio
-async def test_an_unplugged_phone_comes_back_on_its_own(qapp, home, virtual_adb):
+async def test_an_unplugged_phone_comes_back_on_its_own(window, virtual_adb):
     """Unplug: the window says so and keeps the phone selected; plug back in: the mirror runs again."""
-    window = MainWindow(asyncio.Event(), SecretStore())
     messages: list[str] = []
     window.phone.status.connect(messages.append)
     frames: list[int] = []
     window.phone.frame_ready.connect(lambda *_: frames.append(1))
-    window.show()
-    try:
-        await window.start()
-        await until(lambda: frames)
-        device = virtual_adb.unplug("emulator-5554")
-        await until(lambda: any("was disconnected" in m for m in messages))
-        assert window.phone.entry.serial == "emulator-5554" and not window.phone.entry.ready
-        assert not window.manual.isEnabled()                 # manual input waits for the phone too
-        await asyncio.sleep(0.3)
-        frames.clear()
-        await asyncio.sleep(0.5)
-        assert not frames                                   # no picture while it is away
-        virtual_adb.plug(device)
-        await until(lambda: any("emulator-5554 is back" in m for m in messages))
-        await until(lambda: len(frames) >= 3)              # the same capture loop picked it up again
-        assert window.phone.entry.ready and window.manual.isEnabled()
-    finally:
-        window.close()
-        await window.shutdown()
+    await window.start()
+    await until(lambda: frames)
+    device = virtual_adb.unplug("emulator-5554")
+    await until(lambda: any("was disconnected" in m for m in messages))
+    assert window.phone.entry.serial == "emulator-5554" and not window.phone.entry.ready
+    assert not window.manual.isEnabled()                 # manual input waits for the phone too
+    await asyncio.sleep(0.3)
+    frames.clear()
+    await asyncio.sleep(0.5)
+    assert not frames                                   # no picture while it is away
+    virtual_adb.plug(device)
+    await until(lambda: any("emulator-5554 is back" in m for m in messages))
+    await until(lambda: len(frames) >= 3)              # the same capture loop picked it up again
+    assert window.phone.entry.ready and window.manual.isEnabled()
 
 
 @pytest.mark.asyncio
