@@ -81,7 +81,7 @@ def _emit_controls(args, controls) -> None:
 
 
 async def _controls_live(args) -> int:
-    from app.core.device.phone_connection import open_phone
+    from app.phone_connection import open_phone
 
     connection = await open_phone(args.device, virtual=True if args.virtual else None)
     try:
@@ -121,7 +121,7 @@ def cmd_devices(args) -> int:
 
 
 def cmd_virtual_phone(args) -> int:
-    from app.core.device.phone_connection import start_virtual_phone
+    from app.phone_connection import start_virtual_phone
 
     width, height = (int(v) for v in args.size.lower().split("x"))
     server = start_virtual_phone(args.port, args.devices, width=width, height=height, density=args.density,

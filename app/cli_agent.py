@@ -11,16 +11,17 @@ from dataclasses import dataclass
 
 from app.console import ConsoleSupervisor
 from app.core import paths
-from app.core.agent.agent_run import AgentRun
+from app.core.agent.events import Message, QuestionAsked, ReviewRequested, StepRecorded
 from app.core.agent.llm_client import ModelClient, ModelError
-from app.core.agent.run_context import RunEvents
-from app.core.agent.trajectory import TrajectoryWriter
-from app.core.config import AgentSettings, ProviderSettings, Settings, load_settings, needs_api_key
+from app.core.config import Settings, load_settings
 from app.core.device.errors import ADB_KEYBOARD_FIX, DeviceError
 from app.core.device.input_commands import ADB_KEYBOARD_IME
-from app.core.device.phone_connection import open_phone
+from app.core.device.phone_session import PhoneRegistry
 from app.core.redaction import setup_logging
+from app.core.runs.handle import RunHandle
+from app.core.runs.service import MissingApiKey, RunRefused, RunRequest, RunService, api_key_for, settings_for
 from app.core.secrets import SecretStore, resolve_api_key
+from app.phone_connection import open_phone
 
 
 
@@ -31,50 +32,81 @@ def load_user_settings(err=None) -> Settings:
     return settings
 
 
+def run_request_from_args(args) -> RunRequest:
+    """`agentdesk run`'s options as a RunRequest (the run service applies and validates them)."""
+    mode = "auto" if args.auto else "step" if args.step else None
+    return RunRequest(args.request, phone=args.device, mode=mode, max_steps=args.max_steps,
+                      provider={"base_url": args.base_url, "model": args.model})
 
 
-def apply_overrides(settings: Settings, args) -> Settings:
-    """Command-line options win over the settings file (validated like the file is)."""
-    provider = {k: v for k, v in (("base_url", args.base_url), ("model", args.model)) if v}
-    agent = {"max_steps": args.max_steps} if args.max_steps else {}
-    if args.auto or args.step:
-        agent["mode"] = "auto" if args.auto else "step"
-    return Settings(provider=ProviderSettings.model_validate({**settings.provider.model_dump(), **provider}),
-                    images=settings.images, prices=settings.prices,
-                    agent=AgentSettings.model_validate({**settings.agent.model_dump(), **agent}))
+def follow_on_console(handle: RunHandle, console: ConsoleSupervisor) -> None:
+    """Print the run's steps and messages; ask the person at the keyboard when the run waits for them."""
+    asking: set[asyncio.Task] = set()
+
+    def spawn(coro) -> None:
+        task = asyncio.ensure_future(coro)
+        asking.add(task)
+        task.add_done_callback(asking.discard)
+
+    async def review(proposal) -> None:
+        answer = await console.review(proposal)
+        if handle.awaiting_review:
+            handle.answer(answer)
+
+    async def ask(question: str) -> None:
+        text = await console.ask(question)
+        if handle.awaiting_answer:
+            handle.answer_question(text)
+
+    def on_event(event) -> None:
+        if isinstance(event, StepRecorded):
+            console.step_finished(event.item)
+        elif isinstance(event, Message):
+            console.say(f"  {event.text}")
+        elif isinstance(event, ReviewRequested):
+            spawn(review(event.proposal))
+        elif isinstance(event, QuestionAsked):
+            spawn(ask(event.question))
+
+    handle.events.subscribe(on_event)
 
 
 async def run_request(args) -> int:
-    settings = apply_overrides(load_user_settings(), args)
-    key, key_source = resolve_api_key(settings.provider.key_name)
-    if key is None and needs_api_key(settings.provider.base_url):
-        print("error: no API key. Store one with `agentdesk key set`, or set OPENAI_API_KEY for scripts.",
-              file=sys.stderr)
+    base = load_user_settings()
+    request = run_request_from_args(args)
+    try:
+        settings = settings_for(base, request)
+        await asyncio.to_thread(api_key_for, settings, None)
+    except RunRefused as exc:
+        print(f"error: {exc}", file=sys.stderr)
         return 2
-    connection = await open_phone(args.device)
+    phones = PhoneRegistry()
+    try:
+        connection = await open_phone(args.device, registry=phones)
+    except DeviceError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     console = ConsoleSupervisor(out=sys.stderr if args.json else sys.stdout)
+    service = RunService(phones, base)
     try:
         if connection.note:
             print(connection.note, file=sys.stderr)
-        device = connection.device
-        screen = await device.screen_info()
-        trajectory = await asyncio.to_thread(
-            TrajectoryWriter.create, args.request,
-            {"serial": device.serial, "model": connection.listing.model, "size": list(screen.display_size),
-             "virtual": connection.is_virtual},
-            {"base_url": settings.provider.base_url, "model": settings.provider.model, "key_from": key_source},
-            settings.model_dump(mode="json"))
-        events = RunEvents(step_finished=console.step_finished, message=lambda text: console.say(f"  {text}"))
-        async with ModelClient(settings.provider, key) as client:
-            run = AgentRun(args.request, device, settings, client, console, trajectory=trajectory, events=events)
-            try:
-                asyncio.get_running_loop().add_signal_handler(signal.SIGINT, run.stop)
-            except (NotImplementedError, RuntimeError):
-                pass
-            console.say(f"Running “{args.request}” on {device.serial} with {settings.provider.model} "
-                        f"({settings.agent.mode} mode, at most {settings.agent.max_steps} steps)")
-            result = await run.run()
+        try:
+            handle = await service.start(request)
+        except (RunRefused, DeviceError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        follow_on_console(handle, console)
+        try:
+            asyncio.get_running_loop().add_signal_handler(signal.SIGINT, handle.stop)
+        except (NotImplementedError, RuntimeError):
+            pass
+        console.say(f"Running “{args.request}” on {connection.session.id} with {settings.provider.model} "
+                    f"({settings.agent.mode} mode, at most {settings.agent.max_steps} steps)")
+        result = await handle.wait()
     finally:
+        await service.shutdown()
+        await phones.close()
         await asyncio.to_thread(connection.close)
     console.say(f"\nResult: {result.status} after {result.steps_taken} steps in {result.time_seconds:.1f} s"
                 f" — {result.completion_reason}")
@@ -125,11 +157,12 @@ async def run_checks(settings: Settings) -> list[Check]:
                                 else "not installed: only ASCII text can be typed. " + ADB_KEYBOARD_FIX))
     store = SecretStore()
     checks.append(Check("Keyring", store.keyring_available, store.location() if store.keyring_available else store.notice))
-    key, source = resolve_api_key(settings.provider.key_name, store=store)
-    if key is None and needs_api_key(settings.provider.base_url):
-        checks.append(Check("API key", False, "none stored: `agentdesk key set`, or set OPENAI_API_KEY"))
-    else:
+    try:
+        key, source = api_key_for(settings, store)
         checks.append(Check("API key", True, f"from {source}" if key else "not needed for a local server"))
+    except MissingApiKey as exc:
+        key = None
+        checks.append(Check("API key", False, str(exc)))
     async with ModelClient(settings.provider, key) as client:
         checks.extend(await check_model(client, settings))
     return checks

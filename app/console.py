@@ -8,7 +8,8 @@ import sys
 
 from app.core.agent.action_shorthand import SHORTHAND_HELP, ShorthandError, parse_shorthand
 from app.core.agent.actions import Action
-from app.core.agent.memory import MemoryItem
+from app.core.agent.records import StepRecord
+from app.core.agent.run_words import decision_word, result_words, step_action_text
 from app.core.agent.supervisor import Proposal, ReviewAnswer
 
 CHOICES = "[Enter]=approve  e=edit  o=override  r=reject with feedback  s=stop"
@@ -82,12 +83,10 @@ class ConsoleSupervisor:
         answer = await read_line("  your answer: ")
         return answer or ""
 
-    def step_finished(self, item: MemoryItem) -> None:
-        result = ""
-        if item.result is not None:
-            result = "ok" if item.result.success else f"FAILED: {item.result.message}"
-        decision = f" [{item.decision.kind}]" if item.decision else ""
+    def step_finished(self, item: StepRecord) -> None:
+        result, _ = result_words(item)
+        decision = f" [{decision_word(item.decision.kind).text}]" if item.decision else ""
         error = f"  error: {item.error}" if item.error else ""
-        self.say(f"Step {item.step}: {item.action_text or '(no action)'}{decision} → {result or '-'}"
+        self.say(f"Step {item.step}: {step_action_text(item)}{decision} → {result}"
                  f"  ({sum(item.timings_ms.get(p, 0) for p in ('data_collection', 'llm_interaction', 'action_execution')):.0f} ms)"
                  + error)

@@ -121,7 +121,7 @@ def _qt_version() -> str:
 def check_virtual_phone() -> str:
     from app.core.device.adb_transport import AdbTransport
     from app.core.device.android_device import AndroidDevice
-    from app.core.device.phone_connection import start_virtual_phone
+    from app.phone_connection import start_virtual_phone
 
     async def look(port: int, serial: str) -> str:
         device = AndroidDevice(AdbTransport("127.0.0.1", port), serial)

@@ -15,28 +15,74 @@ os.environ["ADBUTILS_ADB_PATH"] = "/bin/false"
 
 import pytest
 
+from tests.support.leaks import LeakCheck, LoopErrorLog
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SHARED_DIR = Path(os.environ.get("AGENTDESK_SHARED", REPO_ROOT.parent / "shared"))
 CORPUS_DIR = SHARED_DIR / "corpus" / "ui-dumps"
 
 
 def pytest_asyncio_loop_factories(config, item):
-    """GUI and end-to-end tests run on a qasync loop, as the app does; core tests on plain asyncio."""
+    """GUI and end-to-end tests run on a qasync loop, as the app does; core tests on plain asyncio.
+
+    The factories are module-level functions: pytest-asyncio keys its session-scoped runner on
+    the factory object, so a new closure per test would make a new loop per test.
+    """
     test_path = Path(str(item.fspath))
     if not {"gui", "e2e"} & set(test_path.parts):
-        return {"asyncio": asyncio.new_event_loop}
+        return {"asyncio": _new_asyncio_loop}
+    return {"qasync": _new_qasync_loop}
+
+
+SESSION_LOOPS: list[asyncio.AbstractEventLoop] = []
+"""Every loop the factories below made (one per loop kind while the session-scoped runner lives)."""
+QASYNC_LOOPS: list[asyncio.AbstractEventLoop] = []
+
+
+def _new_asyncio_loop() -> asyncio.AbstractEventLoop:
+    loop = asyncio.new_event_loop()
+    SESSION_LOOPS.append(loop)
+    return loop
+
+
+def _new_qasync_loop() -> asyncio.AbstractEventLoop:
     from app.gui.event_loop import new_qasync_loop
 
-    def make_loop():
-        loop = new_qasync_loop()
-        asyncio.set_event_loop(loop)     # a Runner with a loop factory does not make its loop current
-        QASYNC_LOOPS.append(loop)
-        return loop
-
-    return {"qasync": make_loop}
+    loop = new_qasync_loop()
+    asyncio.set_event_loop(loop)     # a Runner with a loop factory does not make its loop current
+    QASYNC_LOOPS.append(loop)
+    SESSION_LOOPS.append(loop)
+    return loop
 
 
-QASYNC_LOOPS: list[asyncio.AbstractEventLoop] = []
+LOOP_ERRORS = LoopErrorLog()
+LOOP_ERRORS.install()
+
+
+@pytest.fixture(autouse=True)
+def leaves_nothing_behind():
+    """Fail (as a teardown error) a test that leaves threads or tasks running, or whose
+    event loop reported an error nobody handled ("Task exception was never retrieved")."""
+    check = LeakCheck(SESSION_LOOPS, LOOP_ERRORS)
+    yield
+    problems = check.problems()
+    if problems:
+        pytest.fail("the test left things behind:\n  " + "\n  ".join(problems), pytrace=False)
+
+
+@pytest.fixture
+def loop_errors() -> LoopErrorLog:
+    """For a test that makes an event loop report an error on purpose: `loop_errors.take()`
+    returns what the loops logged so far (and the leak check no longer sees it)."""
+    return LOOP_ERRORS
+
+
+def pytest_sessionfinish(session):
+    """Loop errors reported after the last test's check (when the session's loops close)."""
+    late = LOOP_ERRORS.take()
+    if late:
+        print("\nan event loop reported unhandled errors after the last test:\n  " + "\n  ".join(late))
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 @pytest.fixture(autouse=True)
@@ -53,10 +99,15 @@ def qasync_loop_is_current():
     yield
 
 
+CORPUS_MISSING = (f"the shared UI-dump corpus is not here: expected it at {CORPUS_DIR} "
+                  "(a checkout with ../shared beside it has it; or set AGENTDESK_SHARED)")
+
+
 @pytest.fixture(scope="session")
 def corpus_dir() -> Path:
+    """The shared UI-dump corpus; a test that asks for it is skipped where it is missing (a fresh clone)."""
     if not CORPUS_DIR.is_dir():
-        pytest.fail(f"the UI-dump corpus is missing: expected it at {CORPUS_DIR}")
+        pytest.skip(CORPUS_MISSING)
     return CORPUS_DIR
 
 

@@ -21,14 +21,16 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from app.core.agent.agent_run import AgentRun
+from app.core.agent.events import StepFinished, StepStarted
 from app.core.agent.llm_client import ModelClient
 from app.core.agent.prompts import PromptBuilder, ScreenContext
-from app.core.agent.run_context import RunEvents
 from app.core.agent.trajectory import TrajectoryWriter
 from app.core.config import AgentSettings, ImageSettings, ProviderSettings, Settings
 from app.core.device.adb_transport import AdbTransport
 from app.core.device.android_device import AndroidDevice
+from app.core.device.phone_id import PhoneId
+from app.core.device.phone_session import PhoneRegistry, PhoneSession
+from app.core.runs.service import RunRequest, RunService
 from app.core.perception.hierarchy import extract_controls
 from .perception_bench import corpus_dir
 from .phone_process import virtual_phone_process
@@ -109,19 +111,13 @@ class _TimedClient(ModelClient):
             self.model_ms += (time.perf_counter() - started) * 1000
 
 
-class _NoPerson:
-    async def review(self, proposal):
-        raise RuntimeError("auto mode: the benchmark never asks")
-
-    async def ask(self, question: str) -> str:
-        return ""
-
-
 async def _overhead_per_step(port: int, model_url: str, steps: int, images: ImageSettings,
                              capture: str) -> list[float]:
     serial = SERIAL
     device = _TimedDevice(AdbTransport("127.0.0.1", port), serial)
     device.capture_method = capture
+    phones = PhoneRegistry()
+    session = phones.add(PhoneSession(PhoneId(device.transport.address, serial), device))
     settings = Settings(provider=ProviderSettings(base_url=model_url, model="bench", use_tools=False),
                         images=images,
                         agent=AgentSettings(mode="auto", max_steps=steps, settle_seconds=0, stuck_threshold=10))
@@ -129,20 +125,24 @@ async def _overhead_per_step(port: int, model_url: str, steps: int, images: Imag
     overheads: list[float] = []
     client = _TimedClient(settings.provider, "bench-key")
 
-    def started(step: int) -> None:
-        marks[step] = (time.perf_counter(), client.model_ms)
+    def on_event(event) -> None:
+        if isinstance(event, StepStarted):
+            marks[event.step] = (time.perf_counter(), client.model_ms)
+        elif isinstance(event, StepFinished):
+            wall0, model0 = marks[event.step]
+            now = time.perf_counter()
+            waiting = device.busy_ms(wall0, now) + (client.model_ms - model0)
+            overheads.append((now - wall0) * 1000 - waiting)
 
-    def finished(item) -> None:
-        wall0, model0 = marks[item.step]
-        now = time.perf_counter()
-        waiting = device.busy_ms(wall0, now) + (client.model_ms - model0)
-        overheads.append((now - wall0) * 1000 - waiting)
-
-    trajectory = TrajectoryWriter.create("bench", {"serial": serial}, {"model": "bench"}, {})
-    async with client:
-        run = AgentRun("Benchmark: look at the screen", device, settings, client, _NoPerson(),
-                       trajectory=trajectory, events=RunEvents(step_started=started, step_finished=finished))
-        await run.run()
+    service = RunService(phones, settings, client_factory=lambda *args, **kwargs: client)
+    try:
+        handle = await service.start(RunRequest("Benchmark: look at the screen", phone=session.id, api_key="bench-key",
+                                                policy="fail"))
+        handle.events.subscribe(on_event)
+        await handle.wait()
+    finally:
+        await service.shutdown()
+        await phones.close()
     return overheads[1:] or overheads      # the first step also pays for warming caches
 
 

@@ -65,22 +65,57 @@ class _StallMeter:
         self.worst = max(self.worst, late)
 
 
-async def _one_run(window, model_url: str) -> tuple[_StallMeter, object]:
-    """One 20-step auto run in the open window; the stall meter runs while it goes on."""
+class _OnThisLoop:
+    """LoopThread's interface on the caller's own loop: the baseline runs the agent on the GUI thread."""
+
+    def run(self, coro):
+        return asyncio.ensure_future(coro)
+
+    def call(self, function, *args) -> None:
+        asyncio.get_running_loop().call_soon(function, *args)
+
+
+def _bench_settings(model_url: str):
     from app.core.config import AgentSettings, ProviderSettings, Settings
 
+    return Settings(provider=ProviderSettings(base_url=model_url, model="bench", use_tools=False),
+                    agent=AgentSettings(mode="auto", max_steps=RUN_STEPS, settle_seconds=0, stuck_threshold=10,
+                                        reflection=True))
+
+
+async def _one_run(window, phone) -> tuple[_StallMeter, object]:
+    """One 20-step auto run in the open window; the stall meter runs while it goes on."""
+    from app.core.runs.service import RunRequest
+
     meter = _StallMeter()
-    settings = Settings(provider=ProviderSettings(base_url=model_url, model="bench", use_tools=False),
-                        agent=AgentSettings(mode="auto", max_steps=RUN_STEPS, settle_seconds=0, stuck_threshold=10,
-                                            reflection=True))
-    window.controller.start("Benchmark: open Settings and go home", window.phone.device, settings, "bench-key")
     window.request.set_running(True)
+    await window.controller.start(RunRequest("Benchmark: open Settings and go home", phone=phone,
+                                             api_key="bench-key"))
     try:
         result = await window.controller.task
     finally:
         meter.timer.stop()
     await asyncio.sleep(0.3)       # the window settles (live controls come back) before the next run
     return meter, result
+
+
+async def _baseline_run(window, port: int) -> _StallMeter:
+    """The same run with the agent (and a session of its own for the phone) on the GUI thread's loop."""
+    from app.core.device.adb_transport import AdbTransport
+    from app.core.device.phone_session import PhoneRegistry
+    from app.core.runs.service import RunService
+
+    phones = PhoneRegistry()
+    transport = AdbTransport("127.0.0.1", port)
+    session = phones.open(transport, (await asyncio.to_thread(transport.list_devices))[0])
+    core, service = window.controller.core, window.controller.service
+    window.controller.core, window.controller.service = _OnThisLoop(), RunService(phones, lambda: window.settings)
+    try:
+        meter, _ = await _one_run(window, session.id)
+    finally:
+        window.controller.core, window.controller.service = core, service
+        await phones.close()
+    return meter
 
 
 async def _measure(port: int, model_url: str, table: BenchTable, runs: int) -> None:
@@ -103,17 +138,16 @@ async def _measure(port: int, model_url: str, table: BenchTable, runs: int) -> N
     await window.agent_warm_up
     frames: list[tuple[float, float]] = []
     fps: list[float] = []
+    window.settings = _bench_settings(model_url)
     window.phone.fps.connect(fps.append)
     window.phone.frame_ready.connect(lambda *_: frames.append((window.phone.frame_ms, window.mirror.last_paint_ms)))
     worst_per_run, over_a_frame, results = [], [], []
     for _ in range(runs):
-        meter, result = await _one_run(window, model_url)
+        meter, result = await _one_run(window, window.phone.session.id)
         worst_per_run.append(meter.worst)
         over_a_frame.append(sum(s > 16 for s in meter.stalls))
         results.append(result)
-    window.controller.own_thread = False       # the baseline: the same run with the agent on the GUI's loop
-    baseline_meter, _ = await _one_run(window, model_url)
-    window.controller.own_thread = True
+    baseline_meter = await _baseline_run(window, port)
 
     blocking = []
     transport = AdbTransport("127.0.0.1", port)
@@ -135,7 +169,7 @@ async def _measure(port: int, model_url: str, table: BenchTable, runs: int) -> N
     table.notes.append("Longest stall of each run, in order: " + ", ".join(f"{w:.1f} ms" for w in worst_per_run) + ".")
     outcomes = ", ".join(sorted({f"{r.status} ({r.completion_reason})" for r in results}))
     table.notes.append(f"Runs ended: {outcomes}. The window is 1360x900, offscreen; the virtual phone runs in its "
-                       "own process; the model answers after 300 ms; the agent runs on its own thread; runs start once the "
+                       "own process; the model answers after 300 ms; the agent runs on the core's loop thread; runs start once the "
                        "window has loaded the agent's libraries in the background.")
     window.close()
     started = time.perf_counter()

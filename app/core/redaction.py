@@ -4,6 +4,7 @@
 a credential (an Authorization/Bearer header, `api_key=…`, an OpenAI-style `sk-…` key)
 with "[redacted]". `setup_logging` sends the app's log to a rotating file through
 `RedactingFilter`, so a key that slips into a log message never reaches the disk.
+A password field's text is never recorded at all: records keep PASSWORD_MASK instead.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from app.core.paths import log_dir
 from app.core.secrets import known_secrets
 
 REDACTED = "[redacted]"
+PASSWORD_MASK = "••••"
+"""What a record keeps instead of a password field's text (or text typed into one)."""
 LOG_FILE_NAME = "agentdesk.log"
 LOG_MAX_BYTES = 1_000_000
 LOG_BACKUPS = 5

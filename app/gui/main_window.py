@@ -21,8 +21,12 @@ from PySide6.QtWidgets import (
 )
 
 from app.core import paths
-from app.core.config import AgentSettings, Settings, load_settings, needs_api_key, save_settings
-from app.core.secrets import SecretStore, resolve_api_key
+from app.core.config import Settings, load_settings, save_settings
+from app.core.device.errors import DeviceError
+from app.core.device.phone_session import PhoneRegistry
+from app.core.loop_thread import LoopThread
+from app.core.runs.service import MissingApiKey, RunRefused, RunRequest, RunService, api_key_for
+from app.core.secrets import SecretStore
 
 from .approval_panel import ApprovalPanel
 from .device_panel import DevicePanel
@@ -69,8 +73,12 @@ class MainWindow(QMainWindow):
         self._making_secrets: asyncio.Future | None = None
         self._starting_run = False
         self.settings, warnings = load_settings(paths.settings_path())
-        self.phone = PhoneSession(lambda: self.mirror.size(), self)
-        self.controller = RunController(self)
+        # The core (phones, the run service, every run) lives on its own loop thread.
+        self.core = LoopThread()
+        self.phones = PhoneRegistry()
+        self.service = RunService(self.phones, lambda: self.settings, secrets=secrets)
+        self.phone = PhoneSession(lambda: self.mirror.size(), self.core, self.phones, self)
+        self.controller = RunController(self.core, self.service, self)
         self._build()
         self._connect()
         self._build_menus()
@@ -245,46 +253,45 @@ class MainWindow(QMainWindow):
             self.secrets = await self._making_secrets
         return self.secrets
 
-    async def _read_api_key(self) -> str | None:
-        """The provider's key (keyring or environment), read in a worker thread."""
-        store = await self._secret_store()
-        key, _source = await asyncio.to_thread(resolve_api_key, self.settings.provider.key_name, store=store)
-        return key
-
     async def refresh_key_notice(self) -> None:
-        missing = await self._read_api_key() is None and needs_api_key(self.settings.provider.base_url)
+        """Say in the request panel when runs cannot start for want of an API key."""
+        store = await self._secret_store()
+        try:
+            await asyncio.to_thread(api_key_for, self.settings, store)
+            missing = False
+        except MissingApiKey:
+            missing = True
         self.request.set_key_missing(missing)
 
     def _start_run(self, request: str, mode: str, max_steps: int, paused: bool) -> None:
-        if self.phone.device is None:
+        if self.phone.session is None:
             self.show_status("No phone is ready yet.")
             return
         if self._starting_run or self.controller.running:
             return
         self._starting_run = True
         self.request.set_running(True, paused)
-        self._spawn(self._start_run_with_key(request, mode, max_steps, paused))
+        self._spawn(self._ask_for_run(RunRequest(request, phone=self.phone.session.id, mode=mode,
+                                                 max_steps=max_steps, paused=paused)))
 
-    async def _start_run_with_key(self, request: str, mode: str, max_steps: int, paused: bool) -> None:
+    async def _ask_for_run(self, run_request: RunRequest) -> None:
         try:
-            key = await self._read_api_key()
-            if key is None and needs_api_key(self.settings.provider.base_url):
-                self.request.set_running(False)
-                self.show_status("Add an API key in Settings to run the agent.")
-                self.open_settings()
-                return
-            agent = AgentSettings.model_validate({**self.settings.agent.model_dump(), "mode": mode,
-                                                  "max_steps": max_steps})
-            settings = Settings(provider=self.settings.provider, images=self.settings.images, agent=agent,
-                                prices=self.settings.prices)
-            entry = self.phone.entry
+            self.service.secrets = await self._secret_store()
             self.timeline.clear()
             self.phone.live_controls = False
-            self.controller.start(request, self.phone.device, settings, key,
-                                  {"model": entry.model if entry else "", "virtual": bool(entry and entry.virtual)},
-                                  paused=paused)
+            await self.controller.start(run_request)
+        except MissingApiKey:
+            self._run_refused("Add an API key in Settings to run the agent.")
+            self.open_settings()
+        except (RunRefused, DeviceError) as exc:
+            self._run_refused(str(exc))
         finally:
             self._starting_run = False
+
+    def _run_refused(self, why: str) -> None:
+        self.request.set_running(False)
+        self.phone.live_controls = True
+        self.show_status(why)
 
     def _step(self, request: str, mode: str, max_steps: int) -> None:
         if self.controller.running:
@@ -364,8 +371,11 @@ class MainWindow(QMainWindow):
     async def shutdown(self) -> None:
         await self.controller.shutdown()
         await self.phone.shutdown()
+        await self.core.run(self.service.shutdown())
+        await self.core.run(self.phones.close())
         for task in list(self._tasks):
             task.cancel()
+        await asyncio.to_thread(self.core.close)
 
     def closeEvent(self, event) -> None:
         save_window_state(self, self.splitters)

@@ -12,9 +12,10 @@ from PySide6.QtWidgets import (QAbstractItemView, QDialog, QDialogButtonBox, QHe
                                QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 from shiboken6 import isValid
 
+from app.core.agent.run_words import RUN_STATUSES, run_status_word
 from app.core.agent.trajectory import RunSummary, list_runs
 
-from .step_detail import CHIP_COLOUR_ROLE, NEUTRAL_CHIP, STATUS_COLOURS, ChipDelegate
+from .step_detail import CHIP_COLOUR_ROLE, ChipDelegate
 
 PATH_ROLE = Qt.ItemDataRole.UserRole
 
@@ -56,7 +57,8 @@ class PastRunsDialog(QDialog):
                              (self.STATUS, QHeaderView.ResizeMode.Fixed),
                              (self.STEPS, QHeaderView.ResizeMode.ResizeToContents)):
             header.setSectionResizeMode(column, mode)
-        header.resizeSection(self.STATUS, 110)
+        widest = max(self.runs.fontMetrics().horizontalAdvance(word.text) for word in RUN_STATUSES.values())
+        header.resizeSection(self.STATUS, max(110, widest + 32))
         self.runs.itemActivated.connect(self._choose)
         self.runs.itemSelectionChanged.connect(self._update_open_button)
 
@@ -114,9 +116,10 @@ class PastRunsDialog(QDialog):
 
     def _item(self, summary: RunSummary) -> QTreeWidgetItem:
         request = " ".join(summary.request.split()) or "(no request recorded)"
-        item = QTreeWidgetItem([started_words(summary.started_at), request, summary.status, str(summary.steps)])
+        status = run_status_word(summary.status)
+        item = QTreeWidgetItem([started_words(summary.started_at), request, status.text, str(summary.steps)])
         item.setData(self.STARTED, PATH_ROLE, summary.dir)
-        item.setData(self.STATUS, CHIP_COLOUR_ROLE, QColor(STATUS_COLOURS.get(summary.status, NEUTRAL_CHIP)))
+        item.setData(self.STATUS, CHIP_COLOUR_ROLE, QColor(status.colour))
         item.setToolTip(self.REQUEST, summary.request)
         item.setToolTip(self.STARTED, str(summary.dir))
         item.setTextAlignment(self.STEPS, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)

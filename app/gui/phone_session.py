@@ -1,9 +1,10 @@
 """The phone the window shows: which one, its live frames, its controls, and manual input to it.
 
-Everything that talks to the phone runs as asyncio tasks on the qasync loop, with the
-blocking ADB calls in worker threads (the device layer does that), so the GUI never
-waits. The capture loop keeps one request in flight: a slow phone gives fewer frames,
-never a queue.
+The phone itself is owned by a core `PhoneSession` that lives on the core's loop thread
+(`LoopThread`), with the run service and every run: the mirror reads the same frame
+source a run reads, and manual input goes through the same device. This class is the
+window's side of it: it asks the core thread for work and gets results back as Qt
+signals, so the GUI thread never waits on the phone.
 """
 
 from __future__ import annotations
@@ -14,15 +15,19 @@ import logging
 import time
 from datetime import datetime
 from pathlib import Path
+from typing import Any, Callable
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QSize, Signal
 
 from app.core import paths
 from app.core.device.adb_transport import AdbTransport, DeviceListing
-from app.core.device.android_device import AndroidDevice, ControlsSnapshot
+from app.core.device.android_device import ControlsSnapshot
 from app.core.device.device_watch import DeviceWatcher
 from app.core.device.errors import DeviceError
-from app.core.device.phone_connection import PhoneConnection, open_phone
+from app.core.device.phone_session import PhoneRegistry
+from app.core.device.phone_session import PhoneSession as CorePhoneSession
+from app.core.loop_thread import LoopThread
+from app.phone_connection import PhoneConnection, open_phone
 
 from .device_panel import DeviceEntry
 from .mirror_frames import frame_for_view, qimage_from_rgb
@@ -41,43 +46,63 @@ class PhoneSession(QObject):
     status = Signal(str)
     fps = Signal(float)
 
-    def __init__(self, view_size, parent: QObject | None = None):
+    def __init__(self, view_size: Callable[[], QSize], core: LoopThread, phones: PhoneRegistry,
+                 parent: QObject | None = None):
         super().__init__(parent)
-        self.view_size = view_size                # callable → QSize of the mirror
+        self.view_size = view_size                # callable → QSize of the mirror (read on the GUI thread)
+        self.core = core
+        self.phones = phones
         self.connection: PhoneConnection | None = None
-        self.device: AndroidDevice | None = None
+        self.session: CorePhoneSession | None = None
         self.entry: DeviceEntry | None = None
-        self.frame_ms = 0.0                       # last frame: capture decode + shrink + QImage wrap
+        self.frame_ms = 0.0                       # last frame: shrink + QImage wrap (core thread)
         self.live_controls = True                 # refresh controls while idle (off during a run's review)
-        self._tasks: set[asyncio.Task] = set()
-        self._capture: asyncio.Task | None = None
-        self._controls_dirty = asyncio.Event()
+        self._view = (480, 960)                   # the mirror's size, as last read on the GUI thread
+        self._tasks: set[asyncio.Future] = set()
+        self._mirroring: asyncio.Future | None = None
+        self._controls_wanted: asyncio.Event | None = None    # on the core loop
         self._watchers: dict[str, DeviceWatcher] = {}
         self._listings: dict[str, list[DeviceListing]] = {}
         self._virtual_server = None
         self._closing = False
-        self._capturing: AndroidDevice | None = None    # the device the live capture loop is for
+        self._gui_loop: asyncio.AbstractEventLoop | None = None
 
-    def _spawn(self, coro) -> asyncio.Task:
-        task = asyncio.ensure_future(coro)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-        return task
+    @property
+    def device(self):
+        return self.session.device if self.session is not None else None
+
+    def _spawn(self, coro) -> asyncio.Future:
+        """Run `coro` on the core loop; the returned future is the GUI loop's."""
+        future = self.core.run(coro)
+        self._tasks.add(future)
+        future.add_done_callback(self._tasks.discard)
+        return future
+
+    def _on_gui(self, function: Callable[..., Any], *args: Any) -> None:
+        """Call `function(*args)` on the GUI thread (called from the core thread)."""
+        loop = self._gui_loop
+        if loop is not None and not loop.is_closed() and not self._closing:
+            loop.call_soon_threadsafe(function, *args)
+
+    def _to_gui(self, signal, *args: Any) -> None:
+        """Emit `signal` on the GUI thread (called from the core thread)."""
+        self._on_gui(signal.emit, *args)
 
     # ------------------------------------------------------------------ choosing the phone
 
     async def start(self) -> None:
+        self._gui_loop = asyncio.get_running_loop()
         try:
-            self.connection = await open_phone()
+            self.connection = await self.core.run(open_phone(registry=self.phones))
         except DeviceError as exc:
             self.status.emit(str(exc))
             return
         self._virtual_server = self.connection.virtual_server
         if self.connection.note:
             self.status.emit(self.connection.note)
-        transport = self.connection.device.transport
-        self._watch(transport)
-        self._use(self.connection.device, self._entry_for(transport.address, self.connection.listing))
+        session = self.connection.session
+        self._watch(session.device.transport)
+        self._use(session, self._entry_for(session.id.server, session.listing))
         self._spawn(self._controls_loop())
 
     def _watch(self, transport: AdbTransport) -> None:
@@ -107,18 +132,27 @@ class PhoneSession(QObject):
                 self.entry = now
                 self.device_changed.emit(now)
 
-    def _use(self, device: AndroidDevice, entry: DeviceEntry) -> None:
-        self.device, self.entry = device, entry
+    def _use(self, session: CorePhoneSession, entry: DeviceEntry) -> None:
+        self.session, self.entry = session, entry
         self.device_changed.emit(entry)
-        if self._capture is not None:
-            self._capture.cancel()
-        self._capturing = device
-        self._capture = self._spawn(self._capture_loop(device))
+        if self._mirroring is not None:
+            self._mirroring.cancel()
+        self._view = self._read_view_size()
+        self._mirroring = self._spawn(self._mirror(session))
         self.request_controls()
 
     def choose(self, entry: DeviceEntry) -> None:
         host, port = entry.server.rsplit(":", 1)
-        self._use(AndroidDevice(AdbTransport(host, int(port)), entry.serial), entry)
+
+        async def open_session() -> CorePhoneSession:
+            transport = AdbTransport(host, int(port))
+            listing = next((d for d in self._listings.get(entry.server, []) if d.serial == entry.serial),
+                           DeviceListing(entry.serial, "device", entry.model))
+            return self.phones.open(transport, listing, virtual=entry.virtual)
+
+        async def switch() -> None:
+            self._use(await self.core.run(open_session()), entry)
+        asyncio.ensure_future(switch())
 
     def connect_wifi(self, address: str) -> None:
         async def connect() -> None:
@@ -129,106 +163,129 @@ class PhoneSession(QObject):
                 self._watch(transport)
             except DeviceError as exc:
                 self.status.emit(str(exc))
-        self._spawn(connect())
+        task = asyncio.ensure_future(connect())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
-    # ------------------------------------------------------------------ frames and controls
+    # ------------------------------------------------------------------ frames and controls (core loop)
 
-    def _keeps_capturing(self, device: AndroidDevice) -> bool:
-        # Loops end on this flag too: on Python 3.11 asyncio.wait_for can swallow a cancellation.
-        return not self._closing and self._capturing is device
+    def _read_view_size(self) -> tuple[int, int]:
+        size = self.view_size()
+        return (size.width(), size.height())
 
-    async def _capture_loop(self, device: AndroidDevice) -> None:
+    async def _mirror(self, session: CorePhoneSession) -> None:
+        """Follow the phone's frames: shrink each to the mirror's size off the GUI thread, hand it over."""
+        subscription = session.frames.subscribe()
         frames, window_start = 0, time.monotonic()
-        while self._keeps_capturing(device):
-            try:
-                shot = await device.screenshot()
+        try:
+            while not self._closing and self.session is session:
+                try:
+                    frame = await subscription.next()
+                except StopAsyncIteration:
+                    return
+                except DeviceError as exc:
+                    self._to_gui(self.status, f"No picture from the phone: {exc}")
+                    continue
                 started = time.perf_counter()
-                data, size = await asyncio.to_thread(frame_for_view, shot.image, self.view_size())
+                data, size = await asyncio.to_thread(frame_for_view, frame.image, QSize(*self._view))
                 image = qimage_from_rgb(data, *size)
-                self.frame_ms = shot.decode_ms + (time.perf_counter() - started) * 1000
-            except DeviceError as exc:
-                self.status.emit(f"No picture from the phone: {exc}")
-                await asyncio.sleep(1.0)
-                continue
-            if not self._keeps_capturing(device):
-                return
-            self.frame_ready.emit(image, shot.size)
-            frames += 1
-            elapsed = time.monotonic() - window_start
-            if elapsed >= 1.0:
-                self.fps.emit(frames / elapsed)
-                frames, window_start = 0, time.monotonic()
+                self.frame_ms = frame.shot.decode_ms + (time.perf_counter() - started) * 1000
+                if self._closing or self.session is not session:
+                    return
+                self._on_gui(self._deliver_frame, image, frame.size)
+                frames += 1
+                elapsed = time.monotonic() - window_start
+                if elapsed >= 1.0:
+                    self._to_gui(self.fps, frames / elapsed)
+                    frames, window_start = 0, time.monotonic()
+        finally:
+            subscription.close()
+
+    def _deliver_frame(self, image, device_size) -> None:
+        """On the GUI thread: show the frame, and note the mirror's size for the next one."""
+        self._view = self._read_view_size()
+        self.frame_ready.emit(image, device_size)
 
     def request_controls(self) -> None:
-        self._controls_dirty.set()
+        wanted = self._controls_wanted
+        if wanted is not None:
+            self.core.call(wanted.set)
 
     async def _controls_loop(self) -> None:
         """Controls for the overlay and inspector: at start, after input, and every few seconds."""
+        self._controls_wanted = wanted = asyncio.Event()
+        wanted.set()
         while not self._closing:
             try:
-                await asyncio.wait_for(self._controls_dirty.wait(), CONTROLS_REFRESH_SECONDS)
+                await asyncio.wait_for(wanted.wait(), CONTROLS_REFRESH_SECONDS)
             except asyncio.TimeoutError:
                 pass
-            self._controls_dirty.clear()
-            if self.device is None or not self.live_controls:
+            wanted.clear()
+            session = self.session
+            if session is None or not self.live_controls:
                 continue
             try:
-                snapshot: ControlsSnapshot = await self.device.controls()
+                snapshot: ControlsSnapshot = await session.device.controls()
             except DeviceError as exc:
                 log.info("controls not available: %s", exc)
                 continue
             if self.live_controls and not self._closing:
-                self.controls_ready.emit(snapshot)
+                self._to_gui(self.controls_ready, snapshot)
 
     # ------------------------------------------------------------------ manual input
 
-    def _input(self, what: str, coro) -> None:
+    def _input(self, what: str, act) -> None:
+        """Send input to the current phone on the core loop; `act(device)` makes the coroutine."""
+        session = self.session
+        if session is None:
+            return
+
         async def send() -> None:
             try:
-                await coro
+                await act(session.device)
             except DeviceError as exc:
-                self.status.emit(f"Could not {what}: {exc}")
+                self._to_gui(self.status, f"Could not {what}: {exc}")
                 return
             await asyncio.sleep(AFTER_INPUT_SECONDS)
-            self.request_controls()
+            if self._controls_wanted is not None:
+                self._controls_wanted.set()
         self._spawn(send())
 
     def tap(self, x: int, y: int) -> None:
-        if self.device:
-            self._input("tap", self.device.tap(x, y))
+        self._input("tap", lambda device: device.tap(x, y))
 
     def swipe(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int) -> None:
-        if self.device:
-            self._input("swipe", self.device.swipe(x1, y1, x2, y2, duration_ms))
+        self._input("swipe", lambda device: device.swipe(x1, y1, x2, y2, duration_ms))
 
     def press_key(self, key: str) -> None:
-        if self.device:
-            self._input(f"press {key}", self.device.press_key(key))
+        self._input(f"press {key}", lambda device: device.press_key(key))
 
     def type_text(self, text: str) -> None:
-        if self.device:
-            self._input("type", self.device.type_text(text))
+        self._input("type", lambda device: device.type_text(text))
 
     def save_screenshot(self) -> None:
+        session, entry = self.session, self.entry
+        if session is None:
+            return
+
         async def save() -> None:
             try:
-                shot = await self.device.screenshot()
+                frame = await session.frames.frame_after()
             except DeviceError as exc:
-                self.status.emit(f"Could not take a screenshot: {exc}")
+                self._to_gui(self.status, f"Could not take a screenshot: {exc}")
                 return
             folder = paths.data_dir() / "screenshots"
-            path = folder / f"{self.entry.serial.replace(':', '_')}-{datetime.now():%Y%m%d-%H%M%S}.png"
-            await asyncio.to_thread(_save_png, shot.image, path)
-            self.status.emit(f"Screenshot saved to {path}")
-        if self.device:
-            self._spawn(save())
+            path = folder / f"{entry.serial.replace(':', '_')}-{datetime.now():%Y%m%d-%H%M%S}.png"
+            await asyncio.to_thread(_save_png, frame.image, path)
+            self._to_gui(self.status, f"Screenshot saved to {path}")
+        self._spawn(save())
 
     async def shutdown(self) -> None:
         self._closing = True
         for watcher in self._watchers.values():
             watcher.stop()
-        for task in list(self._tasks):
-            task.cancel()
+        for future in list(self._tasks):
+            future.cancel()
         if self._tasks:
             await asyncio.wait(list(self._tasks), timeout=5)
         if self.connection is not None:

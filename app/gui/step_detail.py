@@ -1,5 +1,6 @@
 """One step of a run in full: both screenshots, the model's reasoning, the decision, the outcome,
-the timings and the raw prompt and reply. Also the words, chips and images the run views share."""
+the timings and the raw prompt and reply. Also the chips and images the run views share (their words
+and colours come from `app.core.agent.run_words`)."""
 
 from __future__ import annotations
 
@@ -16,68 +17,36 @@ from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFormLayout, QHBoxLayo
 from shiboken6 import isValid
 
 from app.core.agent.pipeline import ProcessingPhase
+from app.core.agent.records import StepRecord
+from app.core.agent.run_words import (NEUTRAL, action_words, decision_note, decision_word, result_text,
+                                      step_action_text, target_words)
 from app.core.agent.trajectory import step_file
-from app.core.agent.report import action_words
+
+__all__ = ["CHIP_COLOUR_ROLE", "CHIP_NOTE_ROLE", "NEUTRAL_CHIP", "ChipDelegate", "StepDetailDialog", "decision_chip",
+           "error_colour", "format_ms", "read_scaled_image", "result_text", "step_action_text", "step_duration_ms",
+           "token_counts"]
 
 PHASES = tuple(phase.value for phase in ProcessingPhase)
 CHIP_COLOUR_ROLE = Qt.ItemDataRole.UserRole + 10   # QColor of the chip a ChipDelegate paints
 CHIP_NOTE_ROLE = Qt.ItemDataRole.UserRole + 11     # plain text drawn after the chip
-DECISION_CHIPS = {  # decision kind → (chip text, colour)
-    "approve": ("approved", "#1a7f37"), "edit": ("edited", "#0969da"), "override": ("overridden", "#8250df"),
-    "reject": ("rejected", "#bc4c00"), "stop": ("stopped", "#6e7781"), "auto": ("auto", "#1b7c83"),
-}
-STATUS_COLOURS = {  # run status → chip colour
-    "success": "#1a7f37", "failed": "#cf222e", "timeout": "#bc4c00", "stopped": "#6e7781",
-    "unfinished": "#8250df", "unreadable": "#6e7781",
-}
-NEUTRAL_CHIP = "#6e7781"
+NEUTRAL_CHIP = NEUTRAL
 DETAIL_IMAGE_SIZE = QSize(900, 1800)   # screenshots are decoded to at most this size for the dialog
 
 
-# ---------------------------------------------------------------- a step in words
+# ---------------------------------------------------------------- a step in words (the words: run_words)
 
 
-def step_action_text(step: dict[str, Any]) -> str:
-    """The executed action in words, as the agent described it."""
-    return step.get("action_text") or action_words(step.get("action")) or "no action"
-
-
-def decision_chip(step: dict[str, Any]) -> tuple[str, str, str]:
-    """(chip text, chip colour, note) for the step's decision; the note holds feedback or an answer."""
-    decision = step.get("decision")
-    if not isinstance(decision, dict) or not decision.get("kind"):
+def decision_chip(step: StepRecord) -> tuple[str, str, str]:
+    """(chip text, chip colour, note) for the step's decision; the note holds who, feedback or an answer."""
+    if step.decision is None or not step.decision.kind:
         return "", NEUTRAL_CHIP, ""
-    text, colour = DECISION_CHIPS.get(decision["kind"], (str(decision["kind"]), NEUTRAL_CHIP))
-    notes = []
-    if decision.get("by") == "auto" and decision["kind"] != "auto":
-        notes.append("by the auto policy")
-    if decision.get("feedback"):
-        notes.append(f"“{decision['feedback']}”")
-    if decision.get("answer"):
-        notes.append(f"answer: {decision['answer']}")
-    return text, colour, " · ".join(notes)
+    word = decision_word(step.decision.kind)
+    return word.text, word.colour, decision_note(step.decision)
 
 
-def result_text(step: dict[str, Any]) -> tuple[str, bool]:
-    """The outcome in words ("ok", "failed: …", "not executed"), and whether it failed."""
-    result = step.get("result")
-    if not isinstance(result, dict):
-        text, failed = ("error: " + step["error"], True) if step.get("error") else ("not executed", False)
-    elif result.get("success"):
-        text, failed = "ok", False
-    else:
-        text, failed = f"failed: {result.get('message') or 'no reason given'}", True
-    if step.get("screen_only"):
-        text += " · screenshot only"
-    return text, failed
-
-
-def step_duration_ms(step: dict[str, Any]) -> float | None:
+def step_duration_ms(step: StepRecord) -> float | None:
     """The sum of the step's phase timings (strategy timings inside them are not counted twice)."""
-    timings = step.get("timings_ms")
-    if not isinstance(timings, dict):
-        return None
-    values = [value for name, value in timings.items() if name in PHASES and isinstance(value, (int, float))]
+    values = [value for name, value in step.timings_ms.items() if name in PHASES]
     return sum(values) if values else None
 
 
@@ -87,10 +56,9 @@ def format_ms(ms: float | None) -> str:
     return f"{ms:,.0f} ms" if ms < 1000 else f"{ms / 1000:,.1f} s"
 
 
-def token_counts(step: dict[str, Any]) -> tuple[int, int]:
+def token_counts(step: StepRecord) -> tuple[int, int]:
     """(prompt, completion) tokens of the step."""
-    tokens = step.get("tokens") if isinstance(step.get("tokens"), dict) else {}
-    return int(tokens.get("prompt") or 0), int(tokens.get("completion") or 0)
+    return step.tokens.get("prompt", 0), step.tokens.get("completion", 0)
 
 
 def error_colour(palette: QPalette) -> QColor:
@@ -203,13 +171,13 @@ def _text_area(placeholder: str) -> QPlainTextEdit:
 class StepDetailDialog(QDialog):
     """Everything recorded about one step; Previous/Next walk through `steps` (the run's steps, live)."""
 
-    def __init__(self, run_dir: Path, step: dict[str, Any], parent: QWidget | None = None,
-                 *, steps: list[dict[str, Any]] | None = None):
+    def __init__(self, run_dir: Path, step: StepRecord, parent: QWidget | None = None,
+                 *, steps: list[StepRecord] | None = None):
         super().__init__(parent)
         self.setModal(False)
         self.run_dir = Path(run_dir)
         self.steps = steps if steps is not None else [step]
-        self.step: dict[str, Any] = step
+        self.step: StepRecord = step
         self._images_task: asyncio.Task | None = None
         self.resize(1180, 820)
 
@@ -270,13 +238,13 @@ class StepDetailDialog(QDialog):
         layout.addLayout(navigation)
         self.show_step(step)
 
-    def show_step(self, step: dict[str, Any]) -> None:
+    def show_step(self, step: StepRecord) -> None:
         """Show another step of the same run; its screenshots load in a worker thread."""
         self.step = step
-        self.setWindowTitle(f"Step {step.get('step', '?')} — Agent Desk")
+        self.setWindowTitle(f"Step {step.step} — Agent Desk")
         self._fill_facts(step)
-        self.prompt_text.setPlainText(str(step.get("prompt_text") or ""))
-        self.raw_reply.setPlainText(str(step.get("raw_reply") or ""))
+        self.prompt_text.setPlainText(step.prompt_text)
+        self.raw_reply.setPlainText(step.raw_reply)
         self.refresh_navigation()
         for view in (self.clean_view, self.annotated_view):
             view.show_message("Loading…")
@@ -301,7 +269,7 @@ class StepDetailDialog(QDialog):
 
     def _index(self) -> int:
         same = (i for i, step in enumerate(self.steps) if step is self.step)
-        same_number = (i for i, step in enumerate(self.steps) if step.get("step") == self.step.get("step"))
+        same_number = (i for i, step in enumerate(self.steps) if step.step == self.step.step)
         return next(same, next(same_number, -1))
 
     def _go(self, offset: int) -> None:
@@ -309,33 +277,32 @@ class StepDetailDialog(QDialog):
         if 0 <= index < len(self.steps):
             self.show_step(self.steps[index])
 
-    async def _load_images(self, step: dict[str, Any]) -> None:
-        for view, key in ((self.clean_view, "screenshot"), (self.annotated_view, "annotated_screenshot")):
-            image = await asyncio.to_thread(read_scaled_image, [step_file(self.run_dir, step.get(key))],
-                                            DETAIL_IMAGE_SIZE)
+    async def _load_images(self, step: StepRecord) -> None:
+        for view, name in ((self.clean_view, step.screenshot), (self.annotated_view, step.annotated_screenshot)):
+            image = await asyncio.to_thread(read_scaled_image, [step_file(self.run_dir, name)], DETAIL_IMAGE_SIZE)
             if not isValid(view):   # the dialog was deleted meanwhile
                 return
             view.set_image(image)
 
-    def _fill_facts(self, step: dict[str, Any]) -> None:
+    def _fill_facts(self, step: StepRecord) -> None:
         while self.facts.rowCount():
             self.facts.removeRow(0)
-        heading = f"Step {step.get('step', '?')}"
-        if step.get("foreground"):
-            heading += f"  ·  {step['foreground']}"
-        if step.get("controls_count"):
-            heading += f"  ·  {step['controls_count']} controls"
+        heading = f"Step {step.step}"
+        if step.foreground:
+            heading += f"  ·  {step.foreground}" + (f" / {step.activity}" if step.activity else "")
+        if step.controls_count:
+            heading += f"  ·  {step.controls_count} controls"
         title = QLabel(heading)
         font = title.font()
         font.setBold(True)
         font.setPointSizeF(font.pointSizeF() * 1.15)
         title.setFont(font)
         self.facts.addRow(title)
-        self._add_fact("Thought", step.get("thought"))
-        self._add_fact("Comment", step.get("comment"))
+        self._add_fact("Thought", step.thought)
+        self._add_fact("Comment", step.comment)
         executed = step_action_text(step)
-        proposed = action_words(step.get("proposed_action"))
-        if proposed and proposed != action_words(step.get("action")):
+        proposed = action_words(step.proposed_action)
+        if proposed and proposed != action_words(step.action):
             self._add_fact("Proposed", proposed, mono=True)
             self._add_fact("Executed", executed, mono=True)
         else:
@@ -346,11 +313,10 @@ class StepDetailDialog(QDialog):
                          + (f"&nbsp; {html.escape(note)}" if note else ""))
             self._add_fact("Decision", chip_html, rich=True)
         outcome, failed = result_text(step)
-        result = step.get("result") if isinstance(step.get("result"), dict) else {}
-        if result.get("success") and result.get("message"):
-            outcome += f" — {result['message']}"
+        if step.result is not None and step.result.success and step.result.message:
+            outcome += f" — {step.result.message}"
         self._add_fact("Result", outcome, failed=failed)
-        reflection = step.get("reflection") if isinstance(step.get("reflection"), dict) else {}
+        reflection = step.reflection or {}
         if reflection.get("verdict"):
             verdict = str(reflection["verdict"])
             if isinstance(reflection.get("confidence"), (int, float)):
@@ -358,20 +324,22 @@ class StepDetailDialog(QDialog):
             if reflection.get("reasoning"):
                 verdict += f" — {reflection['reasoning']}"
             self._add_fact("Screen check", verdict)
-        timings = step.get("timings_ms") if isinstance(step.get("timings_ms"), dict) else {}
+        timings = step.timings_ms
         phases = [f"{name.replace('_', ' ')}: {format_ms(timings[name])}" for name in PHASES if name in timings]
         others = [f"{name.replace('_', ' ')}: {format_ms(value)}" for name, value in timings.items()
-                  if name not in PHASES and isinstance(value, (int, float))]
+                  if name not in PHASES]
         self._add_fact("Timings", "\n".join(phases) or "none recorded")
         if others:
             self._add_fact("Strategies", "\n".join(others))
         prompt, completion = token_counts(step)
-        usage = f"{prompt:,} prompt + {completion:,} completion tokens · ${float(step.get('cost_usd') or 0):.4f}"
-        if (step.get("model_attempts") or 0) > 1:
-            usage += f" · {step['model_attempts']} model attempts"
+        usage = f"{prompt:,} prompt + {completion:,} completion tokens · ${step.cost_usd:.4f}"
+        if step.model_attempts > 1:
+            usage += f" · {step.model_attempts} model attempts"
         self._add_fact("Usage", usage if prompt or completion else "none recorded")
-        if step.get("error"):
-            self._add_fact("Errors", step["error"], failed=True)
+        if step.target is not None:
+            self._add_fact("Target", target_words(step), mono=True)
+        if step.error:
+            self._add_fact("Errors", step.error, failed=True)
 
     def _add_fact(self, label: str, value: Any, *, rich: bool = False, mono: bool = False,
                   failed: bool = False) -> None:
@@ -388,3 +356,4 @@ class StepDetailDialog(QDialog):
         title = QLabel(label)
         title.setStyleSheet("font-weight: 600")
         self.facts.addRow(title, field)
+

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import html
 from pathlib import Path
 from typing import Any, Sequence
@@ -13,16 +14,15 @@ from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLab
                                QTableView, QVBoxLayout, QWidget)
 from shiboken6 import isValid
 
-from app.core.agent.memory import MemoryItem, RunResult
-from app.core.agent.report import REPORT_FILE
-from app.core.agent.trajectory import RunRecord, load_run
+from app.core.agent.records import RunResult, StepRecord
+from app.core.agent.run_words import DECISIONS, capitalised, run_status_word
+from app.core.agent.trajectory import REPORT_FILE, LoadedRun, load_run
 
 from .past_runs import PastRunsDialog
-from .step_detail import DECISION_CHIPS, NEUTRAL_CHIP, STATUS_COLOURS, ChipDelegate, StepDetailDialog, format_ms
+from .step_detail import ChipDelegate, StepDetailDialog, format_ms
 from .timeline_model import StepTableModel, ThumbnailCache
 
 THUMBNAIL_BOX = QSize(40, 80)      # a phone screen shrunk to fit this box
-STATUS_WORDS = {"success": "Success", "failed": "Failed", "timeout": "Timed out", "stopped": "Stopped"}
 
 
 class ElidedLabel(QLabel):
@@ -50,7 +50,7 @@ class ElidedLabel(QLabel):
 class TimelinePanel(QWidget):
     """The steps of the current (or a reopened) run, newest at the bottom; activating a row opens its detail."""
 
-    step_activated = Signal(dict)
+    step_activated = Signal(object)   # the StepRecord
 
     def __init__(self, parent: QWidget | None = None, *, runs_root: Path | None = None):
         super().__init__(parent)
@@ -109,9 +109,9 @@ class TimelinePanel(QWidget):
         self._show_run(Path(run_dir), request)
         self._set_status("Running…", muted=True)
 
-    def add_step(self, item: MemoryItem | dict[str, Any]) -> None:
-        """A step finished: append its row and scroll to it."""
-        step = item.to_dict() if isinstance(item, MemoryItem) else dict(item)
+    def add_step(self, item: StepRecord | dict[str, Any]) -> None:
+        """A step finished: append its row and scroll to it (a dict is read as the run folder's lines are)."""
+        step = dataclasses.replace(item) if isinstance(item, StepRecord) else StepRecord.from_dict(item)
         self.model.append(step)
         self.view.scrollTo(self.model.index(len(self.model.steps) - 1, 0))
         if self.detail_dialog is not None:
@@ -119,36 +119,34 @@ class TimelinePanel(QWidget):
 
     def finish_run(self, result: RunResult | dict[str, Any]) -> None:
         """The run ended: show how, and why."""
-        result = result.to_dict() if isinstance(result, RunResult) else dict(result)
-        status = str(result.get("status", "unknown"))
-        reasons = [str(result[key]) for key in ("completion_reason", "error") if result.get(key)]
+        if not isinstance(result, RunResult):
+            result = RunResult.from_dict(result)
+        reasons = [text for text in (result.completion_reason, result.error) if text]
         reason = " — ".join(dict.fromkeys(reasons))   # both when they differ
-        facts = [f"{result.get('steps_taken', len(self.model.steps))} steps"]
-        if isinstance(result.get("time_seconds"), (int, float)):
-            facts.append(format_ms(result["time_seconds"] * 1000))
-        tokens = result.get("tokens") if isinstance(result.get("tokens"), dict) else {}
-        if sum(tokens.values()):
-            facts.append(f"{sum(tokens.values()):,} tokens")
-        if result.get("cost_usd"):
-            facts.append(f"${result['cost_usd']:.4f}")
-        chip = (f'<span style="background:{STATUS_COLOURS.get(status, NEUTRAL_CHIP)}; color:white">'
-                f'&nbsp;{html.escape(STATUS_WORDS.get(status, status))}&nbsp;</span>')
+        facts = [f"{result.steps_taken} steps", format_ms(result.time_seconds * 1000)]
+        tokens = sum(result.tokens.values())
+        if tokens:
+            facts.append(f"{tokens:,} tokens")
+        if result.cost_usd:
+            facts.append(f"${result.cost_usd:.4f}")
+        status = run_status_word(result.status)
+        chip = (f'<span style="background:{status.colour}; color:white">'
+                f'&nbsp;{html.escape(capitalised(status.text))}&nbsp;</span>')
         text = chip + (f"&nbsp; {html.escape(reason)}" if reason else "")
         muted = self.palette().color(QPalette.ColorRole.PlaceholderText).name()
         self.status.setText(f'{text}&nbsp; <span style="color:{muted}">{html.escape(" · ".join(facts))}</span>')
         self._update_buttons()
 
-    async def load_run(self, run_dir: Path) -> RunRecord:
+    async def load_run(self, run_dir: Path) -> LoadedRun:
         """Reopen a recorded run: read it in a worker thread, then fill the rows."""
         self._generation += 1
         generation = self._generation
         record = await asyncio.to_thread(load_run, run_dir)
         if not isValid(self) or generation != self._generation:   # closed, or another run shown meanwhile
             return record
-        self._show_run(record.run_dir, str(record.run.get("request", "")), record.steps)
-        result = record.run.get("result")
-        if isinstance(result, dict):
-            self.finish_run(result)
+        self._show_run(record.run_dir, record.run.request, record.steps)
+        if record.run.result is not None:
+            self.finish_run(record.run.result)
         else:
             self._set_status("This run did not finish: it stopped before recording a result.", muted=True)
         if record.problems:
@@ -163,7 +161,7 @@ class TimelinePanel(QWidget):
         self.past_runs_dialog.show()
         self.past_runs_dialog.raise_()
 
-    def open_step_detail(self, step: dict[str, Any]) -> StepDetailDialog:
+    def open_step_detail(self, step: StepRecord) -> StepDetailDialog:
         """Show the step in the (single) step detail window."""
         if self.detail_dialog is None:
             self.detail_dialog = StepDetailDialog(self.run_dir, step, self, steps=self.model.steps)
@@ -174,7 +172,7 @@ class TimelinePanel(QWidget):
         return self.detail_dialog
 
     # ------------------------------------------------------------------ internals
-    def _show_run(self, run_dir: Path | None, request: str, steps: Sequence[dict[str, Any]] = ()) -> None:
+    def _show_run(self, run_dir: Path | None, request: str, steps: Sequence[StepRecord] = ()) -> None:
         self._generation += 1
         if self.detail_dialog is not None:
             self.detail_dialog.close()
@@ -238,6 +236,6 @@ class TimelinePanel(QWidget):
                                               mode.Interactive, mode.ResizeToContents, mode.ResizeToContents)):
             header.setSectionResizeMode(column, column_mode)
         header.resizeSection(StepTableModel.THUMBNAIL, THUMBNAIL_BOX.width() + 16)
-        chip_width = max(view.fontMetrics().horizontalAdvance(text) for text, _ in DECISION_CHIPS.values()) + 32
+        chip_width = max(view.fontMetrics().horizontalAdvance(word.text) for word in DECISIONS.values()) + 32
         header.resizeSection(StepTableModel.DECISION, chip_width)
         header.resizeSection(StepTableModel.RESULT, view.fontMetrics().horizontalAdvance("not executed") + 16)

@@ -5,12 +5,12 @@ from __future__ import annotations
 import asyncio
 from collections import OrderedDict
 from pathlib import Path
-from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QGuiApplication, QPainter, QPalette, QPixmap
 from shiboken6 import isValid
 
+from app.core.agent.records import StepRecord
 from app.core.agent.trajectory import step_file
 
 from .step_detail import (CHIP_COLOUR_ROLE, CHIP_NOTE_ROLE, decision_chip, error_colour, format_ms, read_scaled_image,
@@ -79,7 +79,7 @@ class ThumbnailCache(QObject):
 
 
 class StepTableModel(QAbstractTableModel):
-    """The steps of one run (records as `MemoryItem.to_dict()` gives them) as table rows."""
+    """The steps of one run (typed `StepRecord`s) as table rows."""
 
     COLUMNS = ("", "#", "Action", "Decision", "Result", "Time", "Tokens")
     THUMBNAIL, NUMBER, ACTION, DECISION, RESULT, TIME, TOKENS = range(7)
@@ -88,25 +88,25 @@ class StepTableModel(QAbstractTableModel):
         super().__init__(parent)
         self.thumbnails = thumbnails
         self.run_dir: Path | None = None
-        self.steps: list[dict[str, Any]] = []
+        self.steps: list[StepRecord] = []
         thumbnails.ready.connect(self._thumbnail_ready)
 
-    def set_steps(self, run_dir: Path | None, steps: list[dict[str, Any]]) -> None:
+    def set_steps(self, run_dir: Path | None, steps: list[StepRecord]) -> None:
         self.beginResetModel()
         self.run_dir = run_dir
         self.steps[:] = steps   # the same list object: an open step detail follows it
         self.endResetModel()
 
-    def append(self, step: dict[str, Any]) -> None:
+    def append(self, step: StepRecord) -> None:
         self.beginInsertRows(QModelIndex(), len(self.steps), len(self.steps))
         self.steps.append(step)
         self.endInsertRows()
 
-    def thumbnail_paths(self, step: dict[str, Any]) -> list[Path]:
+    def thumbnail_paths(self, step: StepRecord) -> list[Path]:
         """The annotated screenshot, then the clean one."""
         if self.run_dir is None:
             return []
-        paths = (step_file(self.run_dir, step.get(key)) for key in ("annotated_screenshot", "screenshot"))
+        paths = (step_file(self.run_dir, name) for name in (step.annotated_screenshot, step.screenshot))
         return [path for path in paths if path is not None]
 
     def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:
@@ -140,9 +140,9 @@ class StepTableModel(QAbstractTableModel):
             return decision_chip(step)[2]
         return None
 
-    def _text(self, step: dict[str, Any], column: int) -> str | None:
+    def _text(self, step: StepRecord, column: int) -> str | None:
         if column == self.NUMBER:
-            return str(step.get("step", ""))
+            return str(step.step)
         if column == self.ACTION:
             return step_action_text(step)
         if column == self.DECISION:
@@ -156,17 +156,17 @@ class StepTableModel(QAbstractTableModel):
             return f"{total:,}" if total else "–"
         return None
 
-    def _tooltip(self, step: dict[str, Any], column: int) -> str | None:
-        if column in (self.THUMBNAIL, self.ACTION) and step.get("thought"):
-            return f"Thought: {step['thought']}"
+    def _tooltip(self, step: StepRecord, column: int) -> str | None:
+        if column in (self.THUMBNAIL, self.ACTION) and step.thought:
+            return f"Thought: {step.thought}"
         if column == self.DECISION:
             chip, _, note = decision_chip(step)
             return f"{chip}: {note}" if note else None
         if column == self.RESULT:
-            return "\n".join(filter(None, [result_text(step)[0], step.get("error")]))
+            return "\n".join(filter(None, [result_text(step)[0], step.error]))
         if column == self.TOKENS:
             prompt, completion = token_counts(step)
-            return f"{prompt:,} prompt + {completion:,} completion · ${float(step.get('cost_usd') or 0):.4f}"
+            return f"{prompt:,} prompt + {completion:,} completion · ${step.cost_usd:.4f}"
         return None
 
     def _thumbnail_ready(self, key: str) -> None:

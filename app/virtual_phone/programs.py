@@ -11,7 +11,7 @@ import base64
 import io
 from typing import TYPE_CHECKING, Callable
 
-from app.core.device.keycodes import keycode_from_string
+from app.android.keycodes import keycode_from_string
 
 from . import coreutils
 from .shell import Result

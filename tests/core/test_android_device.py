@@ -21,7 +21,7 @@ from app.core.device.errors import (
     ScreenshotFailed,
     TextInputUnsupported,
 )
-from app.core.device.phone_connection import open_phone
+from app.phone_connection import open_phone
 
 pytestmark = pytest.mark.asyncio
 

@@ -56,8 +56,9 @@ def test_create_makes_a_named_folder_and_writes_run_json_at_once():
     assert writer.run_dir.parent == runs_dir()
     assert re.fullmatch(r"\d{8}-\d{6}-open-notes-and-write-a-shopping-list-mil", writer.run_dir.name)
     run = json.loads((writer.run_dir / "run.json").read_text(encoding="utf-8"))
-    assert set(run) == {"request", "device", "model", "settings", "started_at", "result", "version"}
-    assert run["request"] == REQUEST and run["result"] is None and run["version"] == 1
+    assert set(run) == {"request", "device", "model", "settings", "started_at", "finished_at", "result", "report",
+                        "version"}
+    assert run["request"] == REQUEST and run["result"] is None and run["version"] == 2 and run["finished_at"] == ""
     assert run["device"] == {"serial": "emulator-5554"}
     assert (writer.run_dir / "steps.jsonl").read_bytes() == b""
 
@@ -95,6 +96,44 @@ def test_save_screens_writes_pngs_and_returns_their_names():
     assert not (writer.run_dir / "step_008_annotated.png").exists()
 
 
+class BreaksWhileSaving:
+    """An image whose PNG encoding writes part of the file, then fails (a full disk, a crash)."""
+
+    def __init__(self, final_path):
+        self.final_path = final_path
+        self.seen_while_writing: list[bool] = []
+
+    def save(self, handle, **options):
+        handle.write(b"\x89PNG\r\n\x1a\n half an image")
+        handle.flush()
+        self.seen_while_writing.append(self.final_path.exists())
+        raise OSError("No space left on device")
+
+
+def test_save_screens_never_leaves_a_partial_image_under_its_final_name():
+    writer = new_writer()
+    broken = BreaksWhileSaving(writer.run_dir / "step_001.png")
+    with pytest.raises(OSError, match="No space"):
+        writer.save_screens(1, broken, None)
+    assert broken.seen_while_writing == [False]           # it was being written under another name
+    assert not (writer.run_dir / "step_001.png").exists()
+    assert not list(writer.run_dir.glob("*.tmp"))          # and that temporary file is gone again
+    broken = BreaksWhileSaving(writer.run_dir / "step_002_annotated.png")
+    with pytest.raises(OSError):
+        writer.save_screens(2, Image.new("RGB", (50, 80), "blue"), broken)
+    assert not (writer.run_dir / "step_002_annotated.png").exists()
+    with Image.open(writer.run_dir / "step_002.png") as clean:   # the clean one was complete: it stays
+        assert clean.getpixel((1, 1)) == (0, 0, 255)
+
+
+def test_check_run_reports_a_temporary_file_left_by_an_interrupted_write():
+    writer = finished_run()
+    (writer.run_dir / "step_003.png.k2j4.tmp").write_bytes(b"\x89PNG half")
+    (writer.run_dir / "run.json.tmp").write_text("{", encoding="utf-8")
+    assert check_run(writer.run_dir) == ["run.json.tmp is a leftover temporary file: a write was interrupted",
+                                         "step_003.png.k2j4.tmp is a leftover temporary file: a write was interrupted"]
+
+
 def test_each_step_is_on_disk_and_fsynced_as_soon_as_it_is_appended(monkeypatch):
     writer = new_writer()
     synced = []
@@ -112,7 +151,7 @@ def test_finish_records_the_result_atomically():
     writer = finished_run()
     run = json.loads((writer.run_dir / "run.json").read_text(encoding="utf-8"))
     assert run["result"]["status"] == "success" and run["result"]["completion_reason"] == "done"
-    assert run["finished_at"]
+    assert run["finished_at"] and run["report"] == "report.html"
     assert not list(writer.run_dir.glob("*.tmp"))
     assert check_run(writer.run_dir) == []
 
@@ -124,7 +163,7 @@ def test_a_half_written_last_step_is_skipped_and_reported():
     with (writer.run_dir / "steps.jsonl").open("ab") as handle:
         handle.write(b'{"step": 3, "thought": "cut sho')
     record = load_run(writer.run_dir)
-    assert [step["step"] for step in record.steps] == [1, 2]
+    assert [step.step for step in record.steps] == [1, 2]
     assert len(record.problems) == 1 and "incomplete" in record.problems[0]
     assert any("incomplete" in problem for problem in check_run(writer.run_dir))
 

@@ -1,4 +1,8 @@
-"""End-to-end fixtures: a virtual phone with a fixed clock, a scripted model, a scripted person."""
+"""End-to-end fixtures: a virtual phone with a fixed clock, a scripted model, a scripted person.
+
+Runs go through the run service, as every face's do; the scripted person answers from the
+run's event stream through the run's handle, as the window and the console do.
+"""
 
 from __future__ import annotations
 
@@ -9,14 +13,18 @@ from typing import Callable
 import keyring
 import pytest
 
-from app.core.agent.agent_run import AgentRun
+import functools
+
+from app.core.agent.events import QuestionAsked, ReviewRequested
 from app.core.agent.llm_client import ModelClient
 from app.core.agent.memory import RunResult
 from app.core.agent.supervisor import Proposal, ReviewAnswer
-from app.core.agent.trajectory import TrajectoryWriter, check_run, load_run
+from app.core.agent.trajectory import check_run, load_run
 from app.core.config import AgentSettings, ProviderSettings, Settings
 from app.core.device.adb_transport import AdbTransport
-from app.core.device.android_device import AndroidDevice
+from app.core.device.phone_session import PhoneRegistry
+from app.core.runs.handle import RunHandle
+from app.core.runs.service import RunRequest, RunService
 from app.virtual_phone.adb_server import VirtualAdbServer
 from app.virtual_phone.phone import VirtualPhone
 from tests.support.memory_keyring import MemoryKeyring
@@ -48,22 +56,30 @@ def phone_server(monkeypatch):
 
 @dataclass
 class ScriptedPerson:
-    """Answers reviews from a list of callables (proposal → answer); records what it was shown."""
+    """Answers reviews from a list of callables (proposal → answer); records what it was shown.
+
+    A review it has no answer for is recorded in `unexpected` and answered with Stop.
+    """
 
     answers: list[Callable[[Proposal], ReviewAnswer]] = field(default_factory=list)
     replies: list[str] = field(default_factory=list)
     shown: list[Proposal] = field(default_factory=list)
     questions: list[str] = field(default_factory=list)
+    unexpected: list[str] = field(default_factory=list)
 
-    async def review(self, proposal: Proposal) -> ReviewAnswer:
-        self.shown.append(proposal)
-        if not self.answers:
-            raise AssertionError(f"unexpected review of: {proposal.action_text}")
-        return self.answers.pop(0)(proposal)
-
-    async def ask(self, question: str) -> str:
-        self.questions.append(question)
-        return self.replies.pop(0)
+    def attach(self, handle: RunHandle) -> None:
+        def on_event(event) -> None:
+            if isinstance(event, ReviewRequested):
+                self.shown.append(event.proposal)
+                if not self.answers:
+                    self.unexpected.append(event.proposal.action_text)
+                    handle.answer(ReviewAnswer.stop())
+                    return
+                handle.answer(self.answers.pop(0)(event.proposal))
+            elif isinstance(event, QuestionAsked):
+                self.questions.append(event.question)
+                handle.answer_question(self.replies.pop(0))
+        handle.events.subscribe(on_event)
 
 
 def approve(_proposal: Proposal) -> ReviewAnswer:
@@ -73,7 +89,7 @@ def approve(_proposal: Proposal) -> ReviewAnswer:
 @dataclass
 class RunOutcome:
     result: RunResult
-    run: AgentRun
+    run: RunHandle
     model: FakeOpenAIServer
     phone: VirtualPhone
     person: ScriptedPerson
@@ -85,7 +101,7 @@ class RunOutcome:
     def trajectory_problems(self) -> list[str]:
         return check_run(self.result.run_dir)
 
-    def steps(self) -> list[dict]:
+    def steps(self) -> list:
         return load_run(self.result.run_dir).steps
 
 
@@ -98,18 +114,24 @@ def e2e_settings(base_url: str, mode: str = "step", provider: dict | None = None
 
 @pytest.fixture
 def run_agent(phone_server):
-    """Run a request with a scripted model and person; returns a RunOutcome."""
+    """Run a request with a scripted model and person through the run service; returns a RunOutcome."""
     async def run(request: str, script: list, person: ScriptedPerson | None = None, mode: str = "step",
                   backoff: float = 0.01, provider: dict | None = None, **agent) -> RunOutcome:
         person = person or ScriptedPerson()
         attached = phone_server.devices[0]
-        device = AndroidDevice(AdbTransport("127.0.0.1", phone_server.port), attached.serial, timeout=10)
+        transport = AdbTransport("127.0.0.1", phone_server.port)
+        phones = PhoneRegistry()
+        phones.open(transport, transport.list_devices()[0], virtual=True, timeout=10)
         with FakeOpenAIServer(script) as model:
-            settings = e2e_settings(model.base_url, mode, provider, **agent)
-            trajectory = TrajectoryWriter.create(request, {"serial": attached.serial}, {"model": "gpt-4o"},
-                                                 settings.model_dump(mode="json"))
-            async with ModelClient(settings.provider, API_KEY, backoff_seconds=backoff) as client:
-                agent_run = AgentRun(request, device, settings, client, person, trajectory=trajectory)
-                result = await agent_run.run()
-        return RunOutcome(result, agent_run, model, attached.phone, person)
+            service = RunService(phones, e2e_settings(model.base_url, mode, provider, **agent),
+                                 client_factory=functools.partial(ModelClient, backoff_seconds=backoff))
+            try:
+                handle = await service.start(RunRequest(request, api_key=API_KEY))
+                person.attach(handle)
+                result = await handle.wait()
+            finally:
+                await service.shutdown()
+                await phones.close()
+        assert not person.unexpected, f"unexpected reviews: {person.unexpected}"
+        return RunOutcome(result, handle, model, attached.phone, person)
     return run

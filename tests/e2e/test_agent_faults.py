@@ -30,7 +30,7 @@ async def test_bad_reply_is_sent_back_then_corrected(run_agent, bad_reply, compl
     outcome = await run_agent("Go home", script, ScriptedPerson([approve, approve]))
     assert outcome.result.status == "success", outcome.result
     assert complaint.lower() in sent_back(outcome, 1).lower()
-    assert outcome.steps()[0]["model_attempts"] == 2
+    assert outcome.steps()[0].model_attempts == 2
     assert outcome.trajectory_problems() == []
 
 
@@ -77,8 +77,8 @@ async def test_phone_unplugged_mid_step(run_agent, phone_server):
     assert outcome.result.status == "failed"
     assert "not connected" in outcome.result.completion_reason
     steps = outcome.steps()
-    assert steps[0]["result"]["success"] is False and "not connected" in steps[0]["result"]["message"]
-    assert "not connected" in steps[-1]["error"]
+    assert steps[0].result.success is False and "not connected" in steps[0].result.message
+    assert "not connected" in steps[-1].error
     assert outcome.trajectory_problems() == []
 
 
@@ -88,9 +88,9 @@ async def test_failing_dumps_give_a_screenshot_only_step(run_agent, phone_server
     outcome = await run_agent("Look at the screen", script, ScriptedPerson([approve, approve]))
     assert outcome.result.status == "success", outcome.result
     steps = outcome.steps()
-    assert steps[0]["screen_only"] is True and steps[0]["controls_count"] == 0
+    assert steps[0].screen_only is True and steps[0].controls_count == 0
     assert "screenshot only" in sent_back(outcome, 0).lower() or "screenshot-only" in sent_back(outcome, 0).lower()
-    assert steps[1]["screen_only"] is False
+    assert steps[1].screen_only is False
     assert outcome.trajectory_problems() == []
 
 
@@ -99,8 +99,8 @@ async def test_action_failure_is_recorded_and_the_run_goes_on(run_agent):
               json_reply(act("launch_app", package_name="com.android.settings")), FINISH]
     outcome = await run_agent("Open settings", script, ScriptedPerson([approve] * 3))
     assert outcome.result.status == "success"
-    first = outcome.steps()[0]["result"]
-    assert first["success"] is False and "com.example.missing" in first["message"]
+    first = outcome.steps()[0].result
+    assert first.success is False and "com.example.missing" in first.message
     assert "failed" in sent_back(outcome, 1) and "com.example.missing" in sent_back(outcome, 1)
 
 

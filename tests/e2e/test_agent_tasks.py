@@ -39,7 +39,7 @@ async def test_wifi_in_auto_mode_asks_nobody(run_agent):
     outcome = await run_agent("Turn on Wi-Fi", WIFI_SCRIPT, ScriptedPerson([]), mode="auto")
     assert outcome.result.status == "success"
     assert outcome.state["wifi"] is True
-    assert [s["decision"]["kind"] for s in outcome.steps()] == ["auto"] * 5
+    assert [s.decision.kind for s in outcome.steps()] == ["auto"] * 5
 
 
 async def test_note_with_an_edit_and_an_override(run_agent):
@@ -61,8 +61,8 @@ async def test_note_with_an_edit_and_an_override(run_agent):
     assert {"title": "Groceries", "body": "milk, eggs"} in [
         {"title": n["title"], "body": n["body"]} for n in outcome.state["notes"]]
     steps = outcome.steps()
-    assert steps[2]["decision"]["kind"] == "edit" and steps[2]["proposed_action"]["arguments"]["text"] == "Grocries"
-    assert steps[4]["decision"]["kind"] == "override" and steps[4]["action"]["function"] == "click_control"
+    assert steps[2].decision.kind == "edit" and steps[2].proposed_action["arguments"]["text"] == "Grocries"
+    assert steps[4].decision.kind == "override" and steps[4].action["function"] == "click_control"
     assert outcome.trajectory_problems() == []
 
 
@@ -85,7 +85,7 @@ async def test_alarm_with_a_rejection_that_reaches_the_model(run_agent):
     last_texts = "\n".join(str(m) for m in outcome.model.chat_requests[6].body["messages"])
     assert "Tap OK, not Cancel" in last_texts
     steps = outcome.steps()
-    assert steps[5]["decision"]["kind"] == "approve" and "Tap OK, not Cancel" in steps[5]["decision"]["feedback"]
+    assert steps[5].decision.kind == "approve" and "Tap OK, not Cancel" in steps[5].decision.feedback
     assert outcome.trajectory_problems() == []
 
 

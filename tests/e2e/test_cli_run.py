@@ -35,7 +35,7 @@ def test_step_mode_answered_at_the_keyboard(cli_env, monkeypatch, capsys):
     out = capsys.readouterr().out
     assert code == 0, out
     assert cli_env.devices[0].phone.state()["wifi"] is True
-    assert "Step 1: Open the app com.android.settings [approve] → ok" in out
+    assert "Step 1: Open the app com.android.settings [approved] → ok" in out
     assert "Result: success" in out
     report = Path(out.split("Report:", 1)[1].split()[0])
     assert report.is_file() and "Turn on Wi-Fi" in report.read_text()

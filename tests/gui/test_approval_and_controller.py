@@ -16,6 +16,10 @@ from app.core.device.adb_transport import AdbTransport
 from app.core.device.android_device import AndroidDevice
 from app.core.perception.hierarchy import extract_controls
 from app.gui.approval_panel import ApprovalPanel
+from app.core.device.phone_id import PhoneId
+from app.core.device.phone_session import PhoneRegistry, PhoneSession
+from app.core.loop_thread import LoopThread
+from app.core.runs.service import RunRequest, RunService
 from app.gui.run_controller import RunController
 from app.virtual_phone.phone import VirtualPhone
 from tests.support.openai_server import FakeOpenAIServer, act, click, json_reply
@@ -117,10 +121,37 @@ def test_answers_without_a_proposal_are_ignored(panel):
     assert answers == []
 
 
-@pytest.mark.asyncio
-async def test_controller_runs_a_task_through_the_panel(virtual_adb, tmp_path, monkeypatch):
+@pytest.fixture
+def core(virtual_adb, tmp_path, monkeypatch):
+    """The window's core as the app makes it: a loop thread, the phones, the run service.
+
+    `core.use(device)` registers the device a test wants runs to drive.
+    """
     monkeypatch.setenv("AGENTDESK_HOME", str(tmp_path))
-    controller = RunController()
+
+    class Core:
+        def __init__(self) -> None:
+            self.thread = LoopThread()
+            self.phones = PhoneRegistry()
+            self.settings = Settings()
+            self.service = RunService(self.phones, lambda: self.settings)
+
+        def use(self, device: AndroidDevice) -> None:
+            self.phones.add(PhoneSession(PhoneId(device.transport.address, device.serial), device, virtual=True))
+
+        def controller(self) -> RunController:
+            return RunController(self.thread, self.service)
+
+    made = Core()
+    yield made
+    made.thread.submit(made.service.shutdown()).result(30)
+    made.thread.submit(made.phones.close()).result(10)
+    made.thread.close()
+
+
+@pytest.mark.asyncio
+async def test_controller_runs_a_task_through_the_panel(core, virtual_adb):
+    controller = core.controller()
     panel = ApprovalPanel()
     panel.answered.connect(controller.answer)
     controller.review_requested.connect(panel.show_proposal)
@@ -133,31 +164,31 @@ async def test_controller_runs_a_task_through_the_panel(virtual_adb, tmp_path, m
     script = [json_reply(act("launch_app", package_name="com.android.settings")), click("Network & internet"),
               click("Wi-Fi"), click("Use Wi-Fi"), json_reply(act("", status="FINISH"))]
     device = ThreadRecordingDevice(AdbTransport("127.0.0.1", virtual_adb.port), "emulator-5554")
+    core.use(device)
     signal_threads: set[str] = set()
     controller.step_finished.connect(lambda item: signal_threads.add(threading.current_thread().name))
     with FakeOpenAIServer(script) as model:
-        settings = Settings(provider=ProviderSettings(base_url=model.base_url, model="gpt-4o"),
-                            agent=AgentSettings(settle_seconds=0))
-        controller.start("Turn on Wi-Fi", device, settings, "sk-test-gui-0123456789")
+        core.settings = Settings(provider=ProviderSettings(base_url=model.base_url, model="gpt-4o"),
+                                 agent=AgentSettings(settle_seconds=0))
+        await controller.start(RunRequest("Turn on Wi-Fi", api_key="sk-test-gui-0123456789"))
         result = await asyncio.wait_for(controller.task, 60)
     assert result.status == "success" and finished == [result]
-    # the run's own work happened on its thread; the window heard of it on the GUI thread
-    assert device.threads == {"agentdesk-run"}
+    # the run's own work happened on the core's thread; the window heard of it on the GUI thread
+    assert device.threads == {"agentdesk-core"}
     assert signal_threads == {threading.main_thread().name}
     assert virtual_adb.devices[0].phone.state()["wifi"] is True
     assert states.count("CONFIRM") == 5 and states[-1] == "FINISH"
 
 
 @pytest.mark.asyncio
-async def test_step_pause_and_stop_reach_the_run_on_its_thread(virtual_adb, tmp_path, monkeypatch):
+async def test_step_pause_and_stop_reach_the_run_on_its_thread(core, virtual_adb):
     """Step takes one step and pauses; Step again takes one more; Stop ends the paused run."""
-    monkeypatch.setenv("AGENTDESK_HOME", str(tmp_path))
-    controller = RunController()
+    controller = core.controller()
     steps: list[int] = []
     controller.step_finished.connect(lambda item: steps.append(item.step))
     script = [json_reply(act("launch_app", package_name="com.android.settings")), click("Network & internet"),
               click("Wi-Fi"), json_reply(act("", status="FINISH"))]
-    device = AndroidDevice(AdbTransport("127.0.0.1", virtual_adb.port), "emulator-5554")
+    core.use(AndroidDevice(AdbTransport("127.0.0.1", virtual_adb.port), "emulator-5554"))
 
     async def settled(condition) -> None:
         for _ in range(200):
@@ -168,9 +199,9 @@ async def test_step_pause_and_stop_reach_the_run_on_its_thread(virtual_adb, tmp_
         raise AssertionError("timed out")
 
     with FakeOpenAIServer(script) as model:
-        settings = Settings(provider=ProviderSettings(base_url=model.base_url, model="gpt-4o"),
-                            agent=AgentSettings(mode="auto", settle_seconds=0))
-        controller.start("Turn on Wi-Fi", device, settings, "sk-test-gui-0123456789", paused=True)
+        core.settings = Settings(provider=ProviderSettings(base_url=model.base_url, model="gpt-4o"),
+                                 agent=AgentSettings(mode="auto", settle_seconds=0))
+        await controller.start(RunRequest("Turn on Wi-Fi", api_key="sk-test-gui-0123456789", paused=True))
         await settled(lambda: steps == [1])
         assert steps == [1] and controller.paused and controller.running
         controller.step_once()
@@ -183,27 +214,22 @@ async def test_step_pause_and_stop_reach_the_run_on_its_thread(virtual_adb, tmp_
 
 
 @pytest.mark.asyncio
-async def test_a_crash_inside_the_run_reaches_the_window_and_ends_the_run_thread(virtual_adb, tmp_path, monkeypatch):
-    monkeypatch.setenv("AGENTDESK_HOME", str(tmp_path))
-
+async def test_a_crash_inside_the_run_reaches_the_window_and_ends_the_run(core, virtual_adb, tmp_path, monkeypatch):
     async def crash(self):
         raise RuntimeError("a bug inside the run")
 
     monkeypatch.setattr(AgentRun, "run", crash)
-    controller = RunController()
+    controller = core.controller()
     finished: list = []
     controller.run_finished.connect(finished.append)
-    device = AndroidDevice(AdbTransport("127.0.0.1", virtual_adb.port), "emulator-5554")
+    core.use(AndroidDevice(AdbTransport("127.0.0.1", virtual_adb.port), "emulator-5554"))
     with FakeOpenAIServer([]) as model:
-        settings = Settings(provider=ProviderSettings(base_url=model.base_url, model="gpt-4o"))
-        controller.start("Turn on Wi-Fi", device, settings, "sk-test-gui-0123456789")
+        core.settings = Settings(provider=ProviderSettings(base_url=model.base_url, model="gpt-4o"))
+        handle = await controller.start(RunRequest("Turn on Wi-Fi", api_key="sk-test-gui-0123456789"))
         with pytest.raises(RuntimeError, match="a bug inside the run"):
             await asyncio.wait_for(controller.task, 30)
     assert finished == [None]                         # the window leaves its running state
     assert not controller.running
-    for _ in range(100):                              # the run's thread ends with its loop
-        if not any(t.name == "agentdesk-run" for t in threading.enumerate()):
-            break
-        await asyncio.sleep(0.02)
-    assert not any(t.name == "agentdesk-run" for t in threading.enumerate())
+    assert handle.finished and not core.service.live()     # the service holds no half-ended run
+    assert not core.phones.get(None).busy                   # and the phone is free for the next one
     assert list((tmp_path / "data" / "runs").iterdir())     # the run folder was made and stays

@@ -73,7 +73,7 @@ async def test_note_task_with_approvals_an_edit_and_an_override_on_the_mirror(qa
         assert result.status == "success", result
         notes = virtual_adb.devices[0].phone.state()["notes"]
         assert any(n["title"] == "Groceries" and n["body"] == "milk, eggs" for n in notes), notes
-        decisions = [window.timeline.model.steps[i]["decision"]["kind"] for i in range(6)]
+        decisions = [window.timeline.model.steps[i].decision.kind for i in range(6)]
         assert decisions == ["approve", "approve", "edit", "approve", "override", "approve"]
         assert window.request.run_button.isEnabled()
     finally:

@@ -9,13 +9,16 @@ import time
 from pathlib import Path
 
 import pytest
+import pytest_asyncio
 from PySide6.QtCore import QItemSelectionModel, Qt
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtTest import QTest
 
 import app.gui.timeline_model as timeline_model
+import app.core.agent.run_words as run_words
 from app.core.agent.memory import ActionOutcome, Decision, MemoryItem, RunResult
 from app.core.agent.report import write_report
+from app.core.agent.run_words import Word
 from app.core.agent.trajectory import STEPS_FILE, TrajectoryWriter
 from app.core.perception.annotate import annotate
 from app.core.perception.hierarchy import extract_controls
@@ -108,15 +111,20 @@ def run_dir(agentdesk_home, screens) -> Path:
     return record_run(screens)
 
 
-@pytest.fixture
-def panel(qtbot):
+@pytest_asyncio.fixture
+async def panel(qtbot):
     widget = TimelinePanel()
     qtbot.addWidget(widget)
     widget.resize(1000, 640)
     widget.show()
     yield widget
-    for task in [*widget._tasks, *widget.thumbnails.loading.values()]:
+    # Hidden, it paints no more rows, so it starts no more thumbnail loads. Closing the panel
+    # leaves the loads it started running (it does not cancel them itself): end them here.
+    widget.close()
+    tasks = [*widget._tasks, *widget.thumbnails.loading.values()]
+    for task in tasks:
         task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
 
 
 async def until(condition, timeout: float = 10.0) -> None:
@@ -137,7 +145,7 @@ async def test_rows_show_each_recorded_step(panel, run_dir):
     assert model.rowCount() == len(record.steps) == 5
     assert texts(model, model.NUMBER) == ["1", "2", "3", "4", "5"]
     assert texts(model, model.ACTION)[:2] == ["Tap “Settings” (#5)", "Tap “Display” (#14)"]
-    assert texts(model, model.DECISION) == ["approved", "edited", "rejected", "auto", "auto"]
+    assert texts(model, model.DECISION) == ["approved", "edited", "rejected", "auto-approved", "auto-approved"]
     assert model.index(2, model.DECISION).data(timeline_model.CHIP_NOTE_ROLE) == "“Do not touch Bluetooth”"
     results = texts(model, model.RESULT)
     assert results[0] == "ok" and results[2] == "not executed"
@@ -225,7 +233,7 @@ async def test_activating_a_row_opens_its_detail_and_navigates(panel, run_dir):
     view.setFocus()
     view.selectionModel().setCurrentIndex(panel.model.index(1, 2), QItemSelectionModel.SelectionFlag.ClearAndSelect)
     QTest.keyClick(view, Qt.Key.Key_Return)
-    assert [step["step"] for step in activated] == [2]
+    assert [step.step for step in activated] == [2]
     dialog = panel.detail_dialog
     assert dialog is not None and dialog.isVisible() and not dialog.isModal()
     assert dialog.prompt_text.toPlainText() == "PROMPT TWO" and dialog.raw_reply.toPlainText() == "REPLY TWO"
@@ -236,15 +244,15 @@ async def test_activating_a_row_opens_its_detail_and_navigates(panel, run_dir):
     await until(lambda: dialog.clean_view.image is not None and dialog.annotated_view.image is not None)
 
     QTest.mouseClick(dialog.next_button, Qt.MouseButton.LeftButton)
-    assert dialog.step["step"] == 3 and dialog.raw_reply.toPlainText() == "REPLY THREE"
+    assert dialog.step.step == 3 and dialog.raw_reply.toPlainText() == "REPLY THREE"
     assert "Do not touch Bluetooth" in facts(dialog)["Decision"]
     QTest.mouseClick(dialog.previous_button, Qt.MouseButton.LeftButton)
     QTest.mouseClick(dialog.previous_button, Qt.MouseButton.LeftButton)
-    assert dialog.step["step"] == 1 and not dialog.previous_button.isEnabled()
+    assert dialog.step.step == 1 and not dialog.previous_button.isEnabled()
     assert facts(dialog)["Screen check"].startswith("success (90% sure)")
     for _ in range(4):
         dialog.next_button.click()
-    assert dialog.step["step"] == 5 and not dialog.next_button.isEnabled()
+    assert dialog.step.step == 5 and not dialog.next_button.isEnabled()
     await until(lambda: dialog.clean_view.image is not None)
     assert dialog.annotated_view.image is None   # screenshot-only step: no numbered picture
 
@@ -269,7 +277,7 @@ async def test_past_runs_are_listed_newest_first_and_one_can_be_reopened(panel, 
     await dialog.loading
     rows = [dialog.runs.topLevelItem(i) for i in range(dialog.runs.topLevelItemCount())]
     assert [row.text(dialog.REQUEST) for row in rows] == ["Send a message", "Set an alarm"]
-    assert [row.text(dialog.STATUS) for row in rows] == ["timeout", "success"]
+    assert [row.text(dialog.STATUS) for row in rows] == ["timed out", "success"]
     assert rows[1].text(dialog.STARTED) == "2024-05-01 09:00" and rows[1].text(dialog.STEPS) == "5"
 
     chosen = []
@@ -289,6 +297,9 @@ async def test_past_runs_are_listed_newest_first_and_one_can_be_reopened(panel, 
     assert chosen == [older, newer]
     await until(lambda: panel.run_dir == newer)
     assert "Timed out" in panel.status.text() and "The step limit was reached" in panel.status.text()
+    # The reopened run's thumbnails are loading: let them finish while the loop runs (a load
+    # left scheduled when the test returns would take its first step with no running loop).
+    await until(lambda: all(panel.thumbnails.is_loaded(panel.model.thumbnail_paths(s)) for s in panel.model.steps))
 
 
 @pytest.mark.asyncio
@@ -308,3 +319,28 @@ async def test_a_damaged_run_still_opens_and_says_what_was_skipped(panel, run_di
     record = await panel.load_run(run_dir)
     assert panel.model.rowCount() == 5 and record.problems
     assert "incomplete" in panel.status.text()
+
+
+@pytest.mark.asyncio
+async def test_the_report_the_timeline_and_the_detail_take_their_words_from_one_module(panel, run_dir, monkeypatch):
+    page = (run_dir / "report.html").read_text(encoding="utf-8")
+    await panel.load_run(run_dir)
+    shown = texts(panel.model, panel.model.DECISION)
+    for row, kind in enumerate(["approve", "edit", "reject", "auto", "auto"]):   # the recorded decisions
+        word = run_words.DECISIONS[kind]
+        assert shown[row] == word.text and f">{word.text}" in page
+        assert panel.model.index(row, panel.model.DECISION).data(timeline_model.CHIP_COLOUR_ROLE).name() == word.colour
+    # change a word in the one place: every view follows
+    monkeypatch.setitem(run_words.DECISIONS, "edit", Word("changed by hand", "#123456"))
+    monkeypatch.setitem(run_words.RUN_STATUSES, "success", Word("all done", "#654321"))
+    write_report(run_dir)
+    page = (run_dir / "report.html").read_text(encoding="utf-8")
+    await panel.load_run(run_dir)
+    assert texts(panel.model, panel.model.DECISION)[1] == "changed by hand"
+    assert panel.model.index(1, panel.model.DECISION).data(timeline_model.CHIP_COLOUR_ROLE).name() == "#123456"
+    assert "changed by hand" in page and "all done" in page and "#654321" in page
+    assert "All done" in panel.status.text() and "#654321" in panel.status.text()
+    dialog = panel.open_step_detail(panel.model.steps[1])
+    assert "changed by hand" in facts(dialog)["Decision"]
+    await until(lambda: dialog.clean_view.image is not None and dialog.annotated_view.image is not None)
+    await until(lambda: not panel.thumbnails.loading)

@@ -7,6 +7,7 @@ import asyncio
 from .actions import Action, AskUser, ModelReply, check_against_screen, describe_action
 from .collection_strategies import RunStrategy
 from .coordinates import CoordinateMapper
+from .events import ActionExecuted, ProposalMade, StepFinished
 from .memory import ActionOutcome, Decision, MemoryItem
 from .model_decision import ask_for_action
 from .pipeline import StepContext
@@ -14,7 +15,6 @@ from .prompts import ScreenContext
 from .run_context import ScreenRecord
 from .states import AgentStatus
 from .supervisor import Proposal, ReviewAnswer, RunStopped, action_target, sensitive_reason
-from .trajectory import step_image_names
 
 
 def message_text(message: dict) -> str:
@@ -101,7 +101,7 @@ class Review(RunStrategy):
         rejections: list[str] = []
         for _ in range(rc.settings.agent.max_rejections_per_step + 1):
             proposal: Proposal = ctx.get("proposal")
-            rc.events.proposal(proposal)
+            rc.events.emit(ProposalMade(proposal.step, proposal))
             if rc.settings.agent.mode == "auto" and not proposal.is_sensitive:
                 self._approve(ctx, proposal.action, Decision("auto", by="auto"))
                 return
@@ -149,6 +149,8 @@ class Execute(RunStrategy):
             return
         outcome = await rc.executor.execute(action, ctx.get("controls"))
         ctx.set("outcome", outcome)
+        rc.events.emit(ActionExecuted(ctx.step, describe_action(action, ctx.get("controls")), outcome.success,
+                                      outcome.message, outcome.duration_ms))
         if isinstance(action.args, AskUser) and outcome.success:
             rc.answers.append((action.args.question, rc.executor.last_answer))
         rc.stuck.record(action, ctx.get("fingerprint"))
@@ -185,8 +187,9 @@ class Remember(RunStrategy):
             status=executed.status if executed else "CONTINUE",
             decision=ctx.get_or("decision"), result=ctx.get_or("outcome"),
             reflection=reflection.to_dict() if reflection else None,
-            foreground=ctx.get_or("foreground") or "", controls_count=len(controls),
-            screen_fingerprint=ctx.get_or("fingerprint") or "", screen_only=bool(ctx.get_or("screen_only")),
+            foreground=ctx.get_or("foreground") or "", activity=ctx.get_or("activity") or "",
+            controls_count=len(controls), screen_signature=ctx.get_or("fingerprint") or "",
+            screen_only=bool(ctx.get_or("screen_only")),
             timings_ms=dict(ctx.timings_ms),
             tokens={"prompt": usage.get("prompt", 0), "completion": usage.get("completion", 0)},
             cost_usd=rc.client.estimate_cost(rc.settings, rc.settings.provider.model, usage.get("prompt", 0),
@@ -194,16 +197,21 @@ class Remember(RunStrategy):
             model_attempts=usage.get("attempts", 0),
             error="; ".join(f"{name}: {error}" for name, error in ctx.errors),
             prompt_text=usage.get("prompt_text", ""), raw_reply=usage.get("raw_reply", ""))
-        if rc.trajectory is not None and shot is not None:
-            if images is None:          # the images were not prepared: write the screenshot now
-                rc.record_screens(ctx.step, shot.image, None)
-            item.screenshot, annotated = step_image_names(ctx.step)
-            item.annotated_screenshot = annotated if images is not None else ""
-        if rc.trajectory is not None:
-            await asyncio.to_thread(rc.trajectory.append_step, item)
+        focused = next((control for control in controls if control.focused), None)
+
+        def target_of(action):   # type_text without a control id types into the focused field
+            return action_target(action, controls) or (focused if action.function == "type_text" else None)
+
+        item.record_screen(controls, target_of(executed) if executed is not None else None)
+        for action in filter(None, (executed, proposal.action if proposal else None)):
+            field = target_of(action)
+            if action.function == "type_text" and field is not None and field.password:
+                item.mask_text(str(action.arguments.get("text") or ""))   # a password is never recorded
+        if shot is not None and images is None:     # the images were not prepared: the readers get the screenshot
+            rc.observed(ctx.step, shot.image, None, controls, item.foreground, item.screen_only)
         rc.memory.add(item)
         ctx.set("memory_item", item)
         if executed is not None and executed.does_something and images is not None:
             rc.previous = ScreenRecord(ctx.step, controls, images.clean, next(iter(images.urls.values()), ""),
                                        ctx.get_or("fingerprint") or "", item.action_text)
-        rc.events.step_finished(item)
+        rc.events.emit(StepFinished(ctx.step, item))

@@ -4,12 +4,12 @@ CONTINUE runs a step; the model's status (as approved by the person) decides wha
 next. A fail-fast phase failure is recorded in the step, then either ends the run
 (fatal: phone gone, model unusable, stuck) or counts towards the consecutive-failure
 limit. Stop and the time limit interrupt any wait; the step in progress is still
-recorded, and the trajectory and report are always written.
+recorded. Everything the run does is told on its event stream; writing it to disk is the
+recorder's job (app.core.runs), not the run's.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
 from typing import Callable
@@ -17,31 +17,39 @@ from typing import Callable
 from app.core.config import Settings
 from app.core.device.android_device import AndroidDevice
 from app.core.device.errors import DeviceError
+from app.core.device.frames import FrameSource
 
 from .action_strategies import Decide, Execute, Remember, Review, StuckFailure, TooManyRejections
 from .collection_strategies import CaptureScreenshot, CollectApps, CollectControls, PrepareModelImages, Reflect
+from .events import EventStream, StateChanged, StepStarted
 from .executor import ActionExecutor
 from .llm_client import ModelClient, ModelError
 from .loop_guard import FATAL_DEVICE_ERRORS, StuckDetector
 from .memory import RunResult, RunStatus
 from .model_decision import ReplyUnusable
-from .pipeline import ComposedStrategy, PhaseFailed, ProcessingPhase, StepContext, StepProcessor
+from .pipeline import ComposedStrategy, PhaseFailed, ProcessingPhase, StepContext, StepProcessor, Strategy
 from .prompts import PromptBuilder
-from .report import write_report
-from .run_context import RunContext, RunEvents
-from .states import AgentStatus, StateMachine, Transition
-from .supervisor import RunControl, RunStopped, RunTimedOut, Supervisor
-from .trajectory import TrajectoryWriter
+from .run_context import RunContext
+from .states import AgentStatus, StateMachine
+from .supervisor import NeedsPerson, RunControl, RunStopped, RunTimedOut, Supervisor
 
 log = logging.getLogger(__name__)
 
 FATAL_ERRORS = (*FATAL_DEVICE_ERRORS, ModelError, ReplyUnusable, StuckFailure, TooManyRejections)
 
 
-def build_processor(rc: RunContext) -> StepProcessor:
-    """Seed 000's assembly: which strategy runs in which phase, and which may fail without stopping the step."""
+Pipeline = list[tuple[ProcessingPhase, Strategy]]
+PipelineFactory = Callable[[RunContext], Pipeline]
+
+
+def seed_pipeline(rc: RunContext) -> Pipeline:
+    """Seed 000's assembly: which strategy runs in which phase, and which may fail without stopping the step.
+
+    A planner, a skill runner or a replay step goes in front of the model's decision by passing
+    another factory to `AgentRun` that builds on this list.
+    """
     decide = Decide(rc, fail_fast=True)
-    return StepProcessor([
+    return [
         (ProcessingPhase.DATA_COLLECTION, ComposedStrategy([
             CaptureScreenshot(rc, fail_fast=True),
             CollectApps(rc, fail_fast=False),
@@ -55,26 +63,27 @@ def build_processor(rc: RunContext) -> StepProcessor:
             Execute(rc, fail_fast=False),
         ], name="ActionExecution", fail_fast=False)),
         (ProcessingPhase.MEMORY_UPDATE, Remember(rc, fail_fast=False)),
-    ], initial=set())
+    ]
 
 
 class AgentRun:
     """Runs a request on a phone until the model finishes, fails, the person stops, or a limit is hit."""
 
     def __init__(self, request: str, device: AndroidDevice, settings: Settings, client: ModelClient,
-                 supervisor: Supervisor, *, trajectory: TrajectoryWriter | None = None,
-                 events: RunEvents | None = None, on_state: Callable[[Transition], None] | None = None):
+                 supervisor: Supervisor, *, frames: FrameSource, events: EventStream | None = None,
+                 pipeline: PipelineFactory = seed_pipeline):
         self.settings = settings
+        self.events = events or EventStream()
         self.control = RunControl(settings.agent.timeout_seconds)
-        self.machine = StateMachine(on_change=on_state)
+        self.machine = StateMachine(on_change=lambda t: self.events.emit(
+            StateChanged(t.before.value, t.after.value, t.reason)))
         prompts = PromptBuilder(settings)
         executor = ActionExecutor(device, supervisor.ask, self.control)
         self.rc = RunContext(request=request, device=device, settings=settings, client=client, prompts=prompts,
                              supervisor=supervisor, control=self.control, executor=executor, machine=self.machine,
-                             trajectory=trajectory, events=events or RunEvents(),
-                             stuck=StuckDetector(settings.agent.stuck_threshold))
+                             frames=frames, events=self.events, stuck=StuckDetector(settings.agent.stuck_threshold))
         self.rc.system_message = prompts.system_message()
-        self.processor = build_processor(self.rc)
+        self.processor = StepProcessor(pipeline(self.rc), initial=set())
         self.result: RunResult | None = None
 
     # controls for the face (GUI/CLI); safe to call at any moment
@@ -106,7 +115,7 @@ class AgentRun:
                     status, reason = "timeout", f"reached the limit of {self.settings.agent.max_steps} steps"
                     break
                 step += 1
-                rc.events.step_started(step)
+                rc.events.emit(StepStarted(step))
                 ctx = StepContext(step)
                 try:
                     await self.processor.process(ctx)
@@ -122,6 +131,8 @@ class AgentRun:
                         status, reason = "failed", f"{consecutive_failures} steps in a row failed; last: {error}"
                         break
                     continue
+                if self.control.step_done():
+                    rc.events.message(f"Paused after step {step}.")
                 outcome = ctx.get_or("outcome")
                 consecutive_failures = consecutive_failures + 1 if outcome is not None and not outcome.success else 0
                 if rc.stuck.failure:
@@ -138,6 +149,9 @@ class AgentRun:
                     proposal = ctx.get("proposal")
                     status, reason = "failed", proposal.comment or proposal.thought or "the model gave up"
                     break
+        except NeedsPerson as exc:
+            await self._record_anyway(ctx)
+            status, reason, error = "failed", str(exc), str(exc)
         except (RunStopped, RunTimedOut) as exc:
             if step:
                 await self._record_anyway(ctx)
@@ -166,17 +180,7 @@ class AgentRun:
 
     async def _finish(self, status: RunStatus, reason: str, error: str, steps: int, started: float) -> RunResult:
         tokens, cost = self.rc.memory.totals()
-        result = RunResult(status=status, steps_taken=steps, actions_executed=self.rc.memory.executed_actions(),
-                           time_seconds=round(time.monotonic() - started, 2), error=error,
-                           completion_reason=reason, tokens=tokens, cost_usd=round(cost, 6))
-        trajectory = self.rc.trajectory
-        await self.rc.finish_writes()
-        if trajectory is not None:
-            result.run_dir = str(trajectory.run_dir)
-            await asyncio.to_thread(trajectory.finish, result)
-            try:
-                result.report_path = str(await asyncio.to_thread(write_report, trajectory.run_dir))
-            except Exception as exc:
-                log.warning("could not write the report: %s", exc)
-        self.result = result
-        return result
+        self.result = RunResult(status=status, steps_taken=steps, actions_executed=self.rc.memory.executed_actions(),
+                                time_seconds=round(time.monotonic() - started, 2), error=error,
+                                completion_reason=reason, tokens=tokens, cost_usd=round(cost, 6))
+        return self.result

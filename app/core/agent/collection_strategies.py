@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -14,6 +15,7 @@ from app.core.perception.hierarchy import UiHierarchy
 from app.core.perception.model_image import data_url, encode_image, fit_for_model
 from app.core.perception.screen_diff import screen_fingerprint
 
+from .events import ReflectionMade
 from .pipeline import StepContext, Strategy
 from .reflection import fast_reflection, model_reflection, no_change
 from .run_context import RunContext
@@ -30,8 +32,10 @@ class RunStrategy(Strategy):
 
 
 class CaptureScreenshot(RunStrategy):
-    """The screenshot. It also starts reading the controls, so the (slow, on a real phone)
-    uiautomator dump runs while the screenshot travels; CollectControls picks it up."""
+    """The screen as it is now: the first frame of the phone's frame source taken after the step
+    began (the mirror's frames when it runs, else one taken for us). It also starts reading the
+    controls, so the (slow, on a real phone) uiautomator dump runs while the frame comes;
+    CollectControls picks it up."""
 
     provides = ("screenshot", "controls_request")
 
@@ -39,7 +43,8 @@ class CaptureScreenshot(RunStrategy):
         controls_request = asyncio.ensure_future(self.rc.device.controls())
         ctx.set("controls_request", controls_request)
         try:
-            ctx.set("screenshot", await self.rc.control.interruptible(self.rc.device.screenshot()))
+            frame = await self.rc.control.interruptible(self.rc.frames.frame_after(time.monotonic()))
+            ctx.set("screenshot", frame.shot)
         except BaseException:
             controls_request.cancel()
             raise
@@ -115,8 +120,8 @@ def prepare_model_images(image: Image.Image, controls: list[Control], max_side: 
 
 
 class PrepareModelImages(RunStrategy):
-    """Downscale, annotate and encode for the model; start writing the step's images to the run folder
-    in the background (the run awaits all such writes before it writes its result)."""
+    """Downscale, annotate and encode for the model; then tell the run's readers about the screen
+    (the recorder writes the step's images in the background)."""
 
     needs = ("screenshot", "controls")
     provides = ("model_images",)
@@ -127,8 +132,8 @@ class PrepareModelImages(RunStrategy):
         images = await asyncio.to_thread(prepare_model_images, shot.image, ctx.get("controls"),
                                          settings.max_side, settings.format, settings.jpeg_quality, settings.send)
         ctx.set("model_images", images)
-        if self.rc.trajectory is not None:
-            self.rc.record_screens(ctx.step, shot.image, images.annotated)
+        self.rc.observed(ctx.step, shot.image, images.annotated, ctx.get("controls"), ctx.get_or("foreground") or "",
+                         bool(ctx.get_or("screen_only")))
 
 
 class Reflect(RunStrategy):
@@ -153,5 +158,6 @@ class Reflect(RunStrategy):
             ctx.set("reflection_tokens", (prompt_tokens, completion_tokens))
         result = result or no_change(previous.step)
         rc.stuck.screen_checked(result.screen_changed)
+        rc.events.emit(ReflectionMade(previous.step, result.to_dict()))
         if rc.settings.agent.reflection:
             ctx.set("reflection", result)

@@ -17,21 +17,16 @@ from typing import Any
 
 from PIL import Image, UnidentifiedImageError
 
-from app.core.agent.trajectory import RunRecord, load_run, step_file
-from app.core.redaction import redact_data
+from app.core.agent.records import Decision, RunRecord, RunResult, StepRecord
+from app.core.agent.run_words import (NEUTRAL, SCREEN_ONLY_NOTE, action_words, decision_note, decision_word,
+                                      result_words, run_status_word, step_outcome_word, target_words)
+from app.core.agent.trajectory import REPORT_FILE, LoadedRun, load_run, step_file, write_text_atomically
+from app.core.redaction import redact
 
-REPORT_FILE = "report.html"
+__all__ = ["REPORT_FILE", "action_words", "render_report", "write_report"]
+
 THUMBNAIL_MAX_SIDE = 720
 THUMBNAIL_QUALITY = 75
-
-DECISION_WORDS = {
-    "approve": "Approved", "edit": "Edited by the person", "override": "Replaced by the person",
-    "reject": "Rejected", "stop": "Stopped by the person", "auto": "Run automatically",
-}
-STATUS_COLOURS = {  # badge background, for run and step statuses
-    "success": "#1a7f37", "ok": "#1a7f37", "failed": "#cf222e", "timeout": "#bc4c00",
-    "stopped": "#6e7781", "rejected": "#9a6700", "no action": "#6e7781", "did not finish": "#8250df",
-}
 
 CSS = """
 * { box-sizing: border-box; }
@@ -73,31 +68,30 @@ def write_report(run_dir: Path | str) -> Path:
     """Write run_dir/report.html from the run's files; returns its path."""
     run_dir = Path(run_dir)
     path = run_dir / REPORT_FILE
-    path.write_text(render_report(load_run(run_dir)), encoding="utf-8")
+    write_text_atomically(path, render_report(load_run(run_dir)))
     return path
 
 
-def render_report(record: RunRecord) -> str:
+def render_report(record: LoadedRun) -> str:
     """The whole report page for a run, as HTML text."""
-    run = redact_data(record.run)
-    steps = [_step_card(record.run_dir, redact_data(step)) for step in record.steps]
+    steps = [_step_card(record.run_dir, step) for step in record.steps]
     notice = "".join(f'<div class="notice">{_e(problem[:1].upper() + problem[1:])}</div>'
                      for problem in record.problems)
     body = "".join(steps) if steps else '<div class="card empty">No steps were recorded in this run.</div>'
-    title = f"Agent Desk run: {run.get('request', '')}"[:120]
+    title = f"Agent Desk run: {record.run.request}"[:120]
     return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">'
             f'<title>{_e(title)}</title><style>{CSS}</style></head>\n'
-            f'<body><main>{_header(run)}{notice}{body}</main></body></html>\n')
+            f'<body><main>{_header(record.run)}{notice}{body}</main></body></html>\n')
 
 
 def _e(value: Any) -> str:
-    return html.escape(str(value), quote=True)
+    """Text from the run, redacted (again: a key registered since) and HTML-escaped."""
+    return html.escape(redact(str(value)), quote=True)
 
 
-def _badge(status: str) -> str:
-    colour = STATUS_COLOURS.get(status, "#6e7781")
-    return f'<span class="badge" style="background:{colour}">{_e(status)}</span>'
+def _badge(text: str, colour: str) -> str:
+    return f'<span class="badge" style="background:{colour}">{_e(text)}</span>'
 
 
 def _fact(label: str, value_html: str) -> str:
@@ -113,9 +107,9 @@ def _describe(value: Any) -> str:
     return _e(_plain(value)) if value not in (None, "") else '<span class="empty">not recorded</span>'
 
 
-def _when(iso_time: Any) -> str:
+def _when(iso_time: str) -> str:
     """An ISO timestamp as "2024-05-01 14:03:22"; "–" when missing."""
-    if not isinstance(iso_time, str) or not iso_time:
+    if not iso_time:
         return "–"
     try:
         return datetime.fromisoformat(iso_time).strftime("%Y-%m-%d %H:%M:%S")
@@ -131,73 +125,48 @@ def _plain(value: Any) -> str:
     return str(value)
 
 
-def _duration(seconds: Any) -> str:
-    if not isinstance(seconds, (int, float)):
-        return "–"
+def _duration(seconds: float) -> str:
     minutes, rest = divmod(round(seconds), 60)
     return f"{minutes} min {rest} s" if minutes else f"{seconds:.1f} s"
 
 
-def _tokens(tokens: Any) -> str:
-    if not isinstance(tokens, dict) or not tokens:
-        return "–"
-    return ", ".join(f"{value:,} {name}" for name, value in tokens.items() if isinstance(value, int)) or "–"
+def _tokens(tokens: dict[str, int]) -> str:
+    return ", ".join(f"{value:,} {name}" for name, value in tokens.items()) or "–"
 
 
-def _cost(cost: Any) -> str:
-    return f"${cost:.4f}" if isinstance(cost, (int, float)) else "–"
+def _cost(cost: float) -> str:
+    return f"${cost:.4f}"
 
 
-def _header(run: dict[str, Any]) -> str:
-    result = run.get("result")
-    facts = [_fact("Device", _describe(run.get("device"))), _fact("Model", _describe(run.get("model"))),
-             _fact("Started", _e(_when(run.get("started_at")))), _fact("Finished", _e(_when(run.get("finished_at"))))]
-    if isinstance(result, dict):
-        actions = result.get("actions_executed") or []
+def _header(run: RunRecord) -> str:
+    facts = [_fact("Device", _describe(run.device)), _fact("Model", _describe(run.model)),
+             _fact("Started", _e(_when(run.started_at))), _fact("Finished", _e(_when(run.finished_at)))]
+    result: RunResult | None = run.result
+    if result is not None:
+        status = run_status_word(result.status)
         facts += [
-            _fact("Result", _badge(str(result.get("status", "unknown")))),
-            _fact("Steps", _e(result.get("steps_taken", "–"))),
-            _fact("Actions executed", _e(len(actions))),
-            _fact("Time", _e(_duration(result.get("time_seconds")))),
-            _fact("Tokens", _e(_tokens(result.get("tokens")))),
-            _fact("Cost", _e(_cost(result.get("cost_usd")))),
+            _fact("Result", _badge(status.text, status.colour)),
+            _fact("Steps", _e(result.steps_taken)),
+            _fact("Actions executed", _e(len(result.actions_executed))),
+            _fact("Time", _e(_duration(result.time_seconds))),
+            _fact("Tokens", _e(_tokens(result.tokens))),
+            _fact("Cost", _e(_cost(result.cost_usd))),
         ]
-        if result.get("completion_reason"):
-            facts.append(_fact("Completion reason", f'<span class="text">{_e(result["completion_reason"])}</span>'))
-        if result.get("error"):
-            facts.append(_fact("Error", f'<span class="error">{_e(result["error"])}</span>'))
-        action_list = "".join(f"<li>{_e(action)}</li>" for action in actions)
+        if result.completion_reason:
+            facts.append(_fact("Completion reason", f'<span class="text">{_e(result.completion_reason)}</span>'))
+        if result.error:
+            facts.append(_fact("Error", f'<span class="error">{_e(result.error)}</span>'))
+        action_list = "".join(f"<li>{_e(action)}</li>" for action in result.actions_executed)
         if action_list:
-            facts.append(_fact("Actions", f"<details><summary>show {len(actions)}</summary>"
+            facts.append(_fact("Actions", f"<details><summary>show {len(result.actions_executed)}</summary>"
                                           f"<ol>{action_list}</ol></details>"))
     else:
-        facts.append(_fact("Result", _badge("did not finish") +
+        unfinished = run_status_word("unfinished")
+        facts.append(_fact("Result", _badge(unfinished.text, unfinished.colour) +
                            ' <span class="meta">the run stopped before recording a result</span>'))
-    return (f'<h1>Agent Desk run report</h1><p class="request">{_e(run.get("request", "(no request recorded)"))}</p>'
+    request = run.request or "(no request recorded)"
+    return (f'<h1>Agent Desk run report</h1><p class="request">{_e(request)}</p>'
             f'<section class="card"><div class="facts">{"".join(facts)}</div></section>')
-
-
-def action_words(action: Any) -> str:
-    """`function(name=value, …)` for an action dict; "" when there is none."""
-    if not isinstance(action, dict) or not action.get("function"):
-        return ""
-    arguments = action.get("arguments") or {}
-    if not isinstance(arguments, dict):
-        arguments = {"arguments": arguments}
-    listed = ", ".join(f"{name}={json.dumps(value, ensure_ascii=False)}" for name, value in arguments.items())
-    return f"{action['function']}({listed})"
-
-
-def _step_status(step: dict[str, Any]) -> str:
-    decision = step.get("decision") or {}
-    result = step.get("result") or {}
-    if step.get("error") or result.get("success") is False:
-        return "failed"
-    if decision.get("kind") == "reject":
-        return "rejected"
-    if decision.get("kind") == "stop":
-        return "stopped"
-    return "ok" if result.get("success") else "no action"
 
 
 def _row(label: str, value_html: str) -> str:
@@ -219,40 +188,34 @@ def _thumbnail(path: Path | None) -> str | None:
     return "data:image/jpeg;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
-def _screenshot(run_dir: Path, step: dict[str, Any]) -> str:
-    for key, caption in (("annotated_screenshot", "annotated screen"), ("screenshot", "screen")):
-        data_url = _thumbnail(step_file(run_dir, step.get(key)))
+def _screenshot(run_dir: Path, step: StepRecord) -> str:
+    for name, caption in ((step.annotated_screenshot, "annotated screen"), (step.screenshot, "screen")):
+        data_url = _thumbnail(step_file(run_dir, name))
         if data_url:
-            return f'<img src="{data_url}" alt="{_e(caption)} at step {_e(step.get("step", "?"))}">'
+            return f'<img src="{data_url}" alt="{_e(caption)} at step {_e(step.step)}">'
     return '<div class="missing">No screenshot was saved for this step.</div>'
 
 
-def _decision_row(decision: Any) -> str:
-    if not isinstance(decision, dict) or not decision.get("kind"):
+def _decision_row(decision: Decision | None) -> str:
+    if decision is None or not decision.kind:
         return _row("Decision", '<span class="empty">none recorded</span>')
-    words = DECISION_WORDS.get(decision["kind"], decision["kind"])
-    by_auto = decision.get("by") == "auto" and decision["kind"] != "auto"
-    text = _e(words) + (" (by the auto policy)" if by_auto else "")
-    if decision.get("feedback"):
-        text += f' — feedback: <span class="text">{_e(decision["feedback"])}</span>'
-    if decision.get("answer"):
-        text += f' — answer: <span class="text">{_e(decision["answer"])}</span>'
-    return _row("Decision", text)
+    note = decision_note(decision)
+    return _row("Decision", _e(decision_word(decision.kind).text) + (f' — <span class="text">{_e(note)}</span>'
+                                                                       if note else ""))
 
 
-def _result_row(result: Any) -> str:
-    if not isinstance(result, dict):
-        return _row("Result", '<span class="empty">nothing was executed</span>')
-    took = result.get("duration_ms")
-    took_text = f' <span class="meta">({took:,.0f} ms)</span>' if isinstance(took, (int, float)) else ""
-    if result.get("success"):
-        message = f" — {_e(result['message'])}" if result.get("message") else ""
-        return _row("Result", f"ok{message}{took_text}")
-    return _row("Result", f'<span class="error">failed: {_e(result.get("message", ""))}</span>{took_text}')
+def _result_row(step: StepRecord) -> str:
+    text, failed = result_words(step)
+    result = step.result
+    took_text = f' <span class="meta">({result.duration_ms:,.0f} ms)</span>' if result and result.duration_ms else ""
+    if failed:
+        return _row("Result", f'<span class="error">{_e(text)}</span>{took_text}')
+    message = f" — {_e(result.message)}" if result and result.message else ""
+    return _row("Result", f"{_e(text)}{message}{took_text}")
 
 
-def _reflection_row(reflection: Any) -> str:
-    if not isinstance(reflection, dict) or not reflection:
+def _reflection_row(reflection: dict[str, Any] | None) -> str:
+    if not reflection:
         return ""
     verdict = _e(reflection.get("verdict", "–"))
     confidence = reflection.get("confidence")
@@ -263,44 +226,43 @@ def _reflection_row(reflection: Any) -> str:
     return _row("Screen check", verdict)
 
 
-def _cost_row(step: dict[str, Any]) -> str:
-    timings = step.get("timings_ms") or {}
-    phases = " · ".join(f"{str(name).replace('_', ' ')} {value:,.0f} ms" for name, value in timings.items()
-                        if isinstance(value, (int, float)))
-    parts = [phases or "no timings", f"tokens: {_tokens(step.get('tokens'))}", f"cost: {_cost(step.get('cost_usd'))}"]
-    attempts = step.get("model_attempts")
-    if isinstance(attempts, int) and attempts > 1:
-        parts.append(f"{attempts} model attempts")
+def _cost_row(step: StepRecord) -> str:
+    phases = " · ".join(f"{name.replace('_', ' ')} {value:,.0f} ms" for name, value in step.timings_ms.items())
+    parts = [phases or "no timings", f"tokens: {_tokens(step.tokens)}", f"cost: {_cost(step.cost_usd)}"]
+    if step.model_attempts > 1:
+        parts.append(f"{step.model_attempts} model attempts")
     return f'<div class="row meta">{_e(" | ".join(parts))}</div>'
 
 
-def _step_card(run_dir: Path, step: dict[str, Any]) -> str:
-    status = _step_status(step)
-    heading = [f"Step {_e(step.get('step', '?'))}", _badge(status)]
-    if step.get("screen_only"):
-        heading.append('<span class="badge muted">screenshot only: the controls could not be read</span>')
-    if step.get("foreground"):
-        heading.append(f'<span class="meta">{_e(step["foreground"])}</span>')
+def _step_card(run_dir: Path, step: StepRecord) -> str:
+    outcome = step_outcome_word(step)
+    heading = [f"Step {_e(step.step)}", _badge(outcome.text, outcome.colour)]
+    if step.screen_only:
+        heading.append(f'<span class="badge muted">{SCREEN_ONLY_NOTE}: the controls could not be read</span>')
+    if step.foreground:
+        app = step.foreground + (f" / {step.activity}" if step.activity else "")
+        heading.append(f'<span class="meta">{_e(app)}</span>')
     rows = []
-    if step.get("thought"):
-        rows.append(_row("Thought", f'<span class="text">{_e(step["thought"])}</span>'))
-    if step.get("comment"):
-        rows.append(_row("Comment", f'<span class="text">{_e(step["comment"])}</span>'))
-    executed = step.get("action_text") or action_words(step.get("action"))
-    proposed = action_words(step.get("proposed_action"))
+    if step.thought:
+        rows.append(_row("Thought", f'<span class="text">{_e(step.thought)}</span>'))
+    if step.comment:
+        rows.append(_row("Comment", f'<span class="text">{_e(step.comment)}</span>'))
+    executed = step.action_text or action_words(step.action)
+    proposed = action_words(step.proposed_action)
     if proposed:
         rows.append(_row("Proposed", f"<code>{_e(proposed)}</code>"))
         rows.append(_row("Executed instead", f"<code>{_e(executed or 'nothing')}</code>"))
     elif executed:
         rows.append(_row("Action", f"<code>{_e(executed)}</code>"))
-    rows += [_decision_row(step.get("decision")), _result_row(step.get("result")),
-             _reflection_row(step.get("reflection"))]
-    if step.get("error"):
-        rows.append(_row("Error", f'<span class="error">{_e(step["error"])}</span>'))
+    if step.target is not None:
+        rows.append(_row("Target", f"<code>{_e(target_words(step))}</code>"))
+    rows += [_decision_row(step.decision), _result_row(step), _reflection_row(step.reflection)]
+    if step.error:
+        rows.append(_row("Error", f'<span class="error">{_e(step.error)}</span>'))
     rows.append(_cost_row(step))
-    for key, label in (("raw_reply", "Model reply"), ("prompt_text", "Prompt text")):
-        if step.get(key):
-            rows.append(f"<details><summary>{_e(label)}</summary><pre>{_e(step[key])}</pre></details>")
-    return (f'<section class="card step" style="--status:{STATUS_COLOURS.get(status, "#6e7781")}">'
+    for text, label in ((step.raw_reply, "Model reply"), (step.prompt_text, "Prompt text")):
+        if text:
+            rows.append(f"<details><summary>{_e(label)}</summary><pre>{_e(text)}</pre></details>")
+    return (f'<section class="card step" style="--status:{outcome.colour or NEUTRAL}">'
             f'<div class="shot">{_screenshot(run_dir, step)}</div>'
             f'<div><h2>{"".join(heading)}</h2>{"".join(rows)}</div></section>')

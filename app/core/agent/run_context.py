@@ -1,44 +1,29 @@
-"""What all strategies of one run share, and the events a run reports to its face (GUI or CLI)."""
+"""What all strategies of one run share: the request, the phone, the model, the person, the event stream."""
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from PIL import Image
 
 from app.core.config import Settings
 from app.core.device.android_device import AndroidDevice
+from app.core.device.frames import FrameSource
 from app.core.perception.controls import Control
 
+from .events import EventStream, ObservationReady
 from .executor import ActionExecutor
 from .llm_client import ModelClient
 from .loop_guard import StuckDetector
-from .memory import AgentMemory, MemoryItem
+from .memory import AgentMemory
 from .prompts import PromptBuilder
 from .states import StateMachine
-from .supervisor import Proposal, RunControl, Supervisor
-from .trajectory import TrajectoryWriter
+from .supervisor import RunControl, Supervisor
 
 
 log = logging.getLogger(__name__)
-
-
-def _ignore(*_args: Any) -> None:
-    return None
-
-
-@dataclass
-class RunEvents:
-    """Callbacks a run calls on its loop's thread; a GUI re-emits them as Qt signals."""
-
-    step_started: Callable[[int], None] = _ignore
-    phase_finished: Callable[[int, str, float], None] = _ignore          # step, phase, ms
-    proposal: Callable[[Proposal], None] = _ignore                       # shown before review
-    step_finished: Callable[[MemoryItem], None] = _ignore
-    message: Callable[[str], None] = _ignore                             # progress in words
 
 
 @dataclass
@@ -64,8 +49,8 @@ class RunContext:
     control: RunControl
     executor: ActionExecutor
     machine: StateMachine
-    trajectory: TrajectoryWriter | None = None
-    events: RunEvents = field(default_factory=RunEvents)
+    frames: FrameSource
+    events: EventStream = field(default_factory=EventStream)
     memory: AgentMemory = field(default_factory=AgentMemory)
     stuck: StuckDetector = field(default_factory=StuckDetector)
     plan: list[str] = field(default_factory=list)
@@ -73,16 +58,8 @@ class RunContext:
     answers: list[tuple[str, str]] = field(default_factory=list)   # (question, answer) from ask_user
     previous: ScreenRecord | None = None
     system_message: dict[str, Any] | None = None
-    pending_writes: list[asyncio.Future] = field(default_factory=list)
 
-    def record_screens(self, step: int, clean: Image.Image, annotated: Image.Image | None) -> None:
-        """Write a step's images to the run folder in a worker thread, without holding up the step."""
-        self.pending_writes.append(asyncio.ensure_future(
-            asyncio.to_thread(self.trajectory.save_screens, step, clean, annotated)))
-
-    async def finish_writes(self) -> None:
-        """Wait for every image write; a failed one is logged (check_run then reports the missing file)."""
-        for result in await asyncio.gather(*self.pending_writes, return_exceptions=True):
-            if isinstance(result, Exception):
-                log.warning("a step image could not be written: %s", result)
-        self.pending_writes.clear()
+    def observed(self, step: int, clean: Image.Image, annotated: Image.Image | None, controls: list[Control],
+                 foreground: str = "", screen_only: bool = False) -> None:
+        """Tell the readers (the recorder first) what the screen of this step was."""
+        self.events.emit(ObservationReady(step, clean, annotated, tuple(controls), foreground, screen_only))

@@ -108,6 +108,10 @@ class RunTimedOut(ControlFlow):
     """The run's overall time limit passed."""
 
 
+class NeedsPerson(ControlFlow):
+    """Nobody is there to decide (a script's run whose policy is to fail rather than wait): the run ends failed."""
+
+
 class RunControl:
     """Pause, resume, stop and the deadline of one run; awaitable from any step."""
 
@@ -117,6 +121,7 @@ class RunControl:
         self._running.set()
         self._stopped = asyncio.Event()
         self.stop_reason = ""
+        self.pause_after_step = False
 
     @property
     def paused(self) -> bool:
@@ -130,7 +135,21 @@ class RunControl:
         self._running.clear()
 
     def resume(self) -> None:
+        self.pause_after_step = False
         self._running.set()
+
+    def step_once(self) -> None:
+        """Run one more step, then pause."""
+        self.pause_after_step = True
+        self._running.set()
+
+    def step_done(self) -> bool:
+        """Called as each step ends: pauses if only one step was asked for. True if it paused."""
+        if self.pause_after_step:
+            self.pause_after_step = False
+            self._running.clear()
+            return True
+        return False
 
     def stop(self, reason: str = "stopped by the person") -> None:
         self.stop_reason = self.stop_reason or reason

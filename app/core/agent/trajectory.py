@@ -1,15 +1,20 @@
 """The record of a run: one folder per run under `runs_dir()` (GUIDE §2 "Trajectory").
 
 Layout of `YYYYmmdd-HHMMSS-<request-slug>/`:
-    run.json                  request, device, model, settings, started_at, result, finished_at, version
-    steps.jsonl               one MemoryItem per line, appended and fsynced as each step ends
+    run.json                  a `RunRecord`: request, device, model, settings, started_at, finished_at,
+                              result, report, version
+    steps.jsonl               one `StepRecord` per line, appended and fsynced as each step ends
     step_NNN.png              the screen the model saw at step NNN
     step_NNN_annotated.png    the same with the numbered controls drawn on it
     report.html               written by `app.core.agent.report`
 
-Everything written here goes through `redact_data` first, so no API key or
-Authorization header lands in the folder. A crash loses at most the step in progress;
-`load_run` skips a half-written last line and says so.
+`TrajectoryWriter` is the one writer and `load_run` the one reader (records.py holds the
+types and their tolerant reading). Everything written here goes through `redact_data`
+first, so no API key or Authorization header lands in the folder. Every file is written
+under a temporary name and renamed into place when complete (steps.jsonl is appended to),
+so a crash loses at most the step in progress and never leaves half an image under its
+final name; `load_run` skips a half-written last line and says so, `check_run` reports
+temporary leftovers.
 """
 
 from __future__ import annotations
@@ -20,20 +25,24 @@ import os
 import re
 import threading
 import unicodedata
-from dataclasses import dataclass, field
+import uuid
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from PIL import Image
 
-from app.core.agent.memory import MemoryItem, RunResult, now_iso
+from app.core.agent.records import RECORD_VERSION, RunRecord, RunResult, StepRecord, now_iso
 from app.core.paths import runs_dir
 from app.core.redaction import redact, redact_data
 
 RUN_FILE = "run.json"
 STEPS_FILE = "steps.jsonl"
-FORMAT_VERSION = 1
+REPORT_FILE = "report.html"
+TEMP_SUFFIX = ".tmp"
+"""Files being written carry this ending until they are complete and renamed into place."""
+FORMAT_VERSION = RECORD_VERSION
 SLUG_MAX_LENGTH = 40
 PNG_COMPRESS_LEVEL = 1  # fast: a step's screenshots are written while the run goes on
 
@@ -56,9 +65,9 @@ def _to_json(data: Any, **options: Any) -> str:
     return json.dumps(redact_data(plain), ensure_ascii=False, **options)
 
 
-def _write_atomically(path: Path, text: str) -> None:
+def write_text_atomically(path: Path, text: str) -> None:
     """Write to a temporary file, fsync, then rename over `path`: never half a file."""
-    temp = path.with_name(path.name + ".tmp")
+    temp = path.with_name(path.name + TEMP_SUFFIX)
     with temp.open("w", encoding="utf-8") as handle:
         handle.write(text)
         handle.flush()
@@ -66,10 +75,27 @@ def _write_atomically(path: Path, text: str) -> None:
     os.replace(temp, path)
 
 
+def _save_png_atomically(image: Image.Image, path: Path) -> None:
+    """Encode `image` to a temporary file beside `path`, fsync, then rename it to `path`.
+
+    Until the rename nothing exists under `path`; if encoding fails the temporary file is removed.
+    """
+    temp = path.with_name(f"{path.name}.{uuid.uuid4().hex[:8]}{TEMP_SUFFIX}")   # unique: writers may overlap
+    try:
+        with temp.open("xb") as handle:
+            image.save(handle, format="PNG", compress_level=PNG_COMPRESS_LEVEL)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise
+
+
 class TrajectoryWriter:
     """Writes one run's folder as the run goes. Safe to call from a worker thread."""
 
-    def __init__(self, run_dir: Path, run: dict[str, Any]) -> None:
+    def __init__(self, run_dir: Path, run: RunRecord) -> None:
         self.run_dir = run_dir
         self._run = run
         self._lock = threading.Lock()
@@ -90,24 +116,27 @@ class TrajectoryWriter:
                 break
             except FileExistsError:
                 continue
-        run = {"request": request, "device": device, "model": model, "settings": settings,
-               "started_at": now_iso(), "result": None, "version": FORMAT_VERSION}
+        run = RunRecord(request=request, device=device, model=model, settings=settings, started_at=now_iso(),
+                        version=FORMAT_VERSION)
         writer = cls(run_dir, run)
-        _write_atomically(run_dir / RUN_FILE, _to_json(run, indent=2))
+        write_text_atomically(run_dir / RUN_FILE, _to_json(run.to_dict(), indent=2))
         (run_dir / STEPS_FILE).touch()
         return writer
 
     def save_screens(self, step: int, clean: Image.Image,
                      annotated: Image.Image | None) -> tuple[str, str]:
-        """Write the step's screenshots; returns their file names ("" for no annotated image)."""
+        """Write the step's screenshots; returns their file names ("" for no annotated image).
+
+        Each image appears under its name only once it is completely on disk (see `_save_png_atomically`).
+        """
         clean_name, annotated_name = step_image_names(step)
-        clean.save(self.run_dir / clean_name, format="PNG", compress_level=PNG_COMPRESS_LEVEL)
+        _save_png_atomically(clean, self.run_dir / clean_name)
         if annotated is None:
             return clean_name, ""
-        annotated.save(self.run_dir / annotated_name, format="PNG", compress_level=PNG_COMPRESS_LEVEL)
+        _save_png_atomically(annotated, self.run_dir / annotated_name)
         return clean_name, annotated_name
 
-    def append_step(self, item: MemoryItem) -> None:
+    def append_step(self, item: StepRecord) -> None:
         """Append the step as one JSON line and force it to disk before returning."""
         line = _to_json(item.to_dict()) + "\n"
         with self._lock, (self.run_dir / STEPS_FILE).open("a", encoding="utf-8") as handle:
@@ -116,20 +145,29 @@ class TrajectoryWriter:
             os.fsync(handle.fileno())
 
     def finish(self, result: RunResult) -> None:
-        """Record the result and the finishing time in run.json (atomically)."""
+        """Record the result, the finishing time and the report's name in run.json (atomically).
+
+        The report itself (`REPORT_FILE`) is written from the finished folder just after.
+        """
         with self._lock:
-            self._run = {**self._run, "result": result.to_dict(), "finished_at": now_iso()}
-            _write_atomically(self.run_dir / RUN_FILE, _to_json(self._run, indent=2))
+            self._run = replace(self._run, result=result, finished_at=now_iso(), report=REPORT_FILE)
+            write_text_atomically(self.run_dir / RUN_FILE, _to_json(self._run.to_dict(), indent=2))
 
 
 @dataclass
-class RunRecord:
-    """A run folder as read back: run.json, the step records, and what was wrong reading them."""
+class LoadedRun:
+    """A run folder as read back: run.json, the step records, and everything wrong reading them.
+
+    `problems` holds the folder's (a missing file, a line that is not a record) and each record's
+    (a missing or wrongly typed field). `run_readable` is False when run.json is missing or not
+    JSON at all; `run` is then an empty record.
+    """
 
     run_dir: Path
-    run: dict[str, Any]
-    steps: list[dict[str, Any]]
+    run: RunRecord
+    steps: list[StepRecord]
     problems: list[str] = field(default_factory=list)
+    run_readable: bool = True
 
 
 @dataclass
@@ -143,28 +181,29 @@ class RunSummary:
     steps: int
 
 
-def _read_run_file(run_dir: Path) -> tuple[dict[str, Any], list[str]]:
+def read_run_file(run_dir: Path) -> tuple[RunRecord, bool]:
+    """run.json as a record, and whether the file could be read at all (its problems are in the record)."""
     path = run_dir / RUN_FILE
     if not path.is_file():
-        return {}, [f"{RUN_FILE} is missing"]
+        return RunRecord(problems=[f"{RUN_FILE} is missing"]), False
     try:
-        run = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        return {}, [f"{RUN_FILE} could not be read ({exc})"]
-    if not isinstance(run, dict):
-        return {}, [f"{RUN_FILE} does not hold a JSON object"]
-    return run, []
+        return RunRecord(problems=[f"{RUN_FILE} could not be read ({exc})"]), False
+    if not isinstance(data, dict):
+        return RunRecord(problems=[f"{RUN_FILE} does not hold a JSON object"]), False
+    return RunRecord.from_dict(data, RUN_FILE), True
 
 
-def _parse_step_line(line: bytes) -> dict[str, Any] | None:
+def _parse_step_line(line: bytes, where: str) -> StepRecord | None:
     try:
-        step = json.loads(line)
+        data = json.loads(line)
     except ValueError:
         return None
-    return step if isinstance(step, dict) else None
+    return StepRecord.from_dict(data, where) if isinstance(data, dict) else None
 
 
-def _read_steps(run_dir: Path) -> tuple[list[dict[str, Any]], list[str]]:
+def _read_steps(run_dir: Path) -> tuple[list[StepRecord], list[str]]:
     path = run_dir / STEPS_FILE
     if not path.is_file():
         return [], [f"{STEPS_FILE} is missing"]
@@ -173,27 +212,29 @@ def _read_steps(run_dir: Path) -> tuple[list[dict[str, Any]], list[str]]:
     for number, line in enumerate(complete, 1):
         if not line.strip():
             continue
-        step = _parse_step_line(line)
+        step = _parse_step_line(line, f"line {number} of {STEPS_FILE}")
         if step is None:
             problems.append(f"line {number} of {STEPS_FILE} is not a valid step record; it was skipped")
         else:
             steps.append(step)
+            problems += step.problems
     if tail.strip():
-        step = _parse_step_line(tail)
+        step = _parse_step_line(tail, f"the last line of {STEPS_FILE}")
         if step is None:
             problems.append(f"the last line of {STEPS_FILE} is incomplete (the run stopped while writing it); "
                             "it was skipped")
         else:
             steps.append(step)
+            problems += step.problems
     return steps, problems
 
 
-def load_run(run_dir: Path | str) -> RunRecord:
-    """Read a run folder; damaged parts are skipped and described in `problems`."""
+def load_run(run_dir: Path | str) -> LoadedRun:
+    """Read a run folder into typed records; damaged parts are skipped or defaulted and described in `problems`."""
     run_dir = Path(run_dir)
-    run, problems = _read_run_file(run_dir)
+    run, readable = read_run_file(run_dir)
     steps, step_problems = _read_steps(run_dir)
-    return RunRecord(run_dir, run, steps, problems + step_problems)
+    return LoadedRun(run_dir, run, steps, run.problems + step_problems, readable)
 
 
 def step_file(run_dir: Path, name: Any) -> Path | None:
@@ -217,16 +258,14 @@ def list_runs(root: Path | None = None) -> list[RunSummary]:
         return []
     summaries = []
     for run_dir in (path for path in root.iterdir() if (path / RUN_FILE).is_file()):
-        run, problems = _read_run_file(run_dir)
-        result = run.get("result")
-        if problems:
+        run, readable = read_run_file(run_dir)
+        if not readable:
             status = "unreadable"
-        elif isinstance(result, dict):
-            status = str(result.get("status", "unfinished"))
+        elif run.result is not None:
+            status = run.result.status or "unfinished"
         else:
             status = "unfinished"
-        summaries.append(RunSummary(run_dir, str(run.get("request", "")), str(run.get("started_at", "")),
-                                    status, _count_step_lines(run_dir)))
+        summaries.append(RunSummary(run_dir, run.request, run.started_at, status, _count_step_lines(run_dir)))
     return sorted(summaries, key=lambda summary: (summary.started_at, summary.dir.name), reverse=True)
 
 
@@ -234,28 +273,33 @@ def check_run(run_dir: Path | str) -> list[str]:
     """Everything wrong with a run folder, in words; an empty list means complete and valid."""
     record = load_run(run_dir)
     problems = list(record.problems)
-    run = record.run
-    if run:
-        problems += [f"{RUN_FILE} has no '{key}'" for key in ("request", "started_at", "version") if key not in run]
-        result = run.get("result")
-        if not isinstance(result, dict):
+    result = record.run.result
+    if record.run_readable:
+        if result is None:
             problems.append(f"the run did not finish: {RUN_FILE} has no result")
-        elif result.get("steps_taken") != len(record.steps):
-            problems.append(f"{RUN_FILE} says {result.get('steps_taken')} steps were taken, "
+        elif result.steps_taken != len(record.steps):
+            problems.append(f"{RUN_FILE} says {result.steps_taken} steps were taken, "
                             f"but {STEPS_FILE} holds {len(record.steps)}")
     expected = 1
     for index, step in enumerate(record.steps, 1):
-        number = step.get("step")
-        if number != expected:
-            problems.append(f"step record {index} is numbered {number!r}; expected {expected}")
-        expected = number + 1 if isinstance(number, int) else expected + 1
-        for key in ("screenshot", "annotated_screenshot"):
-            name = step.get(key)
+        if step.step != expected:
+            problems.append(f"step record {index} is numbered {step.step}; expected {expected}")
+        expected = step.step + 1
+        for key, name in (("screenshot", step.screenshot), ("annotated_screenshot", step.annotated_screenshot)):
             if not name:
                 continue
             path = step_file(record.run_dir, name)
             if path is None:
-                problems.append(f"step {number}: {key} {name!r} is not a file name inside the run folder")
+                problems.append(f"step {step.step}: {key} {name!r} is not a file name inside the run folder")
             elif not path.is_file():
-                problems.append(f"step {number}: {name} is referenced but missing")
+                problems.append(f"step {step.step}: {name} is referenced but missing")
+    problems += [f"{path.name} is a leftover temporary file: a write was interrupted"
+                 for path in _temporary_files(record.run_dir)]
     return problems
+
+
+def _temporary_files(run_dir: Path) -> list[Path]:
+    try:
+        return sorted(path for path in run_dir.iterdir() if path.name.endswith(TEMP_SUFFIX))
+    except OSError:
+        return []

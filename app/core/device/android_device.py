@@ -26,7 +26,7 @@ from .errors import (
     HierarchyDumpFailed,
     TextInputUnsupported,
 )
-from .keycodes import KEYCODES, keycode_from_string
+from app.android.keycodes import KEYCODES, keycode_from_string
 from .screen_capture import CAPTURE_SERVICES, DECODERS, PNG_METHOD, RAW_METHOD, Screenshot
 
 CONTROLS_TTL_SECONDS = 5.0
@@ -103,6 +103,8 @@ class AndroidDevice:
         self.capture_timings: dict[str, float] = {}
         self._screen: ScreenInfo | None = None
         self._controls: ControlsSnapshot | None = None
+        self._dumping: asyncio.Future | None = None
+        self._input_generation = 0
         self._apps: tuple[float, list[str]] | None = None
         self.on_input: list[Callable[[str], None]] = []  # told of every input command sent
 
@@ -212,10 +214,23 @@ class AndroidDevice:
                                   DUMP_COMMAND, problem)
 
     async def controls(self, refresh: bool = False) -> ControlsSnapshot:
-        """Controls on screen, cached for 5 seconds unless input happened since."""
+        """Controls on screen, cached for 5 seconds unless input happened since.
+
+        One dump at a time: a caller that asks while a dump is under way (the mirror while a
+        run observes, say) shares its result instead of starting a second one.
+        """
         cached = self._controls
         if cached and not refresh and time.monotonic() - cached.taken_at < CONTROLS_TTL_SECONDS:
             return cached
+        dumping = self._dumping
+        if dumping is None or dumping.done():
+            dumping = self._dumping = asyncio.ensure_future(self._dump_controls())
+            dumping.add_done_callback(_retrieve)    # its error reaches the callers; none left is no leak
+        # shield: one caller giving up (a stopped run) does not cancel the others' dump
+        return await asyncio.shield(dumping)
+
+    async def _dump_controls(self) -> ControlsSnapshot:
+        generation = self._input_generation
         started = time.perf_counter()
         xml = await self.dump_hierarchy()
         dumped = time.perf_counter()
@@ -223,11 +238,14 @@ class AndroidDevice:
         # Parsing is a few ms of Python: a worker thread keeps it off the caller's loop (a GUI's, say).
         hierarchy, controls = await asyncio.to_thread(_read_controls, xml, screen)
         snapshot = ControlsSnapshot(controls, hierarchy, xml, time.monotonic(), (dumped - started) * 1000)
-        self._controls = snapshot
+        if generation == self._input_generation:     # no input since the dump began: the cache is good
+            self._controls = snapshot
         return snapshot
 
     def invalidate_controls(self) -> None:
         self._controls = None
+        self._input_generation += 1
+        self._dumping = None     # a dump already under way shows the screen before this input
 
     # ------------------------------------------------------------------ input
 
@@ -305,6 +323,11 @@ class AndroidDevice:
             raise CommandFailed(f"{package} has no screen that can be launched (is it installed?).",
                                 cmd.launch_app(package), output)
         return package
+
+
+def _retrieve(future: asyncio.Future) -> None:
+    if not future.cancelled():
+        future.exception()
 
 
 def _read_controls(xml: str, screen: ScreenInfo) -> tuple[UiHierarchy, list[Control]]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import base64
 import shlex
 
-from .keycodes import KEYCODES
+from app.android.keycodes import KEYCODES
 
 ADB_KEYBOARD_IME = "com.android.adbkeyboard/.AdbIME"
 INPUT_TEXT_CHUNK = 80          # long texts are typed in pieces; one huge `input text` is slow and may fail

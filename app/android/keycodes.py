@@ -1,4 +1,4 @@
-"""Android key codes by name (android.view.KeyEvent), shared by the device layer and the virtual phone."""
+"""Android key codes by name (android.view.KeyEvent), shared by the core's device layer and the virtual phone."""
 
 from __future__ import annotations
 

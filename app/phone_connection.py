@@ -1,4 +1,8 @@
-"""Open a phone to work with: a real one through the ADB server, else the built-in virtual phone."""
+"""Open a phone to work with: a real one through the ADB server, else the built-in virtual phone.
+
+This is the composition above both `app.core` and `app.virtual_phone` (neither imports the
+other): it is the one place that decides to start the virtual phone.
+"""
 
 from __future__ import annotations
 
@@ -7,21 +11,29 @@ import logging
 import os
 from dataclasses import dataclass
 
-from .adb_transport import AdbTransport, DeviceListing
-from .android_device import AndroidDevice
-from .errors import AdbUnavailable, DeviceNotFound
+from app.core.device.adb_transport import AdbTransport, DeviceListing
+from app.core.device.errors import AdbUnavailable, DeviceNotFound
+from app.core.device.phone_id import PhoneId
+from app.core.device.phone_session import PhoneRegistry, PhoneSession
 
 log = logging.getLogger(__name__)
 
 
 @dataclass
 class PhoneConnection:
-    """The device to use, and the virtual phone server when we had to start one."""
+    """The phone's session, and the virtual phone server when we had to start one."""
 
-    device: AndroidDevice
-    listing: DeviceListing
+    session: PhoneSession
     virtual_server: object | None = None   # app.virtual_phone.adb_server.VirtualAdbServer
     note: str = ""
+
+    @property
+    def device(self):
+        return self.session.device
+
+    @property
+    def listing(self) -> DeviceListing:
+        return self.session.listing
 
     @property
     def is_virtual(self) -> bool:
@@ -44,26 +56,33 @@ def start_virtual_phone(port: int = 0, devices: int = 1, **phone_options):
 
 
 async def open_phone(serial: str | None = None, *, virtual: bool | None = None,
-                     transport: AdbTransport | None = None) -> PhoneConnection:
-    """Pick the phone to work with.
+                     transport: AdbTransport | None = None, registry: PhoneRegistry | None = None) -> PhoneConnection:
+    """Pick the phone to work with and register its session in `registry` (a new one if none is given).
 
-    virtual=True always uses the built-in virtual phone; virtual=False never does;
-    None (the default) uses a real phone when one is attached and ready, otherwise
-    starts the virtual phone and says so in `note`.
+    `serial` is a plain serial or a full id (SERIAL@HOST:PORT). virtual=True always uses
+    the built-in virtual phone; virtual=False never does; None (the default) uses a real
+    phone when one is attached and ready, otherwise starts the virtual phone and says so in
+    `note`.
     """
+    registry = registry if registry is not None else PhoneRegistry()
+    wanted = PhoneId.parse(serial) if serial else None
+    if wanted is not None and transport is None:
+        host, port = wanted.server.rsplit(":", 1)
+        transport = AdbTransport(host.strip("[]"), int(port))
+        serial = wanted.serial
     if virtual is not True:
         transport = transport or AdbTransport()
         try:
             listings = await asyncio.to_thread(transport.list_devices)
         except AdbUnavailable as exc:
-            if virtual is False:
+            if virtual is False or wanted is not None:
                 raise
             listings, reason = [], f"no ADB server ({exc})"
         else:
             reason = "no phone is attached"
         if serial:
             chosen = next((d for d in listings if d.serial == serial), None)
-            if chosen is None and (listings or virtual is False):
+            if chosen is None and (listings or virtual is False or wanted is not None):
                 raise DeviceNotFound(f"Phone {serial} is not connected. Attached: "
                                      f"{', '.join(d.serial for d in listings) or 'none'}.")
         else:
@@ -72,7 +91,7 @@ async def open_phone(serial: str | None = None, *, virtual: bool | None = None,
             if chosen is None and listings:
                 reason = "; ".join(f"{d.serial}: {d.describe_state()}" for d in listings)
         if chosen is not None:
-            return PhoneConnection(AndroidDevice(transport, chosen.serial), chosen)
+            return PhoneConnection(registry.open(transport, chosen))
         if virtual is False:
             raise DeviceNotFound(f"No phone is ready ({reason}).")
         log.info("using the virtual phone: %s", reason)
@@ -82,4 +101,4 @@ async def open_phone(serial: str | None = None, *, virtual: bool | None = None,
     server = await asyncio.to_thread(start_virtual_phone, int(os.environ.get("AGENTDESK_VIRTUAL_PORT", "0")))
     virtual_transport = AdbTransport("127.0.0.1", server.port)
     listing = (await asyncio.to_thread(virtual_transport.list_devices))[0]
-    return PhoneConnection(AndroidDevice(virtual_transport, listing.serial), listing, server, note)
+    return PhoneConnection(registry.open(virtual_transport, listing, virtual=True), server, note)

@@ -1,0 +1,234 @@
+"""What happens in a run, as typed events on one stream that any number of readers follow.
+
+The run emits; the trajectory recorder, the console, the window and (later) the HTTP API
+subscribe. A reader that joins late first receives the run's events so far, so a window
+opened mid-run shows the whole run. Events are emitted and delivered on the run's loop;
+a reader on another thread hands them over itself (the GUI's adapter does).
+
+The history keeps events light: pictures are dropped from the kept copy (`for_history`),
+so a long run does not hold every screenshot in memory; the recorded files have them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+import time
+from dataclasses import dataclass, field
+from typing import Any, AsyncIterator, Callable, ClassVar
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class RunEvent:
+    kind: ClassVar[str] = "event"
+    at: float = field(default_factory=time.time, kw_only=True)     # wall clock, for the record
+
+    def for_history(self) -> "RunEvent":
+        """The copy kept for late readers (heavy payloads dropped)."""
+        return self
+
+
+@dataclass(frozen=True)
+class RunStarted(RunEvent):
+    kind: ClassVar[str] = "run_started"
+    run_id: str
+    request: str
+    phone: dict[str, Any]
+    mode: str
+    run_dir: str = ""
+
+
+@dataclass(frozen=True)
+class StepStarted(RunEvent):
+    kind: ClassVar[str] = "step_started"
+    step: int
+
+
+@dataclass(frozen=True)
+class ObservationReady(RunEvent):
+    """The screen of a step: the screenshot, the annotated image (None if it could not be made), the controls."""
+
+    kind: ClassVar[str] = "observation_ready"
+    step: int
+    screenshot: Any = None          # PIL image, full size
+    annotated: Any = None           # PIL image as sent to the model, with the numbered boxes
+    controls: tuple = ()
+    foreground: str = ""
+    screen_only: bool = False
+
+    def for_history(self) -> "ObservationReady":
+        return dataclasses.replace(self, screenshot=None, annotated=None)
+
+
+@dataclass(frozen=True)
+class ProposalMade(RunEvent):
+    """What the model wants to do (shown before any review, also for auto-approved actions)."""
+
+    kind: ClassVar[str] = "proposal"
+    step: int
+    proposal: Any                   # supervisor.Proposal
+
+    def for_history(self) -> "ProposalMade":
+        return dataclasses.replace(self, proposal=_without_screenshot(self.proposal))
+
+
+@dataclass(frozen=True)
+class ReviewRequested(RunEvent):
+    kind: ClassVar[str] = "review_requested"
+    step: int
+    proposal: Any
+
+    def for_history(self) -> "ReviewRequested":
+        return dataclasses.replace(self, proposal=_without_screenshot(self.proposal))
+
+
+@dataclass(frozen=True)
+class ReviewAnswered(RunEvent):
+    kind: ClassVar[str] = "review_answered"
+    step: int
+    answer: Any                     # supervisor.ReviewAnswer
+    by: str = "person"
+
+
+@dataclass(frozen=True)
+class QuestionAsked(RunEvent):
+    kind: ClassVar[str] = "question_asked"
+    question: str
+
+
+@dataclass(frozen=True)
+class QuestionAnswered(RunEvent):
+    kind: ClassVar[str] = "question_answered"
+    question: str
+    answer: str
+
+
+@dataclass(frozen=True)
+class ActionExecuted(RunEvent):
+    kind: ClassVar[str] = "action_executed"
+    step: int
+    action_text: str
+    success: bool
+    message: str = ""
+    duration_ms: float = 0.0
+
+
+@dataclass(frozen=True)
+class ReflectionMade(RunEvent):
+    kind: ClassVar[str] = "reflection"
+    step: int                        # the step whose action was judged
+    reflection: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class StepFinished(RunEvent):
+    kind: ClassVar[str] = "step_finished"
+    step: int
+    item: Any                       # memory.MemoryItem
+
+
+@dataclass(frozen=True)
+class StepRecorded(RunEvent):
+    """The step's line and images are on disk (the recorder emits it)."""
+
+    kind: ClassVar[str] = "step_recorded"
+    step: int
+    item: Any
+    run_dir: str
+
+
+@dataclass(frozen=True)
+class StateChanged(RunEvent):
+    kind: ClassVar[str] = "state_changed"
+    before: str
+    after: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Message(RunEvent):
+    """Progress in words, for the status bar or the console."""
+
+    kind: ClassVar[str] = "message"
+    text: str
+
+
+@dataclass(frozen=True)
+class PhaseFinished(RunEvent):
+    kind: ClassVar[str] = "phase_finished"
+    step: int
+    phase: str
+    ms: float
+
+
+@dataclass(frozen=True)
+class RunFinished(RunEvent):
+    kind: ClassVar[str] = "run_finished"
+    result: Any                     # memory.RunResult, or None when the run crashed
+    error: str = ""
+
+
+def _without_screenshot(proposal: Any) -> Any:
+    if dataclasses.is_dataclass(proposal) and getattr(proposal, "screenshot", None) is not None:
+        return dataclasses.replace(proposal, screenshot=None)
+    return proposal
+
+
+Subscriber = Callable[[RunEvent], None]
+
+
+class EventStream:
+    """The events of one run: kept in order, delivered to every subscriber as they happen."""
+
+    def __init__(self) -> None:
+        self.history: list[RunEvent] = []
+        self._subscribers: list[Subscriber] = []
+        self.finished = False
+
+    def subscribe(self, subscriber: Subscriber, *, replay: bool = True) -> Callable[[], None]:
+        """Call `subscriber(event)` for every event (first the ones so far, if `replay`).
+
+        Returns a function that unsubscribes. Call on the run's loop.
+        """
+        if replay:
+            for event in list(self.history):
+                self._deliver(subscriber, event)
+        self._subscribers.append(subscriber)
+
+        def unsubscribe() -> None:
+            if subscriber in self._subscribers:
+                self._subscribers.remove(subscriber)
+        return unsubscribe
+
+    def emit(self, event: RunEvent) -> None:
+        self.history.append(event.for_history())
+        if isinstance(event, RunFinished):
+            self.finished = True
+        for subscriber in list(self._subscribers):
+            self._deliver(subscriber, event)
+
+    def message(self, text: str) -> None:
+        self.emit(Message(text))
+
+    @staticmethod
+    def _deliver(subscriber: Subscriber, event: RunEvent) -> None:
+        try:
+            subscriber(event)
+        except Exception:     # one broken reader must not break the run or the other readers
+            log.exception("a subscriber of the run's events failed on %s", event.kind)
+
+    async def follow(self) -> AsyncIterator[RunEvent]:
+        """Every event of the run, from the first, until the run finishes (for streaming faces)."""
+        queue: asyncio.Queue[RunEvent] = asyncio.Queue()
+        unsubscribe = self.subscribe(queue.put_nowait)
+        try:
+            while True:
+                event = await queue.get()
+                yield event
+                if isinstance(event, RunFinished):
+                    return
+        finally:
+            unsubscribe()

@@ -1,0 +1,180 @@
+"""One run as the run service holds it: its id, its events, its state, and the person's side of it.
+
+The handle is the run's `Supervisor`: when the run wants a decision it tells the stream
+(`ReviewRequested`, `QuestionAsked`) and waits for `answer()` / `answer_question()`, from
+whichever face answers first (the window, the console, a script through the API). Who may
+answer is the run's policy:
+
+- "person": someone is there; wait for them as long as it takes;
+- "hold":   nobody is there now; hold the question until someone answers it (same wait,
+            but the run says plainly that it is holding);
+- "fail":   nobody will come; the run ends failed with the reason (scripts, CI).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import time
+from datetime import datetime
+from typing import Literal
+
+from app.core.agent.events import (
+    EventStream,
+    QuestionAnswered,
+    QuestionAsked,
+    ReviewAnswered,
+    ReviewRequested,
+    RunFinished,
+)
+from app.core.agent.memory import RunResult
+from app.core.agent.supervisor import NeedsPerson, Proposal, ReviewAnswer, RunControl
+
+PersonPolicy = Literal["person", "hold", "fail"]
+RunState = Literal["queued", "running", "waiting_for_person", "finished"]
+
+_ids = itertools.count(1)
+
+
+def new_run_id() -> str:
+    return f"{datetime.now():%Y%m%d-%H%M%S}-{next(_ids)}"
+
+
+class NothingToAnswer(RuntimeError):
+    """An answer came while the run waits for no decision (or for another kind of answer)."""
+
+
+class RunHandle:
+    def __init__(self, run_id: str, request: str, phone: str, policy: PersonPolicy = "person",
+                 *, paused: bool = False) -> None:
+        self.id = run_id
+        self.request = request
+        self.phone = phone                       # str(PhoneId)
+        self.policy: PersonPolicy = policy
+        self.events = EventStream()
+        self.state: RunState = "queued"
+        self.result: RunResult | None = None
+        self.run_dir: str = ""
+        self.created = time.time()
+        self.task: asyncio.Task | None = None
+        self.control: RunControl | None = None   # set when the run begins
+        self._review: asyncio.Future | None = None
+        self._question: asyncio.Future | None = None
+        self.pending_proposal: Proposal | None = None
+        self.pending_question: str = ""
+        self._pause_first = paused
+        self._stop_reason = ""
+
+    def __repr__(self) -> str:
+        return f"RunHandle({self.id}, {self.state}, {self.request!r})"
+
+    # ------------------------------------------------------------------ the run's side
+
+    def begin(self, control: RunControl) -> None:
+        """The run starts: controls asked for while it was queued take effect now."""
+        self.control = control
+        self.state = "running"
+        if self._pause_first:
+            control.step_once()
+        if self._stop_reason:
+            control.stop(self._stop_reason)
+
+    async def review(self, proposal: Proposal) -> ReviewAnswer:
+        if self.policy == "fail":
+            raise NeedsPerson(f"Step {proposal.step} needs a person to approve it "
+                              f"({proposal.sensitive_reason or 'step mode'}), and this run has nobody to ask.")
+        self._review = asyncio.get_running_loop().create_future()
+        self.pending_proposal = proposal
+        self.state = "waiting_for_person"
+        self.events.emit(ReviewRequested(proposal.step, proposal))
+        try:
+            answer = await self._review
+        finally:
+            self._review, self.pending_proposal = None, None
+            if self.state == "waiting_for_person":
+                self.state = "running"
+        self.events.emit(ReviewAnswered(proposal.step, answer))
+        return answer
+
+    async def ask(self, question: str) -> str:
+        if self.policy == "fail":
+            raise NeedsPerson(f"The agent asked “{question}”, and this run has nobody to ask.")
+        self._question = asyncio.get_running_loop().create_future()
+        self.pending_question = question
+        self.state = "waiting_for_person"
+        self.events.emit(QuestionAsked(question))
+        try:
+            answer = await self._question
+        finally:
+            self._question, self.pending_question = None, ""
+            if self.state == "waiting_for_person":
+                self.state = "running"
+        self.events.emit(QuestionAnswered(question, answer))
+        return answer
+
+    def finish(self, result: RunResult | None, error: str = "") -> None:
+        self.result = result
+        self.state = "finished"
+        self.events.emit(RunFinished(result, error))
+
+    # ------------------------------------------------------------------ the faces' side (on the run's loop)
+
+    @property
+    def awaiting_review(self) -> bool:
+        return self._review is not None and not self._review.done()
+
+    @property
+    def awaiting_answer(self) -> bool:
+        return self._question is not None and not self._question.done()
+
+    @property
+    def finished(self) -> bool:
+        return self.state == "finished"
+
+    @property
+    def paused(self) -> bool:
+        return self.control.paused if self.control is not None else self._pause_first
+
+    def answer(self, answer: ReviewAnswer) -> None:
+        """A decision about the proposal waiting for review."""
+        if not self.awaiting_review:
+            raise NothingToAnswer(f"Run {self.id} is not waiting for a decision.")
+        self._review.set_result(answer)
+
+    def answer_question(self, text: str) -> None:
+        if not self.awaiting_answer:
+            raise NothingToAnswer(f"Run {self.id} has asked no question.")
+        self._question.set_result(text)
+
+    def pause(self) -> None:
+        if self.control is not None:
+            self.control.pause()
+        else:
+            self._pause_first = True
+
+    def resume(self) -> None:
+        if self.control is not None:
+            self.control.resume()
+        else:
+            self._pause_first = False
+
+    def step_once(self) -> None:
+        if self.control is not None:
+            self.control.step_once()
+        else:
+            self._pause_first = True
+
+    def stop(self, reason: str = "stopped by the person") -> None:
+        """Stop now (a queued run ends without touching the phone)."""
+        self._stop_reason = self._stop_reason or reason
+        if self.control is not None:
+            self.control.stop(reason)
+
+    @property
+    def stop_requested(self) -> bool:
+        return bool(self._stop_reason)
+
+    async def wait(self) -> RunResult | None:
+        """The run's result once it has ended (a crash inside the run is raised here)."""
+        assert self.task is not None
+        return await asyncio.shield(self.task)

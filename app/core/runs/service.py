@@ -1,0 +1,211 @@
+"""The run service: the one way to start, watch, answer, pause, stop and list runs.
+
+It resolves everything a run needs — settings with the request's overrides, the API key,
+the phone, the model client, the trajectory recorder — and runs requests one at a time
+per phone, in the order asked (different phones side by side). Faces (window, command
+line, benchmarks, tests, the HTTP API) ask it and follow the run's event stream; none of
+them assembles a run. It lives on one asyncio loop (the core's); call it there.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from app.core.agent.agent_run import AgentRun, PipelineFactory, seed_pipeline
+from app.core.agent.events import Message, RunStarted
+from app.core.agent.llm_client import ModelClient
+from app.core.agent.memory import RunResult
+from app.core.agent.trajectory import RunSummary, TrajectoryWriter, list_runs
+from app.core.config import AgentSettings, ProviderSettings, Settings, needs_api_key
+from app.core.device.errors import DeviceError
+from app.core.device.phone_id import PhoneId
+from app.core.device.phone_lock import PhoneBusy
+from app.core.device.phone_session import PhoneRegistry, PhoneSession
+from app.core.secrets import SecretStore, resolve_api_key
+
+from .handle import PersonPolicy, RunHandle, new_run_id
+from .recorder import RunRecorder
+
+log = logging.getLogger(__name__)
+
+NO_API_KEY = ("No API key for the model. Store one in Settings or with `agentdesk key set`, "
+              "or set OPENAI_API_KEY for scripts.")
+
+
+class RunRefused(ValueError):
+    """The run cannot start: a setting, the key or the phone is missing or wrong. The message says which."""
+
+
+class MissingApiKey(RunRefused):
+    pass
+
+
+@dataclass
+class RunRequest:
+    """What a face asks for. Everything but `request` has a default from the settings."""
+
+    request: str
+    phone: str | PhoneId | None = None        # full id or an unambiguous serial; None: the first phone
+    mode: str | None = None                   # "step" | "auto"
+    max_steps: int | None = None
+    timeout_seconds: float | None = None
+    provider: dict[str, Any] = field(default_factory=dict)    # base_url, model, … for this run only
+    api_key: str | None = None                # given for this run: wins over a stored one
+    policy: PersonPolicy = "person"
+    wait_if_busy: bool = True                 # queue behind the phone's current run, else refuse
+    paused: bool = False                      # take one step, then pause
+    run_id: str | None = None
+
+
+def settings_for(base: Settings, request: RunRequest) -> Settings:
+    """The settings of one run: the saved ones with the request's overrides, validated like the file is."""
+    agent = {key: value for key, value in (("mode", request.mode), ("max_steps", request.max_steps),
+                                           ("timeout_seconds", request.timeout_seconds)) if value}
+    provider = {key: value for key, value in request.provider.items() if value not in (None, "")}
+    try:
+        return Settings(provider=ProviderSettings.model_validate({**base.provider.model_dump(), **provider}),
+                        images=base.images, prices=base.prices,
+                        agent=AgentSettings.model_validate({**base.agent.model_dump(), **agent}))
+    except ValueError as exc:
+        raise RunRefused(f"The run's settings are not valid: {exc}") from exc
+
+
+def api_key_for(settings: Settings, secrets: SecretStore | None, given: str | None = None) -> tuple[str | None, str]:
+    """The key for a run and where it came from; MissingApiKey when the endpoint needs one and there is none.
+
+    Blocking (the keyring may be slow): call it in a worker thread.
+    """
+    if given:
+        return given, "given for this run"
+    key, source = resolve_api_key(settings.provider.key_name, store=secrets)
+    if key is None and needs_api_key(settings.provider.base_url):
+        raise MissingApiKey(NO_API_KEY)
+    return key, source
+
+
+class RunService:
+    def __init__(self, phones: PhoneRegistry, settings: Callable[[], Settings] | Settings, *,
+                 secrets: SecretStore | None = None, client_factory: Callable[..., ModelClient] = ModelClient,
+                 pipeline: PipelineFactory = seed_pipeline, runs_root: Path | None = None) -> None:
+        self.phones = phones
+        self._settings = settings if callable(settings) else (lambda: settings)
+        self.secrets = secrets
+        self.client_factory = client_factory
+        self.pipeline = pipeline
+        self.runs_root = runs_root
+        self._runs: dict[str, RunHandle] = {}
+        self._listeners: list[Callable[[RunHandle], None]] = []
+
+    # ------------------------------------------------------------------ asking for runs
+
+    async def start(self, request: RunRequest) -> RunHandle:
+        """Check and queue a run; it starts when its phone is free. Raises RunRefused or DeviceError."""
+        if not request.request.strip():
+            raise RunRefused("The request is empty: say what the agent should do.")
+        settings = settings_for(self._settings(), request)
+        secrets = self.secrets
+        key, key_source = await asyncio.to_thread(api_key_for, settings, secrets, request.api_key)
+        session = self.phones.get(request.phone)
+        if not request.wait_if_busy and session.busy:
+            raise PhoneBusy(f"Phone {session.id} is busy with {session.driver or 'another run'}.")
+        run_id = request.run_id or new_run_id()
+        if run_id in self._runs:
+            raise RunRefused(f"There is already a run with the id {run_id}.")
+        handle = RunHandle(run_id, request.request, str(session.id), request.policy, paused=request.paused)
+        self._runs[run_id] = handle
+        handle.task = asyncio.ensure_future(self._execute(handle, request, session, settings, key, key_source))
+        for listener in list(self._listeners):
+            listener(handle)
+        return handle
+
+    async def run(self, request: RunRequest) -> RunResult | None:
+        """Start a run and wait for its result."""
+        return await (await self.start(request)).wait()
+
+    def on_new_run(self, listener: Callable[[RunHandle], None]) -> None:
+        """Be told of every run started from now on (the window shows runs other programs start)."""
+        self._listeners.append(listener)
+
+    async def _execute(self, handle: RunHandle, request: RunRequest, session: PhoneSession, settings: Settings,
+                       key: str | None, key_source: str) -> RunResult | None:
+        events = handle.events
+        try:
+            async with session.drive(f"{request.request!r} ({handle.id})", wait=request.wait_if_busy,
+                                     on_wait=events.message):
+                if handle.stop_requested:
+                    result = RunResult("stopped", 0, [], 0.0, completion_reason="stopped before it began")
+                    handle.finish(result)
+                    return result
+                return await self._drive(handle, session, settings, key, key_source)
+        except DeviceError as exc:          # the phone was busy in another process, or went away
+            if handle.finished:
+                raise
+            result = RunResult("failed", 0, [], 0.0, error=str(exc), completion_reason=str(exc))
+            handle.finish(result, str(exc))
+            return result
+        finally:
+            if not handle.finished:         # cancelled, or crashed: readers still see the end
+                handle.finish(None, "the run ended unexpectedly")
+
+    async def _drive(self, handle: RunHandle, session: PhoneSession, settings: Settings, key: str | None,
+                     key_source: str) -> RunResult | None:
+        events = handle.events
+        writer = await asyncio.to_thread(
+            TrajectoryWriter.create, handle.request, session.describe(),
+            {"base_url": settings.provider.base_url, "model": settings.provider.model, "key_from": key_source},
+            settings.model_dump(mode="json"), self.runs_root)
+        handle.run_dir = str(writer.run_dir)
+        recorder = RunRecorder(writer, events)
+        result: RunResult | None = None
+        error = ""
+        try:
+            async with self.client_factory(settings.provider, key, on_retry=events.message) as client:
+                run = AgentRun(handle.request, session.device, settings, client, handle, frames=session.frames,
+                               events=events, pipeline=self.pipeline)
+                handle.begin(run.control)
+                events.emit(RunStarted(handle.id, handle.request, session.describe(), settings.agent.mode,
+                                       str(writer.run_dir)))
+                result = await run.run()
+        except BaseException as exc:
+            error = f"{type(exc).__name__}: {exc}"
+            raise
+        finally:
+            result = await recorder.close(result)
+            handle.finish(result, error)
+        return result
+
+    # ------------------------------------------------------------------ the runs
+
+    def get(self, run_id: str) -> RunHandle | None:
+        return self._runs.get(run_id)
+
+    def live(self) -> list[RunHandle]:
+        """Runs queued or going on, oldest first."""
+        return [handle for handle in self._runs.values() if not handle.finished]
+
+    def handles(self) -> list[RunHandle]:
+        return list(self._runs.values())
+
+    def past(self) -> list[RunSummary]:
+        """Every recorded run on disk, newest first (blocking: reads the runs folder)."""
+        return list_runs(self.runs_root)
+
+    def message_all(self, text: str) -> None:
+        for handle in self.live():
+            handle.events.emit(Message(text))
+
+    async def shutdown(self, timeout: float = 15.0) -> None:
+        """Stop every run and wait until each has recorded its end."""
+        live = self.live()
+        for handle in live:
+            handle.stop("the app is closing")
+        tasks = [handle.task for handle in live if handle.task is not None]
+        if tasks:
+            done, pending = await asyncio.wait(tasks, timeout=timeout)
+            for task in pending:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
