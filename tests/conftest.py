@@ -81,7 +81,13 @@ def pytest_sessionfinish(session):
     """Loop errors reported after the last test's check (when the session's loops close)."""
     late = LOOP_ERRORS.take()
     if late:
-        print("\nan event loop reported unhandled errors after the last test:\n  " + "\n  ".join(late))
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        message = "an event loop reported unhandled errors after the last test:\n  " + "\n  ".join(late)
+        if reporter is not None:
+            reporter.ensure_newline()
+            reporter.write_line(message, red=True)
+        else:
+            print(message)
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 

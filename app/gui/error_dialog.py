@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (QDialog, QHBoxLayout, QLabel, QPlainTextEdit, QPu
 from app.core.paths import log_dir
 from app.core.redaction import redact
 
-from .theme import set_tone
+from app.gui.theme import set_tone
 
 log = logging.getLogger(__name__)
 

@@ -28,18 +28,18 @@ from app.core.loop_thread import LoopThread
 from app.core.runs.service import MissingApiKey, RunRefused, RunRequest, RunService, api_key_for
 from app.core.secrets import SecretStore
 
-from .approval_panel import ApprovalPanel
-from .device_panel import DevicePanel
-from .dialogs import run_dialog
-from .inspector import InspectorPanel
-from .manual_controls import ManualControlBar
-from .mirror_view import MirrorView
-from .phone_session import PhoneSession
-from .request_panel import RequestPanel
-from .run_controller import RunController
-from .settings_dialog import SettingsDialog
-from .timeline import TimelinePanel
-from .window_state import restore_window_state, save_window_state
+from app.gui.runs.approval_panel import ApprovalPanel
+from app.gui.phones.device_panel import DevicePanel
+from app.gui.dialogs import run_dialog
+from app.gui.inspector.inspector import InspectorPanel
+from app.gui.mirror.manual_controls import ManualControlBar
+from app.gui.mirror.mirror_view import MirrorView
+from app.gui.phones.phone_session import PhoneSession
+from app.gui.runs.request_panel import RequestPanel
+from app.gui.runs.run_controller import RunController
+from app.gui.settings.settings_dialog import SettingsDialog
+from app.gui.runs.timeline import TimelinePanel
+from app.gui.window_state import restore_window_state, save_window_state
 
 log = logging.getLogger(__name__)
 

@@ -9,10 +9,10 @@ from PySide6.QtTest import QTest
 
 from app.core.perception.controls import Control
 from app.core.perception.hierarchy import parse_hierarchy, select_controls, screen_size_from_hierarchy
-from app.gui.hierarchy_model import CONTROL_ROLE
-from app.gui.inspector import InspectorPanel
-from app.gui.mirror_frames import qimage_from_rgb
-from app.gui.mirror_view import MirrorView
+from app.gui.inspector.hierarchy_model import CONTROL_ROLE
+from app.gui.inspector.inspector import InspectorPanel
+from app.gui.mirror.mirror_frames import qimage_from_rgb
+from app.gui.mirror.mirror_view import MirrorView
 from app.virtual_phone.phone import VirtualPhone
 
 AVITO_DUMP = "kram1k__android_avito_parsing/search_hierarchy.xml"

@@ -101,7 +101,7 @@ async def test_an_unplugged_phone_comes_back_on_its_own(window, virtual_adb):
 async def test_settings_store_then_remove_the_key_and_the_notice_follows(qapp, home, virtual_adb):
     """Through the window: a key typed in Settings goes to the keyring and the notice goes away;
     Remove key deletes it from the keyring and the notice comes back."""
-    from app.gui.settings_dialog import SettingsDialog
+    from app.gui.settings.settings_dialog import SettingsDialog
 
     backend = keyring.get_keyring()
     window = MainWindow(asyncio.Event())                # the window makes its own store, off the GUI thread

@@ -6,7 +6,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
-from app.gui.manual_controls import ManualControlBar
+from app.gui.mirror.manual_controls import ManualControlBar
 
 
 @pytest.fixture

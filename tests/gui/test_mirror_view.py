@@ -11,10 +11,10 @@ from PySide6.QtWidgets import QApplication
 
 from app.core.agent.actions import Action
 from app.core.perception.hierarchy import parse_hierarchy, select_controls
-from app.gui.mirror_frames import frame_for_view, qimage_from_rgb
-from app.gui.mirror_overlay import control_qcolor
-from app.gui.mirror_view import MirrorView
-from app.gui.proposal_overlay import PROPOSAL_COLOUR
+from app.gui.mirror.mirror_frames import frame_for_view, qimage_from_rgb
+from app.gui.mirror.mirror_overlay import control_qcolor
+from app.gui.mirror.mirror_view import MirrorView
+from app.gui.mirror.proposal_overlay import PROPOSAL_COLOUR
 from app.virtual_phone.phone import VirtualPhone
 
 DEVICE = (1080, 2400)

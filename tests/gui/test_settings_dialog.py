@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QDialog, QLineEdit
 
 from app.core.config import Settings
 from app.core.secrets import SecretStore
-from app.gui.settings_dialog import SettingsDialog
+from app.gui.settings.settings_dialog import SettingsDialog
 from tests.support.memory_keyring import MemoryKeyring
 from tests.support.openai_server import FakeOpenAIServer, delayed, http_error, text_reply
 

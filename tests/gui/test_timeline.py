@@ -14,7 +14,7 @@ from PySide6.QtCore import QItemSelectionModel, Qt
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtTest import QTest
 
-import app.gui.timeline_model as timeline_model
+import app.gui.runs.timeline_model as timeline_model
 import app.core.agent.run_words as run_words
 from app.core.agent.memory import ActionOutcome, Decision, MemoryItem, RunResult
 from app.core.agent.report import write_report
@@ -22,8 +22,8 @@ from app.core.agent.run_words import Word
 from app.core.agent.trajectory import STEPS_FILE, TrajectoryWriter
 from app.core.perception.annotate import annotate
 from app.core.perception.hierarchy import extract_controls
-from app.gui.past_runs import PastRunsDialog
-from app.gui.timeline import THUMBNAIL_BOX, StepTableModel, TimelinePanel
+from app.gui.runs.past_runs import PastRunsDialog
+from app.gui.runs.timeline import THUMBNAIL_BOX, StepTableModel, TimelinePanel
 from app.virtual_phone.phone import VirtualPhone
 
 SCREEN = (1080, 2400)

@@ -15,7 +15,7 @@ from shiboken6 import isValid
 from app.core.agent.run_words import RUN_STATUSES, run_status_word
 from app.core.agent.trajectory import RunSummary, list_runs
 
-from .step_detail import CHIP_COLOUR_ROLE, ChipDelegate
+from app.gui.runs.step_detail import CHIP_COLOUR_ROLE, ChipDelegate
 
 PATH_ROLE = Qt.ItemDataRole.UserRole
 

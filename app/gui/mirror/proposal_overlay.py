@@ -18,7 +18,7 @@ from app.core.agent.actions import (
 )
 from app.core.perception.controls import Control, Rect
 
-from .mirror_overlay import DeviceMapping
+from app.gui.mirror.mirror_overlay import DeviceMapping
 
 PROPOSAL_COLOUR = QColor(255, 122, 0)
 """The agent's proposal: a warm accent that is neither a box colour nor the selection's."""

@@ -28,10 +28,10 @@ from app.core.config import DEFAULT_SENSITIVE_WORDS, ProviderSettings, Settings,
 from app.core.redaction import redact
 from app.core.secrets import SESSION_NOTICE, SecretStore
 
-from .provider_presets import AZURE_PLACEHOLDER, CUSTOM, PRESETS, ProviderPreset, preset_named
-from .settings_form import (AGENT_ROWS, IMAGE_ROWS, PROVIDER_ROWS, FieldWidget, add_form_row, error_label,
+from app.gui.settings.provider_presets import AZURE_PLACEHOLDER, CUSTOM, PRESETS, ProviderPreset, preset_named
+from app.gui.settings.settings_form import (AGENT_ROWS, IMAGE_ROWS, PROVIDER_ROWS, FieldWidget, add_form_row, error_label,
                             field_editor, field_value, form_page, hbox, note_label, set_field_value)
-from .theme import set_tone
+from app.gui.theme import set_tone
 
 log = logging.getLogger(__name__)
 

@@ -10,7 +10,7 @@ from PySide6.QtGui import QGuiApplication, QPalette
 from app.core.perception.controls import Control
 from app.core.perception.hierarchy import UiHierarchy, UiNode
 
-from .mirror_overlay import control_qcolor
+from app.gui.mirror.mirror_overlay import control_qcolor
 
 CONTROL_ROLE = Qt.ItemDataRole.UserRole
 """Data role giving the `Control` of a row (tree: None for nodes that are not controls)."""

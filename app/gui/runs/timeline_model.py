@@ -13,7 +13,7 @@ from shiboken6 import isValid
 from app.core.agent.records import StepRecord
 from app.core.agent.trajectory import step_file
 
-from .step_detail import (CHIP_COLOUR_ROLE, CHIP_NOTE_ROLE, decision_chip, error_colour, format_ms, read_scaled_image,
+from app.gui.runs.step_detail import (CHIP_COLOUR_ROLE, CHIP_NOTE_ROLE, decision_chip, error_colour, format_ms, read_scaled_image,
                           result_text, step_action_text, step_duration_ms, token_counts)
 
 THUMBNAILS_KEPT = 500

@@ -3,7 +3,7 @@
 The row tables (`PROVIDER_ROWS`, `IMAGE_ROWS`, `AGENT_ROWS`) list (label, "section.field", editor kind);
 `field_editor` turns one into a widget whose limits and tooltip come from the pydantic settings model,
 `add_form_row` lays it out with its note and inline error, and `field_value` / `set_field_value` read and
-fill any of those widgets. Used by app.gui.settings_dialog.
+fill any of those widgets. Used by app.gui.settings.settings_dialog.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout
 
 from app.core.config import AgentSettings, ImageSettings, ProviderSettings
 
-from .theme import set_tone
+from app.gui.theme import set_tone
 
 FieldWidget = QLineEdit | QSpinBox | QDoubleSpinBox | QCheckBox | QComboBox
 SECTIONS: dict[str, type[BaseModel]] = {"provider": ProviderSettings, "images": ImageSettings,

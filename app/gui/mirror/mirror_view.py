@@ -18,12 +18,12 @@ from PySide6.QtWidgets import QApplication, QSizePolicy, QWidget
 from app.core.agent.actions import Action
 from app.core.perception.controls import Control
 
-from .mirror_frames import fitted_rect, paint_frame
-from .mirror_overlay import (
+from app.gui.mirror.mirror_frames import fitted_rect, paint_frame
+from app.gui.mirror.mirror_overlay import (
     ControlLayer, DeviceMapping, TouchFeedback, control_qcolor, hover_label, paint_hover, paint_label,
     paint_placeholder, paint_selection,
 )
-from .proposal_overlay import ProposalShape, paint_proposal, proposal_shape
+from app.gui.mirror.proposal_overlay import ProposalShape, paint_proposal, proposal_shape
 
 MODES = ("inspect", "touch", "pick")
 CYCLE_DISTANCE = 6

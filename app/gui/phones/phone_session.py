@@ -29,8 +29,8 @@ from app.core.device.phone_session import PhoneSession as CorePhoneSession
 from app.core.loop_thread import LoopThread
 from app.phone_connection import PhoneConnection, open_phone
 
-from .device_panel import DeviceEntry
-from .mirror_frames import frame_for_view, qimage_from_rgb
+from app.gui.phones.device_panel import DeviceEntry
+from app.gui.mirror.mirror_frames import frame_for_view, qimage_from_rgb
 
 log = logging.getLogger(__name__)
 

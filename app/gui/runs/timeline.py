@@ -18,9 +18,9 @@ from app.core.agent.records import RunResult, StepRecord
 from app.core.agent.run_words import DECISIONS, capitalised, run_status_word
 from app.core.agent.trajectory import REPORT_FILE, LoadedRun, load_run
 
-from .past_runs import PastRunsDialog
-from .step_detail import ChipDelegate, StepDetailDialog, format_ms
-from .timeline_model import StepTableModel, ThumbnailCache
+from app.gui.runs.past_runs import PastRunsDialog
+from app.gui.runs.step_detail import ChipDelegate, StepDetailDialog, format_ms
+from app.gui.runs.timeline_model import StepTableModel, ThumbnailCache
 
 THUMBNAIL_BOX = QSize(40, 80)      # a phone screen shrunk to fit this box
 

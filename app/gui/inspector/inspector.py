@@ -13,8 +13,8 @@ from PySide6.QtWidgets import (
 from app.core.perception.controls import Control
 from app.core.perception.hierarchy import UiHierarchy
 
-from .hierarchy_model import ControlTableModel, HierarchyModel, control_filter_proxy
-from .mirror_overlay import control_qcolor
+from app.gui.inspector.hierarchy_model import ControlTableModel, HierarchyModel, control_filter_proxy
+from app.gui.mirror.mirror_overlay import control_qcolor
 
 FLAGS = ("clickable", "long_clickable", "scrollable", "checkable", "checked", "enabled",
          "focusable", "focused", "selected", "password")

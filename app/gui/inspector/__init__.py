@@ -1,0 +1,1 @@
+"""The inspector: a control's attributes, the controls list and the hierarchy tree."""

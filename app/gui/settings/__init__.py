@@ -1,0 +1,1 @@
+"""The settings dialog: provider presets, the form and its editors."""
