@@ -23,13 +23,14 @@ CORPUS_DIR = SHARED_DIR / "corpus" / "ui-dumps"
 
 
 def pytest_asyncio_loop_factories(config, item):
-    """GUI and end-to-end tests run on a qasync loop, as the app does; core tests on plain asyncio.
+    """GUI tests run on a qasync loop, as the window does; every other test on a plain asyncio loop,
+    the kind the core (runs, phones) lives on in the app (its LoopThread) and in the CLI.
 
     The factories are module-level functions: pytest-asyncio keys its session-scoped runner on
     the factory object, so a new closure per test would make a new loop per test.
     """
     test_path = Path(str(item.fspath))
-    if not {"gui", "e2e"} & set(test_path.parts):
+    if "gui" not in test_path.parts:
         return {"asyncio": _new_asyncio_loop}
     return {"qasync": _new_qasync_loop}
 
