@@ -9,7 +9,6 @@ import os
 import subprocess
 import sys
 
-import keyring
 import pytest
 import pytest_asyncio
 
@@ -24,7 +23,7 @@ from app.core.device.phone_session import PhoneRegistry
 from app.core.runs.service import MissingApiKey, RunRefused, RunRequest, RunService
 from app.virtual_phone.adb_server import VirtualAdbServer
 from tests.conftest import REPO_ROOT
-from tests.support.memory_keyring import MemoryKeyring
+from tests.e2e.conftest import agent_home  # noqa: F401  (autouse: a temporary home and an in-memory keyring)
 from tests.support.openai_server import FakeOpenAIServer, act, delayed, json_reply
 
 API_KEY = "sk-test-run-service-0123456789"
@@ -40,15 +39,6 @@ def taps(xs: list[int], delay: float = 0.0) -> list:
 def tapped_xs(attached) -> list[int]:
     """Device x of every `input tap` the phone received, in order."""
     return [int(float(argv[2])) for argv in attached.command_lines() if argv[:2] == ["input", "tap"]]
-
-
-@pytest.fixture(autouse=True)
-def home(tmp_path, monkeypatch):
-    monkeypatch.setenv("AGENTDESK_HOME", str(tmp_path / "home"))
-    previous = keyring.get_keyring()
-    keyring.set_keyring(MemoryKeyring())
-    yield tmp_path / "home"
-    keyring.set_keyring(previous)
 
 
 @pytest.fixture
@@ -220,12 +210,12 @@ async def test_phones_are_named_by_server_and_serial(two_phone_server):
         other.stop()
 
 
-def test_two_processes_never_drive_one_phone_at_once(two_phone_server, home, tmp_path):
+def test_two_processes_never_drive_one_phone_at_once(two_phone_server, agent_home):
     """Two `agentdesk run` processes asked for the same phone: the second waits for the first's lock."""
     with FakeOpenAIServer(taps([100, 110, 120, 130], 0.2)) as first, \
             FakeOpenAIServer(taps([400, 410, 420, 430], 0.2)) as second:
         save_settings(settings_for_tests(), paths.settings_path())
-        env = {**os.environ, "AGENTDESK_HOME": str(home), "OPENAI_API_KEY": API_KEY,
+        env = {**os.environ, "AGENTDESK_HOME": str(agent_home), "OPENAI_API_KEY": API_KEY,
                "ANDROID_ADB_SERVER_HOST": "127.0.0.1", "ANDROID_ADB_SERVER_PORT": str(two_phone_server.port)}
         command = [sys.executable, "-m", "app.cli", "run", "--auto", "--device", "emulator-5554"]
         processes = [subprocess.Popen(command + [name, "--base-url", model.base_url], cwd=REPO_ROOT, env=env,
