@@ -19,6 +19,7 @@ from .events import ReflectionMade
 from .pipeline import StepContext, Strategy
 from .reflection import fast_reflection, model_reflection, no_change
 from .run_context import RunContext
+from .supervisor import discard
 
 SYSTEM_PACKAGES = ("com.android.systemui", "android")
 
@@ -46,7 +47,7 @@ class CaptureScreenshot(RunStrategy):
             frame = await self.rc.control.interruptible(self.rc.frames.frame_after(time.monotonic()))
             ctx.set("screenshot", frame.shot)
         except BaseException:
-            controls_request.cancel()
+            discard(controls_request)
             raise
 
 

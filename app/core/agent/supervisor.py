@@ -169,7 +169,11 @@ class RunControl:
 
     async def interruptible(self, awaitable: Awaitable[T]) -> T:
         """Await something, but give up at once when the run is stopped or its time runs out."""
-        self.check()
+        try:
+            self.check()
+        except BaseException:
+            discard(awaitable)
+            raise
         task = asyncio.ensure_future(awaitable)
         stopper = asyncio.ensure_future(self._stopped.wait())
         remaining = None if self.deadline is None else max(0.0, self.deadline - time.monotonic())
@@ -189,3 +193,15 @@ class RunControl:
             pass
         self.check()
         raise RunTimedOut("the run's time limit was reached")
+
+
+def discard(awaitable: Awaitable) -> None:
+    """Drop an awaitable that will never be awaited, without a "never awaited/retrieved" complaint."""
+    if asyncio.iscoroutine(awaitable):
+        awaitable.close()
+    elif asyncio.isfuture(awaitable):
+        if awaitable.done():
+            if not awaitable.cancelled():
+                awaitable.exception()
+        else:
+            awaitable.cancel()
