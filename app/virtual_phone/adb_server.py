@@ -20,6 +20,7 @@ import time
 
 from .adb_connection import AdbConnection, protocol_string, serve_device_service
 from .attached_device import DEVICE_STATES, AttachedDevice
+from .latency import SERVICE_OPEN
 from .phone import VirtualPhone
 
 log = logging.getLogger(__name__)
@@ -320,6 +321,7 @@ class VirtualAdbServer:
     def handle_device_service(self, sock: socket.socket, device: AttachedDevice, service: str) -> None:
         """Record the service, apply the delay fault, then serve it if the device is still attached."""
         device.record_service(service)
+        device.phone.timing.pause(SERVICE_OPEN)
         if device.faults.delay_seconds:
             time.sleep(device.faults.delay_seconds)
         if device.serial not in self._devices:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 
+from .latency import ACTIONS, COST_AFTER, DUMP, command_kind
 from .phone import VirtualPhone
 from .shell import FileAccess, Result, Shell
 from .storage import PhoneStorage
@@ -67,13 +68,33 @@ class AttachedDevice:
         def runner(argv: list[str], stdin: bytes) -> Result:
             with self._record_lock:
                 self.commands.append(CommandRecord(list(argv), service))
-            with self.phone.lock:
-                return run_program(self, argv, stdin)
+            return self.run_timed(argv, stdin, run_program)
 
         files = FileAccess(read=self.storage.read, write=lambda p, d, a: self.storage.write(p, d, a))
         env = {"PATH": "/product/bin:/apex/com.android.runtime/bin:/system/bin:/system/xbin",
                "HOME": "/", "USER": "shell", "ANDROID_DATA": "/data", "EXTERNAL_STORAGE": "/sdcard"}
         return Shell(runner, files, env)
+
+    def run_timed(self, argv: list[str], stdin: bytes, program) -> Result:
+        """Run one command as long as it takes on the phone the latency profile describes.
+
+        Costs are slept outside the phone's lock (a slow dump does not hold up a tap); a dump
+        first waits for the screen to be idle; an action that changes the screen starts its
+        transition from the last picture shown."""
+        phone = self.phone
+        kind = command_kind(argv)
+        if kind not in COST_AFTER:
+            phone.timing.pause(kind)
+        if kind == DUMP and not phone.motion.wait_for_idle(phone.animating_without_end):
+            return Result(stderr=b"ERROR: could not get idle state.\n")
+        with phone.lock:
+            before_version, before = phone.version, phone.last_picture()
+            result = program(self, argv, stdin)
+            if kind in ACTIONS and phone.version != before_version:
+                phone.motion.action_changed_screen(before)
+        if kind in COST_AFTER:
+            phone.timing.pause(kind)
+        return result
 
     def command_lines(self) -> list[list[str]]:
         """argv of every command run so far (for tests)."""

@@ -146,7 +146,7 @@ class WindowsMixin:
         with self.lock:
             v = self.version
             if self._shot is not None and self._shot[0] == v:
-                return self._shot[1]
+                return self.motion.picture(self._shot[1])
             paint, _ = self._windows()
             size = self.display_size()
             if not self.screen_on:
@@ -155,7 +155,20 @@ class WindowsMixin:
                 base = _wallpaper(size) if (self.fg == LAUNCHER and not self.overview) else None
                 img = render.render(paint, size, base)
             self._shot = (v, img)
-            return img
+            return self.motion.picture(img)
+
+    def last_picture(self: "VirtualPhone") -> "Image.Image | None":
+        """The last picture rendered, whether or not it is still current (the start of a transition)."""
+        with self.lock:
+            return self._shot[1] if self._shot is not None else None
+
+    def animating_without_end(self: "VirtualPhone") -> bool:
+        """Whether the screen in front animates continuously (a spinner, a running timer)."""
+        with self.lock:
+            if not self.screen_on or self.overview:
+                return False
+            top = self.foreground_app.top
+            return bool(top is not None and getattr(top, "animating", False))
 
     def dump_hierarchy(self) -> str:
         with self.lock:

@@ -16,6 +16,9 @@ from . import keyboard
 from .apps import ADB_KEYBOARD, LAUNCHER, SYSTEM_PACKAGES, App, Screen, create_apps
 from .compositor import WindowsMixin
 from .input_events import InputMixin
+from .latency import QUICK, LatencyProfile, Timing, latency_named
+from .motion import ScreenMotion
+from .profiles import ANDROID_14, DeviceProfile, profile_named
 from .settings_store import SettingsStore
 from .theme import Metrics
 from .views import Window
@@ -25,12 +28,19 @@ if TYPE_CHECKING:
 
 
 class VirtualPhone(InputMixin, WindowsMixin):
-    def __init__(self, serial: str = "emulator-5554", width: int = 1080, height: int = 2400, density: int = 420,
-                 model: str = "AgentDesk Virtual Phone", adb_keyboard_installed: bool = False,
-                 clock: Callable[[], datetime] | None = None) -> None:
+    def __init__(self, serial: str = "emulator-5554", width: int | None = None, height: int | None = None,
+                 density: int | None = None, model: str | None = None, adb_keyboard_installed: bool = False,
+                 clock: Callable[[], datetime] | None = None, profile: DeviceProfile | str = ANDROID_14,
+                 latency: LatencyProfile | str = QUICK, seed: int = 0) -> None:
         self.lock = threading.RLock()
-        self.serial, self.model = serial, model
-        self.width, self.height, self.density = width, height, density
+        self.profile = profile_named(profile) if isinstance(profile, str) else profile
+        self.latency = latency_named(latency) if isinstance(latency, str) else latency
+        self.timing = Timing(self.latency, seed)
+        self.serial, self.model = serial, model or self.profile.model
+        self.width = width or self.profile.width
+        self.height = height or self.profile.height
+        self.density = density or self.profile.density
+        self.motion = ScreenMotion(self.timing)
         self.adb_keyboard_installed = adb_keyboard_installed
         self.clock = clock or datetime.now
         self.rotation = 0
@@ -42,7 +52,7 @@ class VirtualPhone(InputMixin, WindowsMixin):
         self._shot: "tuple[int, Image.Image] | None" = None
         self._xml: tuple[int, str] | None = None
         self.settings = SettingsStore(self._on_setting)
-        self.settings.put("global", "device_name", model, notify=False)
+        self.settings.put("global", "device_name", self.model, notify=False)
         self.ime_ids = [keyboard.LATIN_IME] + ([keyboard.ADB_IME] if adb_keyboard_installed else [])
         self.current_ime = keyboard.LATIN_IME
         self.settings.put("secure", "enabled_input_methods", ":".join(self.ime_ids), notify=False)

@@ -23,6 +23,8 @@ class Screen:
     auto_focus: str | None = None    # field focused (keyboard up) when the screen opens
     return_to: str | None = None     # started from another app: Back returns to it
     is_root: bool = False            # the launcher activity at the root of its task
+    animating: bool = False          # something on it moves without end (uiautomator never sees it idle)
+    secure: bool = False             # FLAG_SECURE: captures show it black, the dump still lists it
 
     def __init__(self, app: "App") -> None:
         self.app = app

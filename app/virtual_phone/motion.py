@@ -1,0 +1,93 @@
+"""Screens that keep moving after an action, and the idle wait `uiautomator dump` does.
+
+On a real phone an `input tap` returns before the screen has settled: the next few hundred
+ms show the old picture, then a half-changed one, then the new one, and accessibility events
+keep coming meanwhile. `uiautomator dump` waits for one second without events (ten at most)
+and fails with "ERROR: could not get idle state." when the screen never settles. In the quick
+latency profile none of this happens: changes are instant and the phone is always idle.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import TYPE_CHECKING, Callable
+
+from .latency import Timing
+
+if TYPE_CHECKING:
+    from PIL import Image
+
+# The share of a transition during which a capture still shows the old picture (the first
+# frames of an animation look like the screen before it).
+_OLD_PICTURE_SHARE = 0.2
+
+
+class ScreenMotion:
+    def __init__(self, timing: Timing, clock: Callable[[], float] = time.monotonic) -> None:
+        self.timing = timing
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._before: "Image.Image | None" = None
+        self._start = self._end = 0.0
+        self._last_event = float("-inf")
+
+    def action_changed_screen(self, before: "Image.Image | None") -> float:
+        """An action changed the screen: it moves from `before` to the new picture for a while.
+
+        Returns how long the screen moves (0 in the quick profile)."""
+        duration = self.timing.animation()
+        if duration <= 0:
+            return 0.0
+        now = self._clock()
+        with self._lock:
+            if now >= self._end:  # a new transition; one already running keeps its start picture
+                self._before, self._start = before, now
+            self._end = max(self._end, now + duration)
+            self._last_event = max(self._last_event, self._end)
+        return duration
+
+    def ui_event(self) -> None:
+        """Something on screen changed without an action (a toast, a ticking clock)."""
+        with self._lock:
+            self._last_event = max(self._last_event, self._clock())
+
+    def moving(self) -> bool:
+        return self._clock() < self._end
+
+    def picture(self, settled: "Image.Image") -> "Image.Image":
+        """What a capture shows now, given the picture the screen will settle on."""
+        with self._lock:
+            before, start, end = self._before, self._start, self._end
+        now = self._clock()
+        if now >= end or before is None or before.size != settled.size:
+            return settled
+        share = (now - start) / max(end - start, 1e-9)
+        if share < _OLD_PICTURE_SHARE:
+            return before
+        from PIL import Image
+
+        fraction = (share - _OLD_PICTURE_SHARE) / (1 - _OLD_PICTURE_SHARE)
+        return Image.blend(before.convert(settled.mode), settled, fraction)
+
+    def wait_for_idle(self, never_idle: Callable[[], bool] = lambda: False) -> bool:
+        """Wait as UiAutomation.waitForIdle(1000, 10000) does; False when the screen never settled.
+
+        `never_idle` says whether something on screen animates without end right now."""
+        profile = self.timing.profile
+        quiet, timeout = self.timing.scaled(profile.idle_quiet), self.timing.scaled(profile.idle_timeout)
+        if quiet <= 0:
+            return True
+        deadline = self._clock() + timeout
+        while True:
+            now = self._clock()
+            if never_idle():
+                with self._lock:
+                    self._last_event = now
+            with self._lock:
+                idle_at = self._last_event + quiet
+            if now >= idle_at:
+                return True
+            if now >= deadline:
+                return False
+            time.sleep(min(idle_at, deadline) - now if not never_idle() else min(0.05, deadline - now))
