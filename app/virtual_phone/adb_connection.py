@@ -13,6 +13,7 @@ import struct
 from typing import TYPE_CHECKING
 
 from .attached_device import AttachedDevice
+from .device_sockets import SOCKET_KINDS, relay
 from .shell import Result, ShellExit
 from .sync_service import recv_exact, serve_sync
 
@@ -71,6 +72,10 @@ class AdbConnection(socketserver.BaseRequestHandler):
                 transport = adb.handle_host_request(sock, request)
                 if transport is None:
                     return
+            elif request.startswith("host:"):
+                # After `host:tport:…` adb's own client sends host requests (forward…) meant for that phone.
+                adb.handle_host_request(sock, f"host-transport-id:{transport.transport_id}:{request[5:]}")
+                return
             else:
                 adb.handle_device_service(sock, transport, request)
                 return
@@ -100,6 +105,13 @@ def serve_device_service(sock: socket.socket, device: AttachedDevice, service: s
         sock.sendall(b"OKAY")
         serve_sync(sock, device.storage)
         return
+    if kind in SOCKET_KINDS:
+        _connect_to_phone_socket(sock, device, service)
+        return
+    if kind == "reverse":
+        sock.sendall(b"OKAY")
+        sock.sendall(reverse_request(device, argument))
+        return
     if kind not in ("shell", "exec"):
         sock.sendall(b"FAIL" + protocol_string(f"unknown service {kind}"))
         return
@@ -125,6 +137,47 @@ def serve_device_service(sock: socket.socket, device: AttachedDevice, service: s
         sock.sendall(packets)
     else:
         sock.sendall(result.stdout + result.stderr)
+
+
+def _connect_to_phone_socket(sock: socket.socket, device: AttachedDevice, address: str) -> None:
+    """tcp:PORT / localabstract:NAME…: a stream to whatever listens there on the phone."""
+    try:
+        phone_side = device.sockets.connect(address)
+    except ValueError:
+        phone_side = None
+    if phone_side is None:
+        sock.sendall(b"FAIL" + protocol_string("closed"))
+        return
+    sock.sendall(b"OKAY")
+    try:
+        relay(sock, phone_side)
+    finally:
+        phone_side.close()
+
+
+def reverse_request(device: AttachedDevice, request: str) -> bytes:
+    """The answer adbd gives to `reverse:forward|killforward|killforward-all|list-forward` (after OKAY)."""
+    sockets = device.sockets
+    if request == "list-forward":
+        return protocol_string("".join(f"UsbFfs {phone} {host}\n" for phone, host in sockets.reverse_rules()))
+    if request == "killforward-all":
+        sockets.remove_all_reverse()
+        return b"OKAY"
+    if request.startswith("killforward:"):
+        address = request[len("killforward:"):]
+        if sockets.remove_reverse(address):
+            return b"OKAY"
+        return b"FAIL" + protocol_string(f"listener '{address}' not found")
+    if request.startswith("forward:"):
+        spec, rebind = request[len("forward:"):], True
+        if spec.startswith("norebind:"):
+            spec, rebind = spec[len("norebind:"):], False
+        pieces = spec.split(";")
+        if len(pieces) != 2 or not all(pieces):
+            return b"FAIL" + protocol_string(f"bad forward: {spec}")
+        error = sockets.add_reverse(pieces[0], pieces[1], rebind)
+        return b"OKAY" if error is None else b"FAIL" + protocol_string(error)
+    return b"FAIL" + protocol_string(f"unknown reverse request: {request}")
 
 
 def _interactive_shell(sock: socket.socket, device: AttachedDevice, service: str) -> None:

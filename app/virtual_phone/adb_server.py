@@ -22,6 +22,7 @@ from .adb_connection import AdbConnection, protocol_string, serve_device_service
 from .attached_device import DEVICE_STATES, AttachedDevice
 from .latency import SERVICE_OPEN
 from .phone import VirtualPhone
+from .port_forwarding import ForwardError, HostForwards
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +57,7 @@ class VirtualAdbServer:
         self._devices: dict[str, AttachedDevice] = {}       # attached, in order
         self._reachable: dict[str, AttachedDevice] = {}     # network phones that `adb connect` can reach
         self._next_transport_id = 1
+        self.forwards = HostForwards()
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -74,6 +76,7 @@ class VirtualAdbServer:
         return self
 
     def stop(self) -> None:
+        self.forwards.remove_all()
         self._tcp.shutdown()
         self._tcp.server_close()
         with self._changed:
@@ -130,6 +133,7 @@ class VirtualAdbServer:
         with self._changed:
             device = self._devices.pop(serial)
             self._notify()
+        self.forwards.remove_all(device)
         return device
 
     def plug(self, device: AttachedDevice) -> None:
@@ -219,10 +223,42 @@ class VirtualAdbServer:
             sock.sendall((b"OKAY" if ok else b"FAIL") + protocol_string(message))
         elif request.startswith(("host:transport", "host:tport:")):
             return self._switch_transport(sock, request)
+        elif request == "host:list-forward":
+            sock.sendall(b"OKAY" + protocol_string(self.forwards.listing()))
+        elif request == "host:killforward-all":
+            self.forwards.remove_all()
+            sock.sendall(b"OKAY" + b"OKAY")
         else:
             selector, command = self._split_prefixed(request)
-            self._device_query(sock, selector, command)
+            if command.startswith(("forward:", "killforward:")) or command in ("list-forward", "killforward-all"):
+                self._forward_request(sock, selector, command)
+            else:
+                self._device_query(sock, selector, command)
         return None
+
+    def _forward_request(self, sock: socket.socket, selector: str, command: str) -> None:
+        """forward / killforward / killforward-all / list-forward, as adb's server answers them."""
+        if command == "list-forward":
+            sock.sendall(b"OKAY" + protocol_string(self.forwards.listing()))
+            return
+        if command == "killforward-all":
+            self.forwards.remove_all()
+            sock.sendall(b"OKAY" + b"OKAY")
+            return
+        device, error = self._select(selector)
+        if device is None:
+            sock.sendall(b"FAIL" + protocol_string(error))
+            return
+        try:
+            if command.startswith("killforward:"):
+                self.forwards.remove(command[len("killforward:"):])
+                port = None
+            else:
+                port = self.forwards.add(device, command[len("forward:"):])
+        except ForwardError as exc:
+            sock.sendall(b"FAIL" + protocol_string(str(exc)))
+            return
+        sock.sendall(b"OKAY" + b"OKAY" + (protocol_string(str(port)) if port is not None else b""))
 
     def _switch_transport(self, sock: socket.socket, request: str) -> AttachedDevice | None:
         tport = request.startswith("host:tport:")
@@ -304,7 +340,7 @@ class VirtualAdbServer:
         with self._changed:
             if not address:
                 for serial in [s for s, d in self._devices.items() if d.network_address]:
-                    del self._devices[serial]
+                    self.forwards.remove_all(self._devices.pop(serial))
                 self._notify()
                 return True, "disconnected everything"
             if ":" not in address:
@@ -312,7 +348,7 @@ class VirtualAdbServer:
             device = self._devices.get(address)
             if device is None or device.network_address is None:
                 return False, f"no such device '{address}'"
-            del self._devices[address]
+            self.forwards.remove_all(self._devices.pop(address))
             self._notify()
         return True, f"disconnected {address}"
 

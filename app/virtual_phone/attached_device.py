@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 
+from .device_sockets import DeviceSockets
 from .latency import ACTIONS, COST_AFTER, DUMP, command_kind
 from .phone import VirtualPhone
 from .shell import FileAccess, Result, Shell
@@ -51,6 +52,7 @@ class AttachedDevice:
     faults: Faults = field(default_factory=Faults)
     commands: list[CommandRecord] = field(default_factory=list)
     services: list[str] = field(default_factory=list)
+    sockets: DeviceSockets = field(default_factory=DeviceSockets)
     _record_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @property
