@@ -45,9 +45,11 @@ def agent_home(tmp_path, monkeypatch):
 
 
 @pytest.fixture
-def phone_server(monkeypatch):
+def phone_server(monkeypatch, request):
+    """The virtual phone; `@pytest.mark.phone_latency("realistic@0.25")` makes it as slow as a phone."""
+    marker = request.node.get_closest_marker("phone_latency")
     server = VirtualAdbServer().start()
-    server.add_phone(VirtualPhone(clock=lambda: FIXED_TIME))
+    server.add_phone(VirtualPhone(clock=lambda: FIXED_TIME, latency=marker.args[0] if marker else "quick"))
     monkeypatch.setenv("ANDROID_ADB_SERVER_HOST", "127.0.0.1")
     monkeypatch.setenv("ANDROID_ADB_SERVER_PORT", str(server.port))
     yield server
