@@ -5,22 +5,38 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Callable
 
-from PIL import Image, ImageDraw, ImageFilter
+from PIL import Image, ImageChops, ImageDraw, ImageFilter
 
 from . import fonts, theme
 from .sprites import fill_circle, fill_round_rect, paste_glyph
 from .views import View, Window
 
 
-def paste_text(im: Image.Image, s: str, px: int, color, x: int, y: int, bold: bool = False) -> int:
-    """Draw one line with its line box top at y; returns the width."""
+def paste_text(im: Image.Image, s: str, px: int, color, x: int, y: int, bold: bool = False,
+               silhouette: bool = False) -> int:
+    """Draw one line with its line box top at y; returns the width. Colour glyphs (emoji) keep their
+    colours, unless `silhouette` asks for every glyph in `color` (a shadow)."""
     if not s:
         return 0
-    m, off = fonts.mask(s, px, bold)
+    line = fonts.line_image(s, px, bold)
     ascent, descent = fonts.metrics(px)
-    top = y + (fonts.line_height(px) - (ascent + descent)) // 2
-    im.paste(color, (x + off, top + off, x + off + m.width, top + off + m.height), m)
-    return m.width
+    left = x + line.dx
+    top = y + (fonts.line_height(px) - (ascent + descent)) // 2 + line.dy
+    mask = line.mask
+    if line.colour is not None and silhouette:
+        mask = ImageChops.lighter(mask, line.colour.getchannel("A"))
+    im.paste(color, (left, top, left + mask.width, top + mask.height), mask)
+    if line.colour is not None and not silhouette:
+        _composite(im, line.colour, left, top)
+    return mask.width
+
+
+def _composite(im: Image.Image, overlay: Image.Image, left: int, top: int) -> None:
+    """Alpha-composite `overlay` onto `im` (both RGBA) at (left, top), clipped to the picture."""
+    crop = (max(0, -left), max(0, -top), min(overlay.width, im.width - left), min(overlay.height, im.height - top))
+    if crop[2] > crop[0] and crop[3] > crop[1]:
+        part = overlay.crop(crop) if crop != (0, 0) + overlay.size else overlay
+        im.alpha_composite(part, dest=(left + crop[0], top + crop[1]))
 
 
 @lru_cache(maxsize=64)
@@ -219,7 +235,7 @@ def _p_appicon(im, v: View) -> None:
         label = fonts.ellipsize(v.text, px, r - l - 4)
         w = fonts.width(label, px)
         y = cy + d // 2 + d // 10
-        paste_text(im, label, px, (0, 0, 0), (l + r - w) // 2 + 2, y + 2)  # a soft outline for the wallpaper
+        paste_text(im, label, px, (0, 0, 0), (l + r - w) // 2 + 2, y + 2, silhouette=True)  # a shadow on the wallpaper
         paste_text(im, label, px, s.get("fg", theme.WHITE), (l + r - w) // 2, y)
 
 
