@@ -14,19 +14,11 @@ from typing import TYPE_CHECKING
 
 from .attached_device import AttachedDevice
 from .device_sockets import SOCKET_KINDS, relay
-from .shell import Result, ShellExit
+from .shell_service import DropConnection, interactive_shell, serve_command
 from .sync_service import recv_exact, serve_sync
 
 if TYPE_CHECKING:
     from .adb_server import _TcpServer
-
-# Shell protocol v2 packet ids.
-SHELL_STDOUT, SHELL_STDERR, SHELL_EXIT = 1, 2, 3
-
-
-class DropConnection(Exception):
-    """Raised by a fault: the connection must end abruptly (TCP reset), as when a cable is pulled."""
-
 
 def protocol_string(text: str | bytes) -> bytes:
     """Text as the ADB protocol sends a string: its length in 4 hex digits, then its bytes."""
@@ -118,25 +110,9 @@ def serve_device_service(sock: socket.socket, device: AttachedDevice, service: s
     sock.sendall(b"OKAY")
     protocol_v2 = kind == "shell" and "v2" in options
     if not argument:
-        _interactive_shell(sock, device, service)
+        interactive_shell(sock, device, service, protocol_v2, with_pty=kind == "shell" and "raw" not in options)
         return
-    try:
-        result = device.new_shell(service).run_line(argument)
-    except ShellExit as exc:
-        result = Result(code=exc.code)
-    if device.faults.take("drop_connections"):
-        output = result.stdout + result.stderr
-        sock.sendall(output[: len(output) // 3])
-        raise DropConnection()
-    if protocol_v2:
-        packets = bytearray()
-        for packet_id, data in ((SHELL_STDOUT, result.stdout), (SHELL_STDERR, result.stderr)):
-            if data:
-                packets += struct.pack("<BI", packet_id, len(data)) + data
-        packets += struct.pack("<BIB", SHELL_EXIT, 1, result.code & 0xFF)
-        sock.sendall(packets)
-    else:
-        sock.sendall(result.stdout + result.stderr)
+    serve_command(sock, device, service, argument, protocol_v2)
 
 
 def _connect_to_phone_socket(sock: socket.socket, device: AttachedDevice, address: str) -> None:
@@ -178,22 +154,3 @@ def reverse_request(device: AttachedDevice, request: str) -> bytes:
         error = sockets.add_reverse(pieces[0], pieces[1], rebind)
         return b"OKAY" if error is None else b"FAIL" + protocol_string(error)
     return b"FAIL" + protocol_string(f"unknown reverse request: {request}")
-
-
-def _interactive_shell(sock: socket.socket, device: AttachedDevice, service: str) -> None:
-    shell = device.new_shell(service)
-    prompt = f"{device.phone.model.split()[0].lower()}:/ $ ".encode()
-    sock.sendall(prompt)
-    pending = b""
-    while True:
-        chunk = sock.recv(4096)
-        if not chunk:
-            return
-        pending += chunk
-        while b"\n" in pending:
-            line, pending = pending.split(b"\n", 1)
-            try:
-                result = shell.run_line(line.decode("utf-8", "replace").rstrip("\r"))
-            except ShellExit:
-                return
-            sock.sendall(result.stdout + result.stderr + prompt)

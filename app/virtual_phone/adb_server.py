@@ -27,7 +27,7 @@ from .port_forwarding import ForwardError, HostForwards
 log = logging.getLogger(__name__)
 
 ADB_SERVER_VERSION = 41  # the version Debian's adb 29 and current platform-tools speak
-DEVICE_FEATURES = "shell_v2,cmd,fixed_push_mkdir,apex,stat_v1"
+DEVICE_FEATURES = "shell_v2,cmd,fixed_push_mkdir,apex,stat_v2,ls_v2"
 UNAUTHORIZED_MESSAGE = (
     "device unauthorized.\nThis adb server's $ADB_VENDOR_KEYS is not set\n"
     "Try 'adb kill-server' if that seems wrong.\nOtherwise check for a confirmation dialog on your device."

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
+from datetime import timezone
 
 from .device_sockets import DeviceSockets
 from .latency import ACTIONS, COST_AFTER, DUMP, command_kind
@@ -55,6 +56,10 @@ class AttachedDevice:
     sockets: DeviceSockets = field(default_factory=DeviceSockets)
     _record_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
+    def __post_init__(self) -> None:
+        phone = self.phone   # the files describe this phone (build.prop, kernel) and follow its clock
+        self.storage.use_profile(phone.profile, lambda: phone.now().replace(tzinfo=timezone.utc).timestamp())
+
     @property
     def serial(self) -> str:
         return self.network_address or self.phone.serial
@@ -64,18 +69,36 @@ class AttachedDevice:
             self.services.append(service)
 
     def new_shell(self, service: str) -> Shell:
-        """A shell process for one ADB service; every command it runs is recorded."""
-        from .programs import run_program  # programs need AttachedDevice; imported late to avoid a cycle
+        """The phone's /system/bin/sh for one ADB service (interactive when the service has no
+        command). Every program it runs is recorded; toybox commands run without the phone's
+        lock (a `sleep` must not freeze the screen) but cost what the latency profile says."""
+        from . import toybox
+        from .latency import command_kind
+        from .programs import PROGRAMS, run_program  # programs need AttachedDevice: imported late
 
-        def runner(argv: list[str], stdin: bytes) -> Result:
+        phone, kept_records = self.phone, 50_000
+
+        def runner(argv: list[str], stdin: bytes, process) -> Result | None:
             with self._record_lock:
                 self.commands.append(CommandRecord(list(argv), service))
-            return self.run_timed(argv, stdin, run_program)
+                if len(self.commands) > 2 * kept_records:   # a runaway loop must not eat the host's memory
+                    del self.commands[:kept_records]
+            name = argv[0].rsplit("/", 1)[-1]
+            if name in PROGRAMS:
+                return self.run_timed(argv, stdin, run_program)
+            if name in toybox.COMMANDS or name == "toybox":
+                phone.timing.pause(command_kind(argv))
+                return toybox.run(argv, stdin, self.storage, process, phone)
+            return None
 
-        files = FileAccess(read=self.storage.read, write=lambda p, d, a: self.storage.write(p, d, a))
-        env = {"PATH": "/product/bin:/apex/com.android.runtime/bin:/system/bin:/system/xbin",
-               "HOME": "/", "USER": "shell", "ANDROID_DATA": "/data", "EXTERNAL_STORAGE": "/sdcard"}
-        return Shell(runner, files, env)
+        files: FileAccess = self.storage
+        env = {"PATH": "/product/bin:/apex/com.android.runtime/bin:/apex/com.android.art/bin:/system_ext/bin:"
+                       "/system/bin:/system/xbin:/odm/bin:/vendor/bin:/vendor/xbin",
+               "HOME": "/", "USER": "shell", "LOGNAME": "shell", "SHELL": "/bin/sh", "HOSTNAME": "localhost",
+               "TMPDIR": "/data/local/tmp", "ANDROID_DATA": "/data", "ANDROID_ROOT": "/system",
+               "EXTERNAL_STORAGE": "/sdcard", "ANDROID_STORAGE": "/storage"}
+        interactive = service.startswith("shell") and not service.partition(":")[2]
+        return Shell(runner, files, env, interactive=interactive)
 
     def run_timed(self, argv: list[str], stdin: bytes, program) -> Result:
         """Run one command as long as it takes on the phone the latency profile describes.

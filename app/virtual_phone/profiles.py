@@ -2,7 +2,8 @@
 
 Two generations are modelled, because real fleets hold both:
 - `android14`: a recent phone (Android 14, 1080×2400, 420 dpi). Its `uiautomator dump` writes
-  `drawing-order` and `hint` after `bounds`, as AccessibilityNodeInfoDumper does since Android 10.
+  `drawing-order` and `hint` after `bounds`, as the dumper of recent releases does (the corpus's
+  recent phones); older releases' dumper stops at `bounds`.
 - `android9`: an older, smaller one (Android 9, 720×1280, 320 dpi). Its dumps stop at `bounds`.
 The attribute sets match the plain dumps in the shared corpus of real phones.
 """
@@ -32,7 +33,7 @@ class DeviceProfile:
     @property
     def dump_attributes(self) -> tuple[str, ...]:
         """Attribute names of one dump node, in order (NAF="true", when written, comes first)."""
-        if self.sdk >= 29:
+        if self.sdk >= 31:   # where between 9 and 14 the newer dumper arrived is not pinned down
             return BASE_DUMP_ATTRIBUTES + ("drawing-order", "hint")
         return BASE_DUMP_ATTRIBUTES
 

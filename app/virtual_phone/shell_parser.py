@@ -1,275 +1,288 @@
-"""Parsing a shell command line into pipelines of simple commands (the sh subset of shell.py)."""
+"""Parsing sh as mksh reads it: pipelines, lists and compound commands, from the Lexer's tokens.
+
+`parse(text)` returns a syntax tree (shell_ast). Errors raise ShellSyntaxError with mksh's
+wording ("syntax error: 'fi' unexpected", "no closing quote").
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from .shell_ast import (ArithCommand, AndOr, Case, Conditional, For, FunctionDef, Group, If, Lit, Loop, Node,
+                        Pipeline, Redirect, Redirected, Sequence, Simple, Word)
+from .shell_lexer import CLOSERS, FUNCTION_PARENS, NAME_RE, RESERVED, Lexer, ShellSyntaxError, arith_end
 
-class ShellSyntaxError(ValueError):
-    """The line is not valid sh (unterminated quote, dangling operator...)."""
-
-
-@dataclass
-class Segment:
-    """A piece of a word: literal text, a command substitution, or a variable."""
-
-    kind: str  # "lit" | "sub" | "var"
-    value: str
-    quoted: bool
+__all__ = ["ShellSyntaxError", "parse"]
 
 
-@dataclass
-class Word:
-    segments: list[Segment] = field(default_factory=list)
+class _Parser(Lexer):
+    """Commands from tokens (recursive descent over mksh's grammar)."""
 
-    def add(self, kind: str, value: str, quoted: bool) -> None:
-        self.segments.append(Segment(kind, value, quoted))
+    # ------------------------------------------------------------------ lists
+    def parse_all(self) -> Node:
+        body = self.parse_sequence(allow_empty=True)
+        token = self.peek()
+        if token.kind != "eof":
+            raise self.unexpected(token)
+        return body
 
-
-@dataclass
-class Redirect:
-    fd: int  # 0 stdin, 1 stdout, 2 stderr
-    op: str  # ">", ">>", "<", ">&"
-    target: Word
-
-
-@dataclass
-class SimpleCommand:
-    words: list[Word] = field(default_factory=list)
-    redirects: list[Redirect] = field(default_factory=list)
-
-
-@dataclass
-class Pipeline:
-    commands: list[SimpleCommand]
-
-
-@dataclass
-class ListItem:
-    pipeline: Pipeline
-    connector: str  # how the NEXT item is joined: ";", "&&", "||", "&" ("" for the last)
-
-
-_OPERATOR_CHARS = ";&|\n"
-_WORD_BREAK = " \t;&|\n<>()"
-
-
-class _Parser:
-    def __init__(self, text: str):
-        self.text = text
-        self.pos = 0
-
-    def peek(self, n: int = 1) -> str:
-        return self.text[self.pos:self.pos + n]
-
-    def parse_list(self) -> list[ListItem]:
-        items: list[ListItem] = []
+    def parse_sequence(self, allow_empty: bool = False) -> Node:
+        items: list[Node] = []
+        self.skip_newlines()
         while True:
-            self.skip_blanks(newlines=True)
-            if self.pos >= len(self.text):
+            token = self.peek()
+            if token.kind == "eof" or (token.kind == "op" and token.value in (")", ";;")) or \
+                    (token.kind == "word" and token.value in CLOSERS and token.word.literal() is not None):
                 break
-            pipeline = self.parse_pipeline()
-            self.skip_blanks()
-            connector = ""
-            for op in ("&&", "||", ";", "&", "\n"):
-                if self.text.startswith(op, self.pos):
-                    connector = ";" if op == "\n" else op
-                    self.pos += len(op)
-                    break
-            if not connector and self.pos < len(self.text):
-                raise ShellSyntaxError(f"syntax error: unexpected '{self.peek()}'")
-            if connector in ("&&", "||"):
-                self.skip_blanks(newlines=True)
-                if self.pos >= len(self.text):
-                    raise ShellSyntaxError(f"syntax error: unexpected end of line after '{connector}'")
-            items.append(ListItem(pipeline, connector))
-        return items
-
-    def parse_pipeline(self) -> Pipeline:
-        commands = [self.parse_command()]
-        while True:
-            self.skip_blanks()
-            if self.peek() == "|" and self.peek(2) != "||":
-                self.pos += 1
-                self.skip_blanks(newlines=True)
-                commands.append(self.parse_command())
-            else:
-                return Pipeline(commands)
-
-    def parse_command(self) -> SimpleCommand:
-        command = SimpleCommand()
-        while True:
-            self.skip_blanks()
-            if self.pos >= len(self.text) or self.peek() in _OPERATOR_CHARS:
-                break
-            if self.peek() == "#" :
-                self.pos = self.text.find("\n", self.pos) if "\n" in self.text[self.pos:] else len(self.text)
-                break
-            redirect = self.try_redirect(command)
-            if redirect:
-                command.redirects.append(redirect)
+            items.append(self.parse_and_or())
+            if self.at_op(";", "&", "\n"):
+                self.next()
+                self.skip_newlines()
                 continue
-            if self.peek() in "()":
-                raise ShellSyntaxError(f"syntax error: unexpected '{self.peek()}'")
-            command.words.append(self.parse_word())
-        if not command.words and not command.redirects:
-            raise ShellSyntaxError(f"syntax error: unexpected '{self.peek() or 'end of line'}'")
+            break
+        if not items and not allow_empty:
+            raise self.unexpected(self.peek())
+        return items[0] if len(items) == 1 else Sequence(items)
+
+    def parse_and_or(self) -> Node:
+        first = self.parse_pipeline()
+        rest = []
+        while self.at_op("&&", "||"):
+            op = self.next().value
+            self.skip_newlines()
+            rest.append((op, self.parse_pipeline()))
+        return AndOr(first, rest) if rest else first
+
+    def parse_pipeline(self) -> Node:
+        negate = False
+        while self.at_word("!"):
+            self.next()
+            negate = not negate
+        commands = [self.parse_command()]
+        while self.at_op("|"):
+            self.next()
+            self.skip_newlines()
+            commands.append(self.parse_command())
+        return Pipeline(commands, negate) if negate or len(commands) > 1 else commands[0]
+
+    # ------------------------------------------------------------------ commands
+    def parse_command(self) -> Node:
+        token = self.peek()
+        keyword = token.word.literal() if token.kind == "word" else None
+        compound = None
+        if token.kind == "op" and token.value == "(":
+            self.enter()
+            compound = self.parse_arith_command() if self.text.startswith("((", token.start) else self.parse_subshell()
+            self.depth -= 1
+        elif keyword in ("if", "while", "until", "for", "case", "{", "[[", "function"):
+            self.enter()
+            self.next()
+            compound = {"if": self.parse_if, "while": self.parse_while, "until": self.parse_until,
+                        "for": self.parse_for, "case": self.parse_case, "{": self.parse_group,
+                        "[[": self.parse_conditional, "function": self.parse_function_keyword}[keyword]()
+            self.depth -= 1
+        elif keyword in RESERVED and keyword not in ("!",):
+            raise self.unexpected(token)
+        elif keyword and NAME_RE.match(keyword) and self.lookahead is token and FUNCTION_PARENS.match(self.text, self.pos):
+            self.next()
+            self.pos = FUNCTION_PARENS.match(self.text, self.pos).end()
+            return self.parse_function_body(keyword)
+        elif token.kind in ("word", "redir"):
+            return self.parse_simple()
+        else:
+            raise self.unexpected(token)
+        if isinstance(compound, FunctionDef):
+            return compound
+        redirects = self.parse_redirects()
+        return Redirected(compound, redirects) if redirects else compound
+
+    def parse_simple(self) -> Simple:
+        command = Simple()
+        while True:
+            token = self.peek()
+            if token.kind == "redir":
+                command.redirects.append(self.parse_redirect())
+            elif token.kind == "word":
+                self.next()
+                assignment = None if command.words else _assignment(token.word)
+                if assignment:
+                    command.assigns.append(assignment)
+                else:
+                    command.words.append(token.word)
+            else:
+                break
         return command
 
-    def try_redirect(self, command: SimpleCommand) -> Redirect | None:
-        start = self.pos
-        fd = None
-        if self.peek().isdigit() and self.text[self.pos + 1:self.pos + 2] in ("<", ">"):
-            fd = int(self.peek())
-            self.pos += 1
-        ch = self.peek()
-        if ch not in "<>":
-            self.pos = start
-            return None
-        if self.peek(2) == ">>":
-            op, self.pos = ">>", self.pos + 2
-        elif self.peek(2) == ">&":
-            op, self.pos = ">&", self.pos + 2
-        else:
-            op, self.pos = ch, self.pos + 1
-        self.skip_blanks()
-        if self.pos >= len(self.text) or self.peek() in _OPERATOR_CHARS:
-            raise ShellSyntaxError("syntax error: redirection without a target")
-        target = self.parse_word()
-        return Redirect(fd if fd is not None else (0 if op == "<" else 1), op, target)
+    def parse_redirects(self) -> list[Redirect]:
+        redirects = []
+        while self.peek().kind == "redir":
+            redirects.append(self.parse_redirect())
+        return redirects
 
-    def skip_blanks(self, newlines: bool = False) -> None:
-        blanks = " \t\n" if newlines else " \t"
-        while self.pos < len(self.text):
-            if self.peek() in blanks:
-                self.pos += 1
-            elif self.peek(2) == "\\\n":
-                self.pos += 2
-            else:
-                break
+    def parse_redirect(self) -> Redirect:
+        token = self.next()
+        target = self.next()
+        if target.kind != "word":
+            raise self.unexpected(target)
+        op = token.value
+        fd = token.fd if token.fd is not None else (0 if op.startswith("<") else 1)
+        redirect = Redirect(fd, op, target.word)
+        if op in ("<<", "<<-"):
+            delimiter = "".join(p.text if isinstance(p, Lit) else "$" + getattr(p, "name", "") for p in target.word.parts)
+            literal = any(isinstance(p, Lit) and p.quoted for p in target.word.parts)
+            self.heredocs.append((redirect, delimiter, literal))
+        return redirect
 
-    def parse_word(self) -> Word:
-        word = Word()
-        literal: list[str] = []
-
-        def flush(quoted: bool = False) -> None:
-            if literal:
-                word.add("lit", "".join(literal), quoted)
-                literal.clear()
-
-        while self.pos < len(self.text):
-            ch = self.peek()
-            if ch in _WORD_BREAK:
-                break
-            if ch == "\\":
-                nxt = self.text[self.pos + 1:self.pos + 2]
-                self.pos += 2
-                if nxt != "\n":
-                    flush()
-                    word.add("lit", nxt, True)
-            elif ch == "'":
-                end = self.text.find("'", self.pos + 1)
-                if end < 0:
-                    raise ShellSyntaxError("syntax error: unterminated quoted string")
-                flush()
-                word.add("lit", self.text[self.pos + 1:end], True)
-                self.pos = end + 1
-            elif ch == '"':
-                flush()
-                self.parse_double_quoted(word)
-            elif ch in "$`":
-                flush()
-                self.parse_expansion(word, quoted=False)
-            else:
-                literal.append(ch)
-                self.pos += 1
-        flush()
-        if not word.segments:
-            raise ShellSyntaxError(f"syntax error: unexpected '{self.peek()}'")
-        return word
-
-    def parse_double_quoted(self, word: Word) -> None:
-        self.pos += 1
-        literal: list[str] = []
+    def parse_if(self) -> If:
+        clauses = []
+        condition = self.parse_sequence()
+        self.expect_word("then")
+        clauses.append((condition, self.parse_sequence()))
+        orelse = None
         while True:
-            if self.pos >= len(self.text):
-                raise ShellSyntaxError("syntax error: unterminated quoted string")
-            ch = self.peek()
-            if ch == '"':
-                self.pos += 1
-                break
-            if ch == "\\" and self.text[self.pos + 1:self.pos + 2] in ('"', "\\", "$", "`", "\n"):
-                nxt = self.text[self.pos + 1]
-                if nxt != "\n":
-                    literal.append(nxt)
-                self.pos += 2
-            elif ch in "$`":
-                if literal:
-                    word.add("lit", "".join(literal), True)
-                    literal.clear()
-                self.parse_expansion(word, quoted=True)
+            if self.at_word("elif"):
+                self.next()
+                condition = self.parse_sequence()
+                self.expect_word("then")
+                clauses.append((condition, self.parse_sequence()))
+            elif self.at_word("else"):
+                self.next()
+                orelse = self.parse_sequence()
             else:
-                literal.append(ch)
-                self.pos += 1
-        # An empty "" is still a word (an empty argument).
-        word.add("lit", "".join(literal), True)
+                break
+        self.expect_word("fi")
+        return If(clauses, orelse)
 
-    def parse_expansion(self, word: Word, quoted: bool) -> None:
-        if self.peek() == "`":
-            end = self.pos + 1
-            while end < len(self.text) and self.text[end] != "`":
-                end += 2 if self.text[end] == "\\" else 1
-            if end >= len(self.text):
-                raise ShellSyntaxError("syntax error: unterminated backquote")
-            word.add("sub", self.text[self.pos + 1:end].replace("\\`", "`"), quoted)
-            self.pos = end + 1
-            return
-        # "$"
-        nxt = self.text[self.pos + 1:self.pos + 2]
-        if nxt == "(":
-            end = _matching_paren(self.text, self.pos + 1)
-            word.add("sub", self.text[self.pos + 2:end], quoted)
-            self.pos = end + 1
-        elif nxt == "{":
-            end = self.text.find("}", self.pos)
-            if end < 0:
-                raise ShellSyntaxError("syntax error: bad substitution")
-            word.add("var", self.text[self.pos + 2:end], quoted)
-            self.pos = end + 1
-        elif nxt and (nxt.isalnum() or nxt in "_?$#!@*"):
-            end = self.pos + 2
-            if nxt.isalpha() or nxt == "_":
-                while end < len(self.text) and (self.text[end].isalnum() or self.text[end] == "_"):
-                    end += 1
-            word.add("var", self.text[self.pos + 1:end], quoted)
-            self.pos = end
-        else:
-            word.add("lit", "$", quoted)
-            self.pos += 1
+    def parse_while(self, until: bool = False) -> Loop:
+        condition = self.parse_sequence()
+        return Loop(condition, self.parse_do_group(), until)
+
+    def parse_until(self) -> Loop:
+        return self.parse_while(until=True)
+
+    def parse_do_group(self) -> Node:
+        self.skip_newlines()
+        self.expect_word("do")
+        body = self.parse_sequence()
+        self.expect_word("done")
+        return body
+
+    def parse_for(self) -> For:
+        token = self.next()
+        if token.kind != "word" or not NAME_RE.match(token.value):
+            raise self.unexpected(token) if token.kind != "word" else ShellSyntaxError(f"{token.value}: bad identifier")
+        words = None
+        self.skip_newlines()
+        if self.at_word("in"):
+            self.next()
+            words = []
+            while self.peek().kind == "word":
+                words.append(self.next().word)
+            if not self.at_op(";", "\n"):
+                raise self.unexpected(self.peek())
+            self.next()
+        elif self.at_op(";"):
+            self.next()
+        return For(token.value, words, self.parse_do_group())
+
+    def parse_case(self) -> Case:
+        token = self.next()
+        if token.kind != "word":
+            raise self.unexpected(token)
+        self.skip_newlines()
+        self.expect_word("in")
+        arms = []
+        self.skip_newlines()
+        while not self.at_word("esac"):
+            if self.at_op("("):
+                self.next()
+            patterns = []
+            while True:
+                pattern = self.next()
+                if pattern.kind != "word":
+                    raise self.unexpected(pattern)
+                patterns.append(pattern.word)
+                if not self.at_op("|"):
+                    break
+                self.next()
+            if not self.at_op(")"):
+                raise self.unexpected(self.peek())
+            self.next()
+            body = self.parse_sequence(allow_empty=True)
+            arms.append((patterns, body if not (isinstance(body, Sequence) and not body.items) else None))
+            if self.at_op(";;"):
+                self.next()
+                self.skip_newlines()
+            elif not self.at_word("esac"):
+                raise self.unexpected(self.peek())
+        self.next()
+        return Case(token.word, arms)
+
+    def parse_group(self) -> Group:
+        body = self.parse_sequence()
+        self.expect_word("}")
+        return Group(body)
+
+    def parse_subshell(self) -> Group:
+        self.next()
+        body = self.parse_sequence()
+        if not self.at_op(")"):
+            raise self.unexpected(self.peek())
+        self.next()
+        return Group(body, subshell=True)
+
+    def parse_arith_command(self) -> ArithCommand:
+        start = self.peek().start
+        end = arith_end(self.text, start + 2)
+        if end is None:
+            return self.parse_subshell()
+        self.lookahead = None
+        self.pos = end + 2
+        return ArithCommand(self.nested(self.text[start + 2:end]).lex_text_body())
+
+    def parse_conditional(self) -> Conditional:
+        words = []
+        while True:
+            token = self.next()
+            if token.kind == "word" and token.value == "]]":
+                break
+            if token.kind == "word":
+                words.append(token.word)
+            elif token.kind in ("op", "redir") and token.value in ("&&", "||", "(", ")", "<", ">", "!"):
+                words.append(Word([Lit(token.value)]))
+            else:
+                raise self.unexpected(token)
+        return Conditional(words)
+
+    def parse_function_keyword(self) -> FunctionDef:
+        token = self.next()
+        if token.kind != "word" or not NAME_RE.match(token.value):
+            raise self.unexpected(token)
+        match = FUNCTION_PARENS.match(self.text, self.pos)
+        if match and self.lookahead is None:
+            self.pos = match.end()
+        return self.parse_function_body(token.value)
+
+    def parse_function_body(self, name: str) -> FunctionDef:
+        self.skip_newlines()
+        self.enter()
+        body = self.parse_command()
+        self.depth -= 1
+        return FunctionDef(name, body)
 
 
-def _matching_paren(text: str, open_pos: int) -> int:
-    depth, pos, quote = 0, open_pos, ""
-    while pos < len(text):
-        ch = text[pos]
-        if quote:
-            if ch == quote:
-                quote = ""
-            elif ch == "\\" and quote == '"':
-                pos += 1
-        elif ch in "'\"":
-            quote = ch
-        elif ch == "\\":
-            pos += 1
-        elif ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-            if depth == 0:
-                return pos
-        pos += 1
-    raise ShellSyntaxError("syntax error: unterminated $(")
+def _assignment(word: Word) -> tuple[str, Word] | None:
+    first = word.parts[0] if word.parts else None
+    if not isinstance(first, Lit) or first.quoted or "=" not in first.text:
+        return None
+    name, _, rest = first.text.partition("=")
+    if not NAME_RE.match(name):
+        return None
+    value = Word(([Lit(rest)] if rest else []) + word.parts[1:])
+    return name, value
 
 
-def parse(line: str) -> list[ListItem]:
-    """Parse a command line into a list of pipelines joined by ; && || &."""
-    return _Parser(line).parse_list()
+def parse(text: str) -> Node:
+    """Parse a whole command line or script into a syntax tree."""
+    try:
+        return _Parser(text).parse_all()
+    except RecursionError:
+        raise ShellSyntaxError("syntax error: nesting too deep") from None

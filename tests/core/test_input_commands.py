@@ -8,7 +8,8 @@ import random
 import pytest
 
 from app.core.device import input_commands as cmd
-from app.virtual_phone.shell import FileAccess, Result, Shell
+from app.virtual_phone.shell import Result, Shell
+from app.virtual_phone.storage import PhoneStorage
 
 NASTY = [
     "hello world",
@@ -25,7 +26,7 @@ def typed_on_phone(command_line: str) -> tuple[str, list[list[str]]]:
     ran: list[list[str]] = []
     typed: list[str] = []
 
-    def runner(argv, stdin):
+    def runner(argv, stdin, process):
         ran.append(argv)
         if argv[:2] == ["input", "text"]:
             typed.append(argv[2].replace("%s", " "))   # what Android's `input text` does
@@ -33,7 +34,7 @@ def typed_on_phone(command_line: str) -> tuple[str, list[list[str]]]:
             typed.extend("\n" for code in argv[2:] if code == "66")
         return Result()
 
-    Shell(runner, FileAccess(lambda p: None, lambda p, d, a: None)).run_line(command_line)
+    Shell(runner, PhoneStorage()).run_line(command_line)
     return "".join(typed), ran
 
 
@@ -72,8 +73,8 @@ def test_needs_adb_keyboard(text, expected):
 def test_adb_keyboard_payload_is_base64_and_survives_the_shell():
     text = "Grüße; $(reboot) `id` 'q' \"d\" 日本"
     ran: list[list[str]] = []
-    Shell(lambda argv, stdin: ran.append(argv) or Result(),
-          FileAccess(lambda p: None, lambda p, d, a: None)).run_line(cmd.type_with_adb_keyboard(text))
+    Shell(lambda argv, stdin, process: ran.append(argv) or Result(),
+          PhoneStorage()).run_line(cmd.type_with_adb_keyboard(text))
     assert len(ran) == 1 and ran[0][:4] == ["am", "broadcast", "-a", "ADB_INPUT_B64"]
     assert base64.b64decode(ran[0][-1]).decode("utf-8") == text
 

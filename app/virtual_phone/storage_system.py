@@ -1,0 +1,74 @@
+"""What the phone's system partition and /proc hold: toybox links, kernel and memory figures.
+
+The kernel versions are those of the Android generation the phone claims (GKI 6.1 for
+Android 14, 4.9 for Android 9); the CPU is x86_64, as `getprop ro.product.cpu.abi` says.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Callable
+
+from .profiles import DeviceProfile
+
+TOYBOX_COMMANDS = (
+    "[", "base64", "basename", "cat", "chmod", "cp", "cut", "date", "df", "dirname", "du", "echo", "env",
+    "false", "find", "grep", "head", "id", "kill", "ln", "ls", "md5sum", "mkdir", "mv", "pidof", "printf",
+    "ps", "pwd", "readlink", "realpath", "rm", "rmdir", "sed", "seq", "sha1sum", "sha256sum", "sleep",
+    "sort", "stat", "tail", "tee", "test", "touch", "tr", "true", "uname", "uniq", "wc", "which", "whoami",
+    "xargs", "egrep", "fgrep", "nproc", "uptime", "hostname", "printenv", "sha512sum", "toybox",
+)
+# Framework tools and binaries of their own (not toybox links).
+SYSTEM_PROGRAMS = ("am", "pm", "wm", "cmd", "input", "settings", "ime", "monkey", "dumpsys", "getprop",
+                   "setprop", "screencap", "uiautomator", "svc", "logcat", "content", "appops")
+SYSTEM_BINARIES = {name: "toybox" for name in TOYBOX_COMMANDS}
+
+BOOT_TIME = time.time()
+
+
+def kernel_release(profile: DeviceProfile) -> str:
+    if profile.sdk >= 34:
+        return "6.1.57-android14-11-gc2a1f3e5b0d8"
+    if profile.sdk >= 28:
+        return "4.9.148-g8d52f3e"
+    return "4.4.153-g3b1a7c2"
+
+
+def kernel_version(profile: DeviceProfile) -> str:
+    """What `uname -v` prints."""
+    return "#1 SMP PREEMPT Tue Nov 12 08:14:35 UTC 2024" if profile.sdk >= 34 else "#1 SMP PREEMPT Wed Jul 10 03:21:47 UTC 2019"
+
+
+def proc_version(profile: DeviceProfile) -> str:
+    compiler = ("Android (10087095, +pgo, +bolt, +lto, -mlgo, based on r487747c) clang version 17.0.2"
+                if profile.sdk >= 34 else "Android (5484270 based on r353983c) clang version 9.0.3")
+    return f"Linux version {kernel_release(profile)} (build-user@build-host) ({compiler}) {kernel_version(profile)}\n"
+
+
+def _meminfo(profile: DeviceProfile) -> str:
+    total = 7_843_764 if profile.sdk >= 34 else 2_917_556
+    rows = [("MemTotal", total), ("MemFree", total // 9), ("MemAvailable", total // 2), ("Buffers", 5_720),
+            ("Cached", total // 3), ("SwapCached", 1_024), ("Active", total // 4), ("Inactive", total // 5),
+            ("SwapTotal", total // 2), ("SwapFree", total // 3)]
+    return "".join(f"{name + ':':<16}{value:>8} kB\n" for name, value in rows)
+
+
+def _cpuinfo(profile: DeviceProfile) -> str:
+    cores = 8 if profile.sdk >= 34 else 4
+    return "".join(f"processor\t: {n}\nvendor_id\t: GenuineIntel\nmodel name\t: Intel(R) Core(TM) i5 CPU @ 2.40GHz\n"
+                   f"cpu MHz\t\t: 2400.000\ncache size\t: 4096 KB\ncpu cores\t: {cores}\n\n" for n in range(cores))
+
+
+def proc_files(profile: Callable[[], DeviceProfile]) -> dict[str, Callable[[], bytes]]:
+    """The generated files of /proc, each a function producing its current text."""
+    def uptime() -> bytes:
+        up = max(0.0, time.time() - BOOT_TIME) + 3600.0
+        return f"{up:.2f} {up * 6.5:.2f}\n".encode()
+
+    return {
+        "version": lambda: proc_version(profile()).encode(),
+        "meminfo": lambda: _meminfo(profile()).encode(),
+        "cpuinfo": lambda: _cpuinfo(profile()).encode(),
+        "uptime": uptime,
+        "loadavg": lambda: b"0.52 0.61 0.58 1/1432 4321\n",
+    }
