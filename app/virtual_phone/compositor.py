@@ -1,5 +1,12 @@
 """Composing the screen: the top-level windows (status bar, app, dialog, navigation bar, keyboard),
-their pictures and the UI dump. Mixed into VirtualPhone; everything here runs under `lock`."""
+their pictures and the UI dump. Mixed into VirtualPhone; everything here runs under `lock`.
+
+An app's window is built as a phone builds it: a DecorView (FrameLayout) holding a LinearLayout
+(with a GONE action-mode ViewStub), the content parent, AppCompat's `action_bar_root` and
+`android:id/content`, then the status and navigation bar backgrounds. A dialog gets a window of
+its own. `uiautomator dump` writes the active window only (the dialog when one is up, else the
+app); a FLAG_SECURE window is black in every picture while its dump still lists its controls.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +18,7 @@ from PIL import Image, ImageDraw, ImageFilter
 from . import fonts, hierarchy_xml, keyboard, render, system_ui, theme
 from .apps import LAUNCHER, App, Screen
 from .theme import Metrics
-from .views import FRAME, LINEAR, TEXT, View, Window
+from .views import FRAME, LINEAR, TEXT, VIEW, VIEW_STUB, Rect, View, Window
 from .widgets import Ctx
 
 if TYPE_CHECKING:
@@ -37,10 +44,15 @@ def _wallpaper(size: tuple[int, int]) -> Image.Image:
 
 
 class WindowsMixin:
+    _animation_frame: object = None
+    _all_xml: "tuple[int, str] | None" = None   # (version, dump_all_windows()); `_xml` caches dump_hierarchy()
+    _bounds_from: str = ""                      # the dump that last set views' visible_bounds
+
     # ------------------------------------------------------------------ windows
     def _windows(self: "VirtualPhone") -> tuple[list[Window], list[Window]]:
-        """(paint order, dump order), cached until the next change."""
+        """(paint order, touch order), cached until the next change."""
         self._tick()
+        self._follow_animation()
         if self._built is not None and self._built[0] == self._version:
             return self._built[1], self._built[2]
         m = self.metrics()
@@ -62,16 +74,16 @@ class WindowsMixin:
             m, self.rotation, on_back=self.press_back, on_home=self.go_home, on_recents=self.show_recents,
             ime_shown=kb_rect is not None, transparent=launcher_shown), system_ui.PKG, "navbar")
         paint = [app_win]
-        dump = [status, app_win]
+        touch = [status, app_win]
         if not self.overview and screen.dialog is not None:
-            dialog = Window(screen.dialog.build(ctx), app.package, "dialog", on_outside=screen.dialog.cancel,
-                            dim=screen.dialog.dim)
+            dialog = Window(_dialog_decor(screen.dialog.build(ctx)), app.package, "dialog",
+                            on_outside=screen.dialog.cancel, dim=screen.dialog.dim)
             paint.append(dialog)
-            dump.append(dialog)
+            touch.append(dialog)
         if self._toast is not None:
             paint.append(Window(self._toast_view(m, app_content), system_ui.PKG, "toast"))
         paint += [status, navbar]
-        dump.append(navbar)
+        touch.append(navbar)
         if kb_rect is not None:
             if self.current_ime == keyboard.LATIN_IME:
                 f = self.focused()
@@ -82,9 +94,21 @@ class WindowsMixin:
             else:
                 ime = Window(keyboard.build_adb_bar(kb_rect, self.density / 160), keyboard.ADB_PACKAGE, "ime")
             paint.append(ime)
-            dump.append(ime)
-        self._built = (self._version, paint, dump)
-        return paint, dump
+            touch.append(ime)
+        self._built = (self._version, paint, touch)
+        return paint, touch
+
+    def _follow_animation(self: "VirtualPhone") -> None:
+        """A screen that animates without end (a running stopwatch) shows a new frame: redraw it."""
+        if not self.screen_on or self.overview:
+            return
+        top = self.foreground_app.top
+        if top is None or not top.animating:
+            return
+        frame = top.animation_frame()
+        if frame != self._animation_frame:
+            self._animation_frame = frame
+            self.changed()
 
     def _content_rect(self, m: Metrics):
         sb = system_ui.status_bar_rect(m, self.rotation)
@@ -94,14 +118,22 @@ class WindowsMixin:
         return (0, sb[3], m.width, nav[1])
 
     def _app_window(self, app: App, screen: Screen, views: list[View], content, m: Metrics, transparent: bool) -> Window:
+        """The app's window: DecorView › LinearLayout › [content parent › action_bar_root ›] content."""
+        full = (0, 0, m.width, m.height)
         bg = OVERVIEW_BG if self.overview and app.package == LAUNCHER else (None if transparent else screen.background)
-        root = View(FRAME, (0, 0, m.width, m.height), **({"bg": bg} if bg else {}))
-        if not transparent and screen.bar_color is not None and screen.bar_color != bg:
-            root.add(View(FRAME, system_ui.status_bar_rect(m, self.rotation), kind="fill", bg=screen.bar_color, dump=False))
-        decor = View(LINEAR, (0, 0, m.width, m.height))
-        decor.add(View(FRAME, content, *views, rid="android:id/content"))
-        root.add(decor)
-        return Window(root, app.package, "app")
+        decor = View(FRAME, full, **({"bg": bg} if bg else {}))
+        column = View(LINEAR, full, View(VIEW_STUB, _NO_BOUNDS, rid="android:id/action_mode_bar_stub", gone=True))
+        frame = View(FRAME, content, *views, rid="android:id/content")
+        if app.appcompat:
+            bar_root = View(LINEAR, content, rid=f"{app.package}:id/action_bar_root")
+            bar_root.add(View(VIEW_STUB, _NO_BOUNDS, rid=f"{app.package}:id/action_mode_bar_stub", gone=True), frame)
+            frame = View(FRAME, content, bar_root)
+        decor.add(column.add(frame))
+        if not transparent and screen.bar_color is not None:
+            decor.add(View(VIEW, system_ui.status_bar_rect(m, self.rotation), rid="android:id/statusBarBackground",
+                           kind="fill", bg=screen.bar_color),
+                      View(VIEW, system_ui.nav_bar_rect(m, self.rotation), rid="android:id/navigationBarBackground"))
+        return Window(decor, app.package, "app", secure=screen.secure and not self.overview)
 
     def _status_window(self, m: Metrics, bg) -> Window:
         return Window(system_ui.build_status_bar(
@@ -110,12 +142,15 @@ class WindowsMixin:
             airplane=self.settings.flag("global", "airplane_mode_on"), bg=bg), system_ui.PKG, "statusbar")
 
     def app_picture(self, app: App) -> Image.Image:
-        """The app's current screen as it would look in front (for Overview thumbnails)."""
+        """The app's current screen as it would look in front (for Overview thumbnails); a secure
+        screen leaves its thumbnail blank, as Android takes no snapshot of it."""
         with self.lock:
             app.ensure_started()
             m = self.metrics()
             content = self._content_rect(m)
             screen = app.top
+            if screen.secure:
+                return Image.new("RGBA", (m.width, m.height), screen.background + (255,))
             views = screen.build(Ctx(self, app, screen, m, content))
             windows = [self._app_window(app, screen, views, content, m, False), self._status_window(m, screen.bar_color)]
             return render.render(windows, (m.width, m.height))
@@ -136,14 +171,22 @@ class WindowsMixin:
                     color=theme.WHITE, align="center", bg=(50, 50, 50), radius=m.dp(20), dump=False)
 
     def windows(self) -> list[Window]:
-        """Top-level windows in dump order (status bar, app, dialog, navigation bar, keyboard)."""
+        """Every top-level window, in touch order (status bar, app, dialog, navigation bar, keyboard)."""
         with self.lock:
             return list(self._windows()[1])
 
+    def active_window(self) -> Window:
+        """The window `uiautomator dump` writes: the dialog when one is up, else the app's window."""
+        with self.lock:
+            return _active(self._windows()[1])
+
     # ------------------------------------------------------------------ picture and dump
     def screenshot(self) -> Image.Image:
-        """RGBA picture of the display; the same object is returned until `version` changes (read-only)."""
+        """RGBA picture of the display; the same object is returned until `version` changes (read-only).
+
+        A FLAG_SECURE window is black in it; the bars and the keyboard are drawn over it as usual."""
         with self.lock:
+            self._follow_animation()
             v = self.version
             if self._shot is not None and self._shot[0] == v:
                 return self.motion.picture(self._shot[1])
@@ -153,7 +196,7 @@ class WindowsMixin:
                 img = Image.new("RGBA", size, (0, 0, 0, 255))
             else:
                 base = _wallpaper(size) if (self.fg == LAUNCHER and not self.overview) else None
-                img = render.render(paint, size, base)
+                img = render.render([_blacked_out(w) if w.secure else w for w in paint], size, base)
             self._shot = (v, img)
             return self.motion.picture(img)
 
@@ -171,12 +214,63 @@ class WindowsMixin:
             return bool(top is not None and getattr(top, "animating", False))
 
     def dump_hierarchy(self) -> str:
+        """What `uiautomator dump` writes: the active window only, in the dump format of the
+        Android version the phone claims, clipped to the display size its dumper reads."""
+        return self._dump("active")
+
+    def dump_all_windows(self) -> str:
+        """Every window on screen in one dump (status bar, app, dialog, navigation bar, keyboard),
+        as a person sees the screen. For tests that tap the bars and the keyboard's keys; the phone
+        itself never writes this (`dump_hierarchy` is what ADB serves)."""
+        return self._dump("all")
+
+    def _dump(self, which: str) -> str:
         with self.lock:
+            self._follow_animation()
             v = self.version
-            if self._xml is not None and self._xml[0] == v:
-                return self._xml[1]
-            _, dump = self._windows()
-            xml = hierarchy_xml.dump(dump, self.rotation, self.display_size())
-            self._xml = (v, xml)
+            cached = self._xml if which == "active" else self._all_xml
+            if cached is not None and cached[0] == v and self._bounds_from == which:
+                return cached[1]
+            _, windows = self._windows()
+            w, h = self.display_size()
+            if which == "active":
+                hierarchy_xml.forget(windows)
+                xml = hierarchy_xml.dump([_active(windows)], self.rotation, self.profile.dump_attributes,
+                                         (0, 0, w, h), self._dumper_screen())
+                self._xml = (v, xml)
+            else:
+                xml = hierarchy_xml.dump(windows, self.rotation, self.profile.dump_attributes, (0, 0, w, h),
+                                         (0, 0, w, h))
+                self._all_xml = (v, xml)
+            self._bounds_from = which
             return xml
 
+    def _dumper_screen(self) -> Rect:
+        """The rectangle the dumper clips bounds to. The dumper of recent Android versions (the one
+        that writes drawing-order and hint) reads `display.getRealSize()`: the whole display. Older
+        ones read `display.getSize()`, which leaves out the navigation bar, measured from the top-left
+        corner (so with the bar on the left the right edge is cut); what lies below it is [0,0][0,0]."""
+        m = self.metrics()
+        if "drawing-order" in self.profile.dump_attributes:
+            return (0, 0, m.width, m.height)
+        if m.landscape:
+            return (0, 0, m.width - m.nav_size, m.height)
+        return (0, 0, m.width, m.height - m.nav_size)
+
+
+_NO_BOUNDS: Rect = (0, 0, 0, 0)
+
+
+def _active(windows: list[Window]) -> Window:
+    return next((w for w in windows if w.role == "dialog"), None) or next(w for w in windows if w.role == "app")
+
+
+def _dialog_decor(content: View) -> View:
+    """A dialog's window: DecorView › FrameLayout › android:id/content › the dialog's own views."""
+    box = content.bounds
+    return View(FRAME, box, View(FRAME, box, View(FRAME, box, content, rid="android:id/content")))
+
+
+def _blacked_out(window: Window) -> Window:
+    """What a screen capture gets of a FLAG_SECURE window: black where it is."""
+    return Window(View(FRAME, window.bounds, bg=(0, 0, 0)), window.package, window.role)

@@ -1,8 +1,15 @@
 """The view tree: one tree per screen is the single source of truth for the picture and the dump.
 
-A `View` carries what uiautomator reports (class, text, resource-id, flags, bounds), what the
+A `View` carries what uiautomator reports (class, text, resource-id, flags, bounds, hint), what the
 renderer needs to paint it (`kind` plus style keywords) and what input does to it (callbacks).
 A `Window` is one top-level window (status bar, app, dialog, navigation bar, keyboard).
+
+Three kinds of node besides plain views: `dump=False` marks paint-only decoration that is no view
+at all (a list divider drawn by its parent); `gone=True` a view that exists but is GONE (a
+ViewStub: no node, yet it counts in its siblings' drawing order); `provider="compose"` or
+`"webview"` a node that an accessibility provider reports instead of a view (Compose semantics, a
+WebView's DOM): its bounds are clipped by the host view only, and its drawing order is what that
+provider reports (Compose: the node's index among its siblings; Chromium: 0).
 """
 
 from __future__ import annotations
@@ -28,6 +35,13 @@ SEEKBAR = "android.widget.SeekBar"
 SCROLL = "android.widget.ScrollView"
 RECYCLER = "androidx.recyclerview.widget.RecyclerView"
 TOGGLE = "android.widget.ToggleButton"
+VIEW_STUB = "android.view.ViewStub"
+WEBVIEW = "android.webkit.WebView"
+COMPOSE_VIEW = "androidx.compose.ui.platform.ComposeView"
+
+# Accessibility providers that report nodes in place of views (`View.provider`).
+BY_COMPOSE = "compose"
+BY_WEBVIEW = "webview"
 
 
 def intersect(a: Rect, b: Rect) -> Rect | None:
@@ -52,7 +66,7 @@ class View:
     __slots__ = ("cls", "bounds", "text", "rid", "desc", "checkable", "checked", "clickable", "enabled",
                  "focusable", "focused", "scrollable", "long_clickable", "password", "selected",
                  "children", "kind", "style", "on_click", "on_long_click", "on_scroll", "on_hscroll",
-                 "on_slide", "dump", "clip", "visible_bounds")
+                 "on_slide", "dump", "clip", "gone", "provider", "hint", "visible_bounds")
 
     def __init__(self, cls: str, bounds: Rect, *children: "View", text: str = "", rid: str = "",
                  desc: str = "", kind: str = "", clickable: bool = False, long_clickable: bool = False,
@@ -64,7 +78,8 @@ class View:
                  on_scroll: Callable[[int], None] | None = None,
                  on_hscroll: Callable[[int], None] | None = None,
                  on_slide: Callable[[int], None] | None = None,
-                 dump: bool = True, clip: bool = False, **style) -> None:
+                 dump: bool = True, clip: bool = False, gone: bool = False, provider: str = "",
+                 hint: str = "", **style) -> None:
         self.cls = cls
         self.bounds = tuple(int(v) for v in bounds)
         self.text = text
@@ -88,9 +103,14 @@ class View:
         self.on_slide = on_slide
         self.dump = dump
         self.clip = clip
+        self.gone = gone
+        self.provider = provider
+        self.hint = hint
         self.style = style
+        if hint or kind == "edit":
+            style["hint"] = hint  # the painter draws it in an empty field
         self.children: list[View] = list(children)
-        self.visible_bounds: Rect | None = None  # filled in by the dump writer
+        self.visible_bounds: Rect | None = None  # the bounds the last dump wrote for it (None: left out)
 
     def add(self, *views: "View | None") -> "View":
         self.children.extend(v for v in views if v is not None)
@@ -115,6 +135,7 @@ class Window:
     role: str  # "statusbar", "app", "dialog", "navbar", "ime"
     on_outside: Callable[[], None] | None = None  # a modal window: touches outside land here
     dim: bool = True  # a dialog dims what is behind it
+    secure: bool = False  # FLAG_SECURE: screen captures show it black
 
     @property
     def bounds(self) -> Rect:

@@ -120,14 +120,19 @@ def switch(ctx: Ctx, right: int, cy: int, checked: bool, on_toggle: Callable[[],
 
 
 def edit_text(ctx: Ctx, bounds: Rect, key: str, hint: str, *, rid: str = "", variant: str = "underline",
-              size: float = 16, desc: str = "", align: str = "left", screen: "Screen | None" = None) -> View:
-    """An EditText bound to `screen.fields[key]`; tapping it focuses it and shows the keyboard."""
+              size: float = 16, desc: str = "", align: str = "left", screen: "Screen | None" = None,
+              password: bool | None = None) -> View:
+    """An EditText bound to `screen.fields[key]`; tapping it focuses it and shows the keyboard.
+
+    Its accessibility text is what TextView reports: the hint while empty, the dots a password
+    field shows otherwise; `hint` goes to the dump's `hint` attribute as well."""
     screen = screen or ctx.screen
     f = screen.fields[key]
     focused = screen.focus == key
-    return View(EDIT, bounds, text=f.text if f.text else hint, rid=ctx.rid(rid), desc=desc, kind="edit",
-                clickable=True, long_clickable=True, focusable=True, focused=focused,
-                password=f.input_type == "password",
+    secret = f.input_type == "password" if password is None else password
+    shown = ("\u2022" * len(f.text) if secret else f.text) if f.text else hint
+    return View(EDIT, bounds, text=shown, rid=ctx.rid(rid), desc=desc, kind="edit",
+                clickable=True, long_clickable=True, focusable=True, focused=focused, password=secret,
                 on_click=lambda: ctx.phone.focus_field(screen, key),
                 value=f.text, hint=hint, cursor=f.cursor, selected_all=f.selected_all and focused,
                 variant=variant, size=ctx.sp(size), multiline=not f.single_line, align=align,

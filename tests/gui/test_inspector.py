@@ -55,11 +55,11 @@ def test_the_filter_narrows_the_table_on_any_column_ignoring_case(panel, setting
     controls = settings_screen[0]
     assert shown_controls(panel) == controls
     panel.filter_edit.setText("BATTERY")
-    assert {c.id for c in shown_controls(panel)} == {3, 11}  # a resource-id and a name
-    panel.filter_edit.setText("com.android.systemui")  # full resource-ids, though the table shows their tail
-    assert {c.id for c in shown_controls(panel)} == {c.id for c in controls if "systemui" in c.resource_id}
+    assert {c.id for c in shown_controls(panel)} == {8}  # a name
+    panel.filter_edit.setText("com.android.settings:id/home")  # full resource-ids, though the table shows their tail
+    assert {c.id for c in shown_controls(panel)} == {2}
     panel.filter_edit.setText("[0,1932]")  # bounds
-    assert [c.id for c in shown_controls(panel)] == [14]
+    assert [c.id for c in shown_controls(panel)] == [11]
     assert panel.count_label.text() == f"1 of {len(controls)}"
     panel.filter_edit.setText("no such control")
     assert shown_controls(panel) == []
@@ -83,7 +83,7 @@ def test_clicking_a_row_selects_its_control_everywhere(panel, qtbot, settings_sc
     row_rect = panel.table.visualRect(panel.proxy.index(0, 2))
     with qtbot.waitSignal(panel.control_selected) as chosen:
         QTest.mouseClick(panel.table.viewport(), Qt.MouseButton.LeftButton, pos=row_rect.center())
-    storage = by_id(controls, 12)
+    storage = by_id(controls, 9)
     assert chosen.args == [storage]
     assert panel.details.fields["Name"].text() == storage.name
     assert tree_control(panel) == storage
@@ -91,13 +91,13 @@ def test_clicking_a_row_selects_its_control_everywhere(panel, qtbot, settings_sc
 
 def test_show_control_selects_the_tree_node_and_does_not_emit(panel, qtbot, settings_screen):
     controls = settings_screen[0]
-    search = by_id(controls, 6)
+    search = by_id(controls, 3)
     with qtbot.assertNotEmitted(panel.control_selected):
         panel.show_control(search)
     index = panel.tree.currentIndex()
     assert tree_control(panel) == search
     assert panel.tree.selectionModel().isSelected(index)
-    assert index.data().startswith("#6 TextView")
+    assert index.data().startswith("#3 TextView")
     ancestor = index.parent()
     while ancestor.isValid():
         assert panel.tree.isExpanded(ancestor)
@@ -111,12 +111,12 @@ def test_show_control_selects_the_tree_node_and_does_not_emit(panel, qtbot, sett
 
 def test_choosing_a_tree_node_that_is_a_control_selects_it(panel, qtbot, settings_screen):
     controls = settings_screen[0]
-    apps = by_id(controls, 9)
+    apps = by_id(controls, 6)
     index = panel.tree_model.index_for_control(apps)
     with qtbot.waitSignal(panel.control_selected) as chosen:
         panel.tree.selectionModel().setCurrentIndex(index, QItemSelectionModel.SelectionFlag.ClearAndSelect)
     assert chosen.args == [apps] and panel.current_control == apps
-    plain_node = panel.tree_model.index(0, 0, panel.tree_model.index(1, 0))  # a layout inside the Settings window
+    plain_node = panel.tree_model.index(0, 0, panel.tree_model.index(0, 0))  # a layout inside the Settings window
     assert panel.tree_model.control_for_index(plain_node) is None
     with qtbot.assertNotEmitted(panel.control_selected):
         panel.tree.selectionModel().setCurrentIndex(plain_node, QItemSelectionModel.SelectionFlag.ClearAndSelect)
@@ -130,10 +130,10 @@ def test_windows_are_labelled_with_their_package(panel, settings_screen):
 
 
 def test_the_control_tab_and_copy_buttons(panel, qtbot, settings_screen):
-    search = by_id(settings_screen[0], 6)
+    search = by_id(settings_screen[0], 3)
     panel.show_control(search)
     fields = panel.details.fields
-    assert fields["Id"].text() == "6" and fields["Type"].text() == "TextView"
+    assert fields["Id"].text() == "3" and fields["Type"].text() == "TextView"
     assert fields["Bounds"].text() == "[178,420][1038,567]" and fields["Size"].text() == "860 × 147"
     assert panel.details.flag_labels["enabled"].text().startswith("✓")
     assert not panel.details.flag_labels["clickable"].text().startswith("✓")
@@ -146,7 +146,7 @@ def test_the_control_tab_and_copy_buttons(panel, qtbot, settings_screen):
         assert QGuiApplication.clipboard().text() == text
         assert "Copied" in button.text()
     qtbot.waitUntil(lambda: "Copied" not in panel.details.copy_buttons["coordinates"].text(), timeout=3000)
-    network = by_id(settings_screen[0], 7)  # a row with no resource-id and no own text
+    network = by_id(settings_screen[0], 4)  # a row with no resource-id and no own text
     panel.show_control(network)
     assert not panel.details.copy_buttons["resource_id"].isEnabled()
     assert panel.details.fields["Resource-id"].text() == "—"
@@ -233,7 +233,7 @@ def test_the_mirror_and_the_inspector_stay_in_step_without_loops(panel, qtbot, s
     battery = by_id(controls, 11)
     QTest.mouseClick(mirror, Qt.MouseButton.LeftButton, pos=mirror.device_to_widget(*battery.center).toPoint())
     assert panel.current_control == battery and tree_control(panel) == battery
-    apps = by_id(controls, 9)
+    apps = by_id(controls, 6)
     panel.tree.selectionModel().setCurrentIndex(panel.tree_model.index_for_control(apps),
                                                 QItemSelectionModel.SelectionFlag.ClearAndSelect)
     assert mirror.selected_control == apps

@@ -139,10 +139,10 @@ def test_without_a_frame_the_placeholder_shows_and_input_is_ignored(qtbot):
 
 def test_hover_reports_the_smallest_control_under_the_cursor(mirror, qtbot):
     controls = mirror.controls
-    network, recycler = by_id(controls, 7), by_id(controls, 4)
+    network, recycler = by_id(controls, 4), by_id(controls, 1)
     assert recycler.type == "RecyclerView"
-    hover(mirror, widget_point(mirror, *by_id(controls, 12).center))  # from a known control
-    assert mirror.hovered_control == by_id(controls, 12)
+    hover(mirror, widget_point(mirror, *by_id(controls, 9).center))  # from a known control
+    assert mirror.hovered_control == by_id(controls, 9)
     before = mirror.grab().toImage()
     seen = []
     mirror.control_hovered.connect(seen.append)
@@ -159,7 +159,7 @@ def test_hover_reports_the_smallest_control_under_the_cursor(mirror, qtbot):
 
 def test_click_selects_and_clicking_again_cycles_through_stacked_controls(mirror, qtbot):
     controls = mirror.controls
-    network, recycler = by_id(controls, 7), by_id(controls, 4)
+    network, recycler = by_id(controls, 4), by_id(controls, 1)
     assert mirror.controls_at(*network.center) == [network, recycler]
     point = widget_point(mirror, *network.center)
     chosen = []
@@ -169,13 +169,13 @@ def test_click_selects_and_clicking_again_cycles_through_stacked_controls(mirror
     assert chosen == [network, recycler, network]
     QTest.mouseClick(mirror, Qt.MouseButton.LeftButton, pos=point + QPoint(0, 2))  # "nearly" the same spot
     assert chosen[-1] == recycler
-    battery = by_id(controls, 11)
+    battery = by_id(controls, 8)
     QTest.mouseClick(mirror, Qt.MouseButton.LeftButton, pos=widget_point(mirror, *battery.center))
     assert chosen[-1] == battery and mirror.selected_control == battery
 
 
 def test_tab_and_shift_tab_cycle_the_stack(mirror, qtbot):
-    network, recycler = by_id(mirror.controls, 7), by_id(mirror.controls, 4)
+    network, recycler = by_id(mirror.controls, 4), by_id(mirror.controls, 1)
     chosen = []
     mirror.control_selected.connect(chosen.append)
     QTest.mouseClick(mirror, Qt.MouseButton.LeftButton, pos=widget_point(mirror, *network.center))
@@ -186,7 +186,7 @@ def test_tab_and_shift_tab_cycle_the_stack(mirror, qtbot):
 
 
 def test_select_control_draws_the_selection_without_emitting(mirror, qtbot):
-    target = by_id(mirror.controls, 12)
+    target = by_id(mirror.controls, 9)
     before = mirror.grab().toImage()
     with qtbot.assertNotEmitted(mirror.control_selected):
         mirror.select_control(target)
@@ -203,7 +203,7 @@ def test_select_control_draws_the_selection_without_emitting(mirror, qtbot):
 
 
 def test_overlay_toggle_changes_the_painted_pixels(mirror):
-    storage = by_id(mirror.controls, 12)
+    storage = by_id(mirror.controls, 9)
     left_edge = mirror.device_to_widget(storage.rect[0], (storage.rect[1] + storage.rect[3]) / 2)
     badge = mirror.device_to_widget(storage.rect[0], storage.rect[1]) + QPointF(4, 4)
     with_overlay = mirror.grab().toImage()
@@ -273,7 +273,7 @@ def test_pick_mode_picks_a_control_or_a_point_and_escape_cancels(mirror, qtbot):
     mirror.set_interaction_mode("touch")
     mirror.set_interaction_mode("pick")
     assert mirror.cursor().shape() == Qt.CursorShape.CrossCursor
-    network = by_id(mirror.controls, 7)
+    network = by_id(mirror.controls, 4)
     with qtbot.waitSignal(mirror.control_picked) as picked:
         QTest.mouseClick(mirror, Qt.MouseButton.LeftButton, pos=widget_point(mirror, *network.center))
     assert picked.args == [network]
@@ -294,7 +294,7 @@ def test_pick_mode_picks_a_control_or_a_point_and_escape_cancels(mirror, qtbot):
 
 
 def test_a_proposed_click_is_drawn_around_its_target_and_cleared(mirror):
-    target = by_id(mirror.controls, 9)
+    target = by_id(mirror.controls, 6)
     plain = mirror.grab().toImage()
     mirror.show_proposal(Action(function="click_control", arguments={"control_id": 9}), target)
     shown = mirror.grab().toImage()
@@ -322,7 +322,7 @@ def test_gestures_without_a_target_are_drawn(mirror, action, probe):
 
 
 def test_typing_shows_a_caption_next_to_the_field(mirror):
-    field = by_id(mirror.controls, 6)
+    field = by_id(mirror.controls, 3)
     plain = mirror.grab().toImage()
     mirror.show_proposal(Action(function="type_text", arguments={"text": "wi-fi ✓ 日本", "control_id": 6}), field)
     shown = mirror.grab().toImage()

@@ -1,4 +1,8 @@
-"""Helpers that drive the virtual phone like a user: read the dump, find a node, tap its centre."""
+"""Helpers that drive the virtual phone like a user: read the screen, find a node, tap its centre.
+
+They read `dump_all_windows()` (every window on screen, the bars and the keyboard included), since
+a person taps keys and the Back button too; what ADB serves (`dump_hierarchy()`, the active window
+only) is tested in test_dump_*.py."""
 
 from __future__ import annotations
 
@@ -30,7 +34,7 @@ def center_of(node) -> tuple[int, int]:
 
 
 def all_nodes(phone: VirtualPhone) -> list:
-    return list(parse(phone.dump_hierarchy()).iter("node"))
+    return list(parse(phone.dump_all_windows()).iter("node"))
 
 
 def find_nodes(phone: VirtualPhone, *, text: str | None = None, desc: str | None = None, rid: str | None = None,

@@ -1,4 +1,5 @@
-"""Every clickable node in the dump: its centre reaches that very view, and tapping it does something."""
+"""Every clickable node on screen (all windows: the bars and the keyboard too): its centre reaches that
+very view, and tapping it does something."""
 
 from __future__ import annotations
 
@@ -49,7 +50,7 @@ SCREENS = {
 def test_every_clickable_node_works(screen, make_ui):
     ui = make_ui()
     SCREENS[screen](ui)
-    windows = list(ui.parse(ui.phone.dump_hierarchy()))
+    windows = list(ui.parse(ui.phone.dump_all_windows()))
     app_windows = [w for w in windows if w.get("package") not in ("com.android.systemui", "com.android.inputmethod.latin")]
     covered = app_windows[0] if len(app_windows) > 1 else None    # under a dialog or pop-up
     targets = [n for w in windows for n in w.iter("node") if n.get("clickable") == "true" and n.get("enabled") == "true"]
@@ -64,15 +65,15 @@ def test_every_clickable_node_works(screen, make_ui):
                 fresh = make_ui()
                 SCREENS[screen](fresh)
                 fresh.phone.tap(x, y)
-                assert len(list(fresh.parse(fresh.phone.dump_hierarchy()))) < len(windows)   # the dialog is gone
+                assert len(list(fresh.parse(fresh.phone.dump_all_windows()))) < len(windows)   # the dialog is gone
             continue
         assert view is not None, (screen, node.attrib)
         assert view.visible_bounds == ui.bounds(node) and view.cls == node.get("class"), (screen, node.attrib, view)
         fresh = make_ui()
         SCREENS[screen](fresh)
-        before = (fresh.phone.version, fresh.phone.dump_hierarchy(), repr(fresh.phone.state()))
+        before = (fresh.phone.version, fresh.phone.dump_all_windows(), repr(fresh.phone.state()))
         fresh.phone.tap(x, y)
-        after = (fresh.phone.version, fresh.phone.dump_hierarchy(), repr(fresh.phone.state()))
+        after = (fresh.phone.version, fresh.phone.dump_all_windows(), repr(fresh.phone.state()))
         assert after[0] > before[0], (screen, node.attrib)
         assert after[1:] != before[1:] or fresh.phone.screenshot() is not None, (screen, node.attrib)
         assert fresh.phone.last_target is view or fresh.phone.last_target.visible_bounds == view.visible_bounds

@@ -96,8 +96,9 @@ def test_note_is_saved_on_back_and_can_be_edited_and_deleted(phone, ui):
     assert phone.state()["notes"][0] == {"title": "Call the plumber", "body": "tomorrow"}
     ui.tap(text="Call the plumber")
     ui.tap(desc="Delete")
-    dialog = ui.parse(phone.dump_hierarchy())[2]       # a window of its own
-    assert dialog.get("package") == "com.agentdesk.notes"
+    windows = ui.parse(phone.dump_hierarchy())         # the dialog's own window is the active one
+    assert len(windows) == 1 and windows[0].get("package") == "com.agentdesk.notes"
+    assert windows[0].find(".//node[@text='Delete this note?']") is not None
     ui.tap(text="Delete", cls="android.widget.Button")
     assert all(n["title"] != "Call the plumber" for n in phone.state()["notes"])
 
@@ -220,5 +221,5 @@ def test_call_from_the_dial_pad(phone, ui):
 def test_calculator(phone, ui):
     ui.tap(text="Calculator")
     for key in ("1", "2", "multiply", "3", "equals"):
-        ui.tap(desc=key) if not key.isdigit() else ui.tap(text=key, cls="android.widget.Button")
-    assert ui.find(rid="com.agentdesk.calculator:id/formula").get("text") == "36"
+        ui.tap(desc=key) if not key.isdigit() else ui.tap(text=key, desc="")
+    assert ui.find(rid="formula").get("text") == "36"        # a Compose test tag: a bare resource-id

@@ -42,6 +42,10 @@ class Screen:
     def build(self, ctx: "Ctx") -> list[View]:
         raise NotImplementedError
 
+    def animation_frame(self) -> object:
+        """While `animating`: what the moving part shows now; a new value redraws the screen."""
+        return None
+
     def back(self) -> bool:
         """Handle Back inside the screen (close a dialog…); False lets the app pop the screen."""
         if self.dialog is not None:
@@ -91,6 +95,7 @@ class App:
     third_party: bool = False
     launchable: bool = True
     main_activity: str = ""
+    appcompat: bool = True           # its activities sit in AppCompat's action_bar_root (as most apps' do)
 
     def __init__(self, phone: "VirtualPhone") -> None:
         self.phone = phone

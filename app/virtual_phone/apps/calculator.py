@@ -1,11 +1,18 @@
-"""Calculator (com.agentdesk.calculator, a third-party app): a display and a key pad."""
+"""Calculator (com.agentdesk.calculator, a third-party app written with Jetpack Compose): a display,
+a key pad and a history panel.
+
+Its dump looks like a Compose app's: one ComposeView, then `android.view.View` nodes that
+Compose's accessibility provider reports (drawing order = index), resource-ids only where the app set a
+test tag (bare: "formula", "result"), each key a clickable View whose label is its TextView child,
+and the history button an icon without a content description, which uiautomator marks NAF.
+"""
 
 from __future__ import annotations
 
 from fractions import Fraction
 
 from .. import theme
-from ..views import BUTTON, FRAME, LINEAR, View
+from ..views import BY_COMPOSE, COMPOSE_VIEW, TEXT, VIEW, View
 from ..widgets import Ctx, text
 from . import CALCULATOR
 from .base import App, Screen
@@ -78,6 +85,12 @@ def evaluate(expr: str) -> str:
     return f"{float(value):.10g}"
 
 
+def _tagged(view: View, tag: str) -> View:
+    """A Compose node with `Modifier.testTag(tag)` under testTagsAsResourceId: the bare tag is its id."""
+    view.rid = tag
+    return view
+
+
 class CalculatorScreen(Screen):
     activity = MAIN
     background = theme.SURFACE
@@ -86,29 +99,57 @@ class CalculatorScreen(Screen):
         super().__init__(app)
         self.expr = ""
         self.result = ""
+        self.history: list[str] = []
+        self.show_history = False
 
     def build(self, ctx: Ctx) -> list[View]:
         l, t, r, b = ctx.content
         rows = len(KEYS)
         key_h = min(ctx.dp(84), (b - t) * 6 // 10 // rows)
         pad_top = b - rows * key_h - ctx.dp(16)
-        views = [text(ctx, (l + ctx.dp(24), t + ctx.dp(24), r - ctx.dp(24), pad_top - ctx.dp(96)), self.expr or "0",
-                      size=44, align="right", rid="formula", cls="android.widget.EditText"),
-                 text(ctx, (l + ctx.dp(24), pad_top - ctx.dp(96), r - ctx.dp(24), pad_top - ctx.dp(24)), self.result,
-                      size=30, align="right", color=theme.TEXT_SECONDARY, rid="result")]
-        pad = View(LINEAR, (l, pad_top, r, b), rid=ctx.rid("pad"))
+        bar_h = ctx.dp(56)
+        history = View(VIEW, (r - ctx.dp(56), t + ctx.dp(4), r - ctx.dp(8), t + ctx.dp(52)), provider=BY_COMPOSE,
+                       clickable=True, focusable=True, on_click=self._toggle_history,
+                       bg=theme.PRIMARY_LIGHT if self.show_history else None, radius=ctx.dp(24))
+        history.add(View(VIEW, (r - ctx.dp(44), t + ctx.dp(16), r - ctx.dp(20), t + ctx.dp(40)), provider=BY_COMPOSE,
+                         kind="icon", glyph="clock", gsize=ctx.dp(24), color=theme.TEXT_SECONDARY))
+        views = [View(VIEW, (l, t, r, t + bar_h), history, provider=BY_COMPOSE)]
+        display_top = t + bar_h
+        if self.show_history:
+            lines = self.history[-4:] or ["No history yet"]
+            line_h = ctx.dp(36)
+            panel_b = min(pad_top - ctx.dp(180), display_top + line_h * len(lines) + ctx.dp(16))
+            panel = View(VIEW, (l + ctx.dp(16), display_top, r - ctx.dp(16), panel_b), provider=BY_COMPOSE,
+                         bg=theme.SURFACE_VARIANT, radius=ctx.dp(16), clip=True)
+            for i, line in enumerate(lines):
+                y = display_top + ctx.dp(8) + i * line_h
+                panel.add(text(ctx, (l + ctx.dp(32), y, r - ctx.dp(32), y + line_h), line, size=16, align="right",
+                               color=theme.TEXT_SECONDARY, provider=BY_COMPOSE))
+            views.append(panel)
+            display_top = panel_b
+        views += [_tagged(text(ctx, (l + ctx.dp(24), display_top + ctx.dp(8), r - ctx.dp(24), pad_top - ctx.dp(96)),
+                               self.expr or "0", size=44, align="right", provider=BY_COMPOSE), "formula"),
+                  _tagged(text(ctx, (l + ctx.dp(24), pad_top - ctx.dp(96), r - ctx.dp(24), pad_top - ctx.dp(24)),
+                               self.result, size=30, align="right", color=theme.TEXT_SECONDARY, provider=BY_COMPOSE), "result")]
+        pad = View(VIEW, (l, pad_top, r, b), provider=BY_COMPOSE)
         w = (r - l - ctx.dp(24)) // 4
         for ri, row in enumerate(KEYS):
             for ci, label in enumerate(row):
                 x, y = l + ctx.dp(12) + ci * w, pad_top + ri * key_h
                 op = label in "÷×−+="
                 bg = (255, 218, 214) if op else ((230, 225, 229) if label in "C()⌫" else theme.BACKGROUND)
-                pad.add(View(BUTTON, (x + ctx.dp(4), y + ctx.dp(4), x + w - ctx.dp(4), y + key_h - ctx.dp(4)), text=label,
-                             desc=DESC.get(label, ""), rid=ctx.rid(f"key_{ri}_{ci}"), kind="text", clickable=True,
-                             on_click=lambda k=label: self.press(k), size=ctx.sp(26), align="center",
-                             color=theme.TEXT, bg=bg, radius=(key_h - ctx.dp(8)) // 2))
+                box = (x + ctx.dp(4), y + ctx.dp(4), x + w - ctx.dp(4), y + key_h - ctx.dp(4))
+                key = View(VIEW, box, provider=BY_COMPOSE, clickable=True, focusable=True,
+                           on_click=lambda k=label: self.press(k), bg=bg, radius=(key_h - ctx.dp(8)) // 2)
+                key.add(View(TEXT, box, text=label, desc=DESC.get(label, ""), kind="text", provider=BY_COMPOSE,
+                             size=ctx.sp(26), align="center", color=theme.TEXT))
+                pad.add(key)
         views.append(pad)
-        return [View(FRAME, ctx.content, *views, rid=ctx.rid("main_calculator"))]
+        semantics_root = View(VIEW, ctx.content, View(VIEW, ctx.content, *views, provider=BY_COMPOSE), provider=BY_COMPOSE)
+        return [View(COMPOSE_VIEW, ctx.content, semantics_root)]
+
+    def _toggle_history(self) -> None:
+        self.show_history = not self.show_history
 
     def press(self, key: str) -> None:
         if key == "C":
@@ -118,6 +159,8 @@ class CalculatorScreen(Screen):
         elif key == "=":
             self.result = evaluate(self.expr) if self.expr else ""
             if self.result != "Error":
+                if self.expr:
+                    self.history.append(f"{self.expr} = {self.result}")
                 self.expr, self.result = self.result, ""
         else:
             self.expr += key

@@ -1,10 +1,14 @@
-"""Clock (com.android.deskclock): Alarm / Clock / Timer / Stopwatch tabs; alarms are fully working.
+"""Clock (com.android.deskclock): Alarm / Clock / Timer / Stopwatch tabs; alarms are fully working,
+and the stopwatch runs: while it runs on screen, the screen never stops moving (uiautomator cannot
+get an idle state there, as on a phone).
 
 "Add alarm" opens a keyboard-input time picker (as Material's text-input mode): hour and minute
 fields (select-all on focus, so typing replaces), AM/PM buttons, an optional label, Cancel / OK.
 """
 
 from __future__ import annotations
+
+import time
 
 from .. import theme
 from ..views import BUTTON, FRAME, LINEAR, VIEWGROUP, View
@@ -128,13 +132,35 @@ class DeskClockScreen(Screen):
                               rid="digital_clock"))
             views.append(text(ctx, (l, cy + ctx.dp(52), r, cy + ctx.dp(84)), now.strftime("%a, %b ") + str(now.day),
                               size=16, align="center", color=theme.TEXT_SECONDARY, rid="date"))
-        else:
-            shown = "00h 00m 00s" if self.tab == "Timer" else "00:00.00"
+        elif self.tab == "Timer":
             cy = body_rect[1] + ctx.dp(140)
-            views.append(text(ctx, (l, cy - ctx.dp(48), r, cy + ctx.dp(48)), shown, size=52, align="center",
-                              rid="timer_setup_time" if self.tab == "Timer" else "stopwatch_time_text"))
+            views.append(text(ctx, (l, cy - ctx.dp(48), r, cy + ctx.dp(48)), "00h 00m 00s", size=52, align="center",
+                              rid="timer_setup_time"))
+        else:
+            views += self._stopwatch(ctx, body_rect)
         views.append(self._tabs(ctx, (l, b - nav_h, r, b)))
         return [View(FRAME, ctx.content, *views, rid=ctx.rid("desk_clock_pager"))]
+
+    @property
+    def animating(self) -> bool:
+        return self.tab == "Stopwatch" and self.app.stopwatch.running
+
+    def animation_frame(self) -> object:
+        return self.app.stopwatch.text()
+
+    def _stopwatch(self, ctx: Ctx, rect) -> list[View]:
+        l, t, r, b = rect
+        watch = self.app.stopwatch
+        cy = t + ctx.dp(140)
+        views = [text(ctx, (l, cy - ctx.dp(48), r, cy + ctx.dp(48)), watch.text(), size=52, align="center",
+                      rid="stopwatch_time_text")]
+        inner = Ctx(ctx.phone, ctx.app, self, ctx.m, rect)
+        label = "Pause" if watch.running else "Start"
+        views.append(fab(inner, label, "stopwatch", watch.toggle, label=label, rid="fab"))
+        if not watch.running and watch.elapsed() > 0:
+            views.append(button(ctx, (l + ctx.dp(24), b - ctx.dp(72), l + ctx.dp(124), b - ctx.dp(24)), "Reset",
+                                watch.reset, variant="tonal", rid="left_button"))
+        return views
 
     def _tabs(self, ctx: Ctx, rect) -> View:
         l, t, r, b = rect
@@ -181,8 +207,11 @@ class DeskClockScreen(Screen):
                       f"{hm} {ampm}", size=36, color=color, rid="digital_clock"))
         card.add(text(ctx, (l + ctx.dp(20), box[1] + ctx.dp(6), r - ctx.dp(90), box[1] + ctx.dp(32)),
                       alarm["label"] or "Alarm", size=14, color=theme.TEXT_SECONDARY, rid="edit_label"))
-        card.add(text(ctx, (l + ctx.dp(200), box[1] + ctx.dp(40), r - ctx.dp(84), box[1] + ctx.dp(76)),
-                      "Tomorrow" if on else "Not scheduled", size=14, color=theme.TEXT_SECONDARY, rid="upcoming_instance_label"))
+        beside = (l + ctx.dp(200), box[1] + ctx.dp(40), r - ctx.dp(84), box[1] + ctx.dp(76))
+        if beside[2] - beside[0] < ctx.dp(110):  # a narrow phone: under the time instead
+            beside = (l + ctx.dp(20), box[1] + ctx.dp(86), r - ctx.dp(84), box[1] + ctx.dp(106))
+        card.add(text(ctx, beside, "Tomorrow" if on else "Not scheduled", size=14, color=theme.TEXT_SECONDARY,
+                      rid="upcoming_instance_label"))
         card.add(switch(ctx, r - ctx.dp(16), box[1] + ctx.dp(58), on, lambda: self.app.toggle_alarm(index),
                         rid="onoff", desc=f"{hm} {ampm}"))
         if self.expanded == index:
@@ -198,6 +227,33 @@ class DeskClockScreen(Screen):
         self.app.delete_alarm(index)
 
 
+class Stopwatch:
+    """Runs on the host's monotonic clock, so it keeps time in real seconds."""
+
+    def __init__(self) -> None:
+        self.running = False
+        self._started = 0.0
+        self._banked = 0.0
+
+    def elapsed(self) -> float:
+        return self._banked + (time.monotonic() - self._started if self.running else 0.0)
+
+    def text(self) -> str:
+        hundredths = int(self.elapsed() * 100)
+        minutes, rest = divmod(hundredths, 6000)
+        return f"{minutes:02d}:{rest // 100:02d}.{rest % 100:02d}"
+
+    def toggle(self) -> None:
+        if self.running:
+            self._banked = self.elapsed()
+        else:
+            self._started = time.monotonic()
+        self.running = not self.running
+
+    def reset(self) -> None:
+        self.running, self._banked = False, 0.0
+
+
 class ClockApp(App):
     package = CLOCK
     label = "Clock"
@@ -207,6 +263,7 @@ class ClockApp(App):
     def __init__(self, phone) -> None:
         super().__init__(phone)
         self.alarms = [{"hour": h, "minute": m, "label": lb, "enabled": on} for h, m, lb, on in ALARMS]
+        self.stopwatch = Stopwatch()
 
     def activities(self):
         return {MAIN: lambda: DeskClockScreen(self)}
@@ -225,4 +282,4 @@ class ClockApp(App):
         del self.alarms[index]
 
     def state(self) -> dict:
-        return {"alarms": [dict(a) for a in self.alarms]}
+        return {"alarms": [dict(a) for a in self.alarms], "stopwatch_running": self.stopwatch.running}

@@ -101,6 +101,7 @@ class LauncherApp(App):
     label = "Quickstep"
     glyph = "apps"
     main_activity = MAIN
+    appcompat = False
 
     def __init__(self, phone) -> None:
         super().__init__(phone)

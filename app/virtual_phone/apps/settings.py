@@ -1,5 +1,6 @@
 """Settings (com.android.settings): Network & internet (Wi‑Fi, airplane mode), Connected devices
-(Bluetooth), Display (brightness, dark theme, auto-rotate), About phone and a few read-only pages.
+(Bluetooth), Display (brightness, dark theme, auto-rotate), Security (a PIN screen lock, on a
+FLAG_SECURE screen), Tips & support (a WebView page), About phone and a few read-only pages.
 
 Every switch reads and writes the Settings provider, so `settings put global wifi_on 1` and a tap
 on the Wi‑Fi switch are the same thing.
@@ -7,92 +8,16 @@ on the Wi‑Fi switch are the same thing.
 
 from __future__ import annotations
 
-from typing import Callable
-
 from .. import theme
-from ..views import FRAME, IMAGE, LINEAR, RELATIVE, SEEKBAR, VIEW, View
-from ..widgets import Ctx, Row, ScrollState, scroll_list, switch, text, toolbar
+from ..views import FRAME, IMAGE, SEEKBAR, View
+from ..widgets import Ctx, Row, scroll_list, text
 from . import SETTINGS
 from .base import App, Screen
+from .settings_base import SettingsPage, header_row, main_switch_bar
+from .settings_help import HELP, HelpPage
+from .settings_security import CHOOSE_LOCK_PASSWORD, ChoosePinScreen, SecurityPage
 
 WIFI = "Wi\u2011Fi"
-SUB = "com.android.settings.SubSettings"
-
-
-def pref_row(ctx: Ctx, top: int, title: str, summary: str = "", *, glyph: str | None = None,
-             on_click: Callable[[], None] | None = None, checked: bool | None = None,
-             on_switch: Callable[[], None] | None = None, primary: bool = False) -> View:
-    """A preference row: icon, title, summary and an optional switch (a primary switch has its own target)."""
-    h = ctx.dp(72 if summary else 56)
-    l, r = ctx.left, ctx.right
-    row = View(LINEAR, (l, top, r, top + h), clickable=on_click is not None, on_click=on_click)
-    x = l + ctx.dp(16)
-    if glyph:
-        frame = View(LINEAR, (l, top, l + ctx.dp(72), top + h), rid=ctx.rid("icon_frame"))
-        frame.add(View(IMAGE, (l + ctx.dp(16), top + h // 2 - ctx.dp(20), l + ctx.dp(56), top + h // 2 + ctx.dp(20)),
-                       rid="android:id/icon", kind="icon", glyph=glyph, gsize=ctx.dp(22), color=theme.PRIMARY,
-                       circle=theme.PRIMARY_LIGHT))
-        row.add(frame)
-        x = l + ctx.dp(72)
-    text_right = r - ctx.dp(16) - (ctx.dp(84 if primary else 68) if checked is not None else 0)
-    body = View(RELATIVE, (x, top, text_right, top + h))
-    if summary:
-        body.add(text(ctx, (x, top + ctx.dp(12), text_right, top + ctx.dp(40)), title, size=18, rid="android:id/title"))
-        body.add(text(ctx, (x, top + ctx.dp(38), text_right, top + ctx.dp(60)), summary, size=14,
-                      color=theme.TEXT_SECONDARY, rid="android:id/summary"))
-    else:
-        body.add(text(ctx, (x, top, text_right, top + h), title, size=18, rid="android:id/title"))
-    row.add(body)
-    if checked is not None:
-        frame = View(LINEAR, (text_right, top, r, top + h), rid="android:id/widget_frame")
-        if primary:
-            frame.add(View(VIEW, (text_right + ctx.dp(12), top + ctx.dp(16), text_right + ctx.dp(13), top + h - ctx.dp(16)),
-                           kind="fill", bg=theme.DIVIDER, dump=False))
-        frame.add(switch(ctx, r - ctx.dp(16), top + h // 2, checked, on_switch))
-        row.add(frame)
-    return row
-
-
-def header_row(ctx: Ctx, top: int, title: str) -> View:
-    return text(ctx, (ctx.left + ctx.dp(72), top, ctx.right, top + ctx.dp(48)), title, size=14, color=theme.PRIMARY,
-                bold=True, rid="android:id/title")
-
-
-class SettingsPage(Screen):
-    """A page = a toolbar and a scrolling list of rows."""
-
-    activity = SUB
-    title = ""
-    background = theme.BACKGROUND
-    bar_color = theme.BACKGROUND
-
-    def __init__(self, app: App, activity: str | None = None) -> None:
-        super().__init__(app)
-        if activity:
-            self.activity = activity
-        self.scroll = ScrollState()
-
-    @property
-    def settings(self):
-        return self.phone.settings
-
-    def rows(self, ctx: Ctx) -> list[Row]:
-        return []
-
-    def build(self, ctx: Ctx) -> list[View]:
-        bar = toolbar(ctx, self.title, bg=self.background)
-        lst = scroll_list(ctx, (ctx.left, bar.bounds[3], ctx.right, ctx.bottom), self.rows(ctx), self.scroll,
-                          rid="recycler_view", pad_bottom=ctx.dp(16))
-        return [View(FRAME, ctx.content, bar, lst, rid=ctx.rid("content_parent"))]
-
-    def row(self, ctx: Ctx, title: str, summary: str = "", **kw) -> Row:
-        return Row(ctx.dp(72 if summary else 56), lambda top: pref_row(ctx, top, title, summary, **kw))
-
-    def toggle(self, namespace: str, key: str) -> Callable[[], None]:
-        return lambda: self.phone.set_setting_flag(namespace, key, not self.settings.flag(namespace, key))
-
-    def open(self, make: Callable[[], Screen]) -> Callable[[], None]:
-        return lambda: self.app.push(make())
 
 
 class SettingsHome(SettingsPage):
@@ -109,10 +34,11 @@ class SettingsHome(SettingsPage):
         ("Display", "Dark theme, font size, brightness", "sun", "display"),
         ("Wallpaper & style", "Colors, themed icons, app grid", "edit", None),
         ("Accessibility", "Display, interaction, audio", "person", None),
-        ("Security & privacy", "App security, device lock, permissions", "lock", None),
+        ("Security & privacy", "App security, device lock, permissions", "lock", "security"),
         ("Location", "On - 3 apps have access to location", "location", None),
         ("System", "Languages, gestures, time, backup", "info", None),
         ("About phone", "", "info", "about"),
+        ("Tips & support", "Help articles, contact support", "info", "help"),
     ]
 
     def build(self, ctx: Ctx) -> list[View]:
@@ -153,16 +79,6 @@ class NetworkPage(SettingsPage):
             self.row(ctx, "VPN", "None", glyph="lock"),
             self.row(ctx, "Private DNS", "Automatic", glyph="lock"),
         ]
-
-
-def main_switch_bar(ctx: Ctx, top: int, label: str, checked: bool, on_toggle: Callable[[], None]) -> View:
-    box = (ctx.left + ctx.dp(16), top + ctx.dp(8), ctx.right - ctx.dp(16), top + ctx.dp(80))
-    bar = View(LINEAR, box, rid=ctx.rid("main_switch_bar"), clickable=True, on_click=on_toggle,
-               bg=theme.PRIMARY_LIGHT if checked else theme.SURFACE_VARIANT, radius=ctx.dp(28))
-    bar.add(text(ctx, (box[0] + ctx.dp(24), box[1], box[2] - ctx.dp(84), box[3]), label, size=20,
-                 rid="switch_text"))
-    bar.add(switch(ctx, box[2] - ctx.dp(20), (box[1] + box[3]) // 2, checked, on_toggle))
-    return bar
 
 
 class WifiPage(SettingsPage):
@@ -280,7 +196,8 @@ class InfoPage(SettingsPage):
         return [self.row(ctx, "Nothing to change here on the virtual phone", "")]
 
 
-PAGES = {"network": NetworkPage, "connected": ConnectedPage, "display": DisplayPage, "about": AboutPage, "apps": AppsPage}
+PAGES = {"network": NetworkPage, "connected": ConnectedPage, "display": DisplayPage, "about": AboutPage, "apps": AppsPage,
+         "security": SecurityPage, "help": HelpPage}
 
 
 def page(app: App, target: str | None, title: str) -> Screen:
@@ -294,6 +211,10 @@ class SettingsApp(App):
     glyph = "gear"
     main_activity = "com.android.settings.Settings"
 
+    def __init__(self, phone) -> None:
+        super().__init__(phone)
+        self.pin: str | None = None   # the screen lock PIN, once one is set
+
     def activities(self):
         base = "com.android.settings.Settings$"
         return {
@@ -305,4 +226,10 @@ class SettingsApp(App):
             base + "DisplaySettingsActivity": lambda: DisplayPage(self, base + "DisplaySettingsActivity"),
             base + "MyDeviceInfoActivity": lambda: AboutPage(self, base + "MyDeviceInfoActivity"),
             base + "ManageApplicationsActivity": lambda: AppsPage(self, base + "ManageApplicationsActivity"),
+            base + "SecurityDashboardActivity": lambda: SecurityPage(self, base + "SecurityDashboardActivity"),
+            CHOOSE_LOCK_PASSWORD: lambda: ChoosePinScreen(self),
+            HELP: lambda: HelpPage(self),
         }
+
+    def state(self) -> dict:
+        return {"screen_lock": "pin" if self.pin else "none"}
