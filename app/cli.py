@@ -164,8 +164,19 @@ def _agent_command(name: str, args) -> int:
 
 def cmd_bench(args) -> int:
     from app.bench import run_benchmark
+    from app.bench.phones import PhoneChoice
+    from app.virtual_phone.profiles import profile_named
 
-    return run_benchmark(args.suite, rounds=args.rounds, json_out=args.json, bundle=args.bundle)
+    if args.rounds is not None and args.rounds < 1:
+        print("error: --rounds must be at least 1", file=sys.stderr)
+        return 2
+    try:
+        choice = PhoneChoice(device=args.device, latency_scale=args.latency_scale,
+                             profile=profile_named(args.profile).name)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return run_benchmark(args.suite, rounds=args.rounds, json_out=args.json, bundle=args.bundle, choice=choice)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -226,9 +237,19 @@ def build_parser() -> argparse.ArgumentParser:
     key.add_argument("--name", default="default", help="which key (default: default)")
     key.set_defaults(func=lambda a: _agent_command("cmd_key", a))
 
-    bench = sub.add_parser("bench", help="measure speed against the virtual phone")
-    bench.add_argument("suite", choices=["perception", "agent", "gui", "startup"], help="what to measure")
-    bench.add_argument("--rounds", type=int, default=15, help="repetitions per figure (median reported)")
+    bench = sub.add_parser("bench", help="measure speed on the quick and the realistic virtual phone, or a phone")
+    bench.add_argument("suite", choices=["perception", "agent", "gui", "startup", "phone"],
+                       help="what to measure (phone: how close the virtual phone is to real ones)")
+    bench.add_argument("--rounds", type=int, help="repetitions per figure, interleaved with the baseline's "
+                       "(median reported; each suite has its own default)")
+    bench.add_argument("--device", metavar="SERIAL", help="measure this attached phone instead of the two "
+                       "virtual ones (the baseline runs against it too; the benches tap its status bar, press "
+                       "Home and Recents, and open Settings and Contacts)")
+    bench.add_argument("--profile", default="android14", help="the virtual phones' device profile: android14 "
+                       "(1080x2400, the guide's budgets; the default) or android9 (720x1280)")
+    bench.add_argument("--latency-scale", type=float, default=1.0, metavar="X",
+                       help="run the realistic virtual phone at X times its real costs for a quicker look "
+                            "(default 1: full scale, as a phone)")
     bench.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
     bench.add_argument("--bundle", metavar="EXE", help="startup: the bundle's executable "
                                                        "(default: dist/AgentDesk/AgentDesk)")

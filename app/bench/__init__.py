@@ -1,28 +1,43 @@
-"""`agentdesk bench`: speed figures measured against the virtual phone, printed as tables."""
+"""`agentdesk bench`: figures measured on the quick and the realistic virtual phone (or an attached
+phone), each next to its budget and a baseline measured in the same run, printed as tables."""
 
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
+from .phones import PhoneChoice
 
-def run_benchmark(suite: str, rounds: int = 15, json_out: str | None = None, bundle: str | None = None) -> int:
+SUITES = ("perception", "agent", "gui", "startup", "phone")
+
+
+def run_benchmark(suite: str, rounds: int | None = None, json_out: str | None = None, bundle: str | None = None,
+                  choice: PhoneChoice = PhoneChoice()) -> int:
+    """Run one suite, print its table; exit status 1 when a measured figure is over its budget."""
+    options = {} if rounds is None else {"rounds": rounds}
     if suite == "perception":
         from .perception_bench import run_perception_bench
 
-        table = run_perception_bench(rounds)
+        table = run_perception_bench(choice=choice, **options)
     elif suite == "gui":
         from .gui_bench import run_gui_bench
 
-        table = run_gui_bench(rounds)
+        table = run_gui_bench(choice=choice, **options)
     elif suite == "startup":
         from .startup_bench import run_startup_bench
 
-        table = run_startup_bench(rounds, bundle)
+        if choice.device:
+            print("note: the startup bench uses no phone; --device is ignored", file=sys.stderr)
+        table = run_startup_bench(bundle=bundle, **options)
     elif suite == "agent":
         from .agent_bench import run_agent_bench
 
-        table = run_agent_bench(rounds)
+        table = run_agent_bench(choice=choice, **options)
+    elif suite == "phone":
+        from .phone_bench import run_phone_bench
+
+        table = run_phone_bench(choice=choice, **options)
     else:
         raise SystemExit(f"unknown benchmark suite: {suite}")
     print(table.render())

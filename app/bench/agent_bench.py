@@ -1,18 +1,20 @@
-"""`agentdesk bench agent`: the app's own overhead per step, and the prompt size, on the virtual phone.
+"""`agentdesk bench agent`: the app's own work per step, whole steps in real runs, and the prompt's size.
 
-A real AgentRun (auto mode) runs against the virtual phone and a loopback model that
-answers after MODEL_LATENCY_S (real vision models take seconds; the step's images are
-written to the run folder in the background meanwhile, as in real use). Every ADB
-service and every model request is timed; what is left of the step's wall time is the
-app's own work on the step's critical path (decode, parse, select, annotate, encode,
-prompt, validation, recording the step). The baseline, measured in the same run, is the
-plain configuration: PNG screenshots and full-size PNG images for the model. The CPU
-cost of the background image writes is reported on its own row.
+Real AgentRuns (auto mode) run against each phone and a loopback model that answers after
+MODEL_LATENCY_S (real vision models take seconds). Every ADB service and model request is
+timed; what is left of a step's wall time is the app's own work on the step's critical path.
+Ours and the baseline make the same model images (JPEG, 1280 px) and differ in how they
+capture the screen: ours takes the path the device layer chose (raw on most phones), the
+baseline `screencap -p` and a PNG decode. Their runs alternate, the same number of steps each.
+
+The prompt is counted as a model receives it: the system message plus the step's text, on a
+~300-node screen (the corpus dump closest to 300 nodes when ../shared is present).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import statistics
@@ -20,34 +22,38 @@ import tempfile
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Iterator
 
 from app.core.agent.events import StepFinished, StepStarted
 from app.core.agent.llm_client import ModelClient
 from app.core.agent.prompts import PromptBuilder, ScreenContext
 from app.core.agent.trajectory import TrajectoryWriter
 from app.core.config import AgentSettings, ImageSettings, ProviderSettings, Settings
-from app.core.device.adb_transport import AdbTransport
 from app.core.device.android_device import AndroidDevice
 from app.core.device.phone_id import PhoneId
 from app.core.device.phone_session import PhoneRegistry, PhoneSession
-from app.core.runs.service import RunRequest, RunService
+from app.core.device.screen_capture import PNG_METHOD, RAW_METHOD, decode_png
 from app.core.perception.hierarchy import extract_controls
-from .perception_bench import corpus_dir
-from .phone_process import virtual_phone_process
-from .table import BenchTable, median_ms
+from app.core.runs.service import RunRequest, RunService
 
-SERIAL = "emulator-5554"
+from .corpus import dense_screen, node_count
+from .phones import BenchPhone, PhoneChoice, each_phone, open_densest_screen
+from .prompt_size import PROMPT_TOKEN_BUDGET, prompt_size
+from .step_work import our_step, plain_step
+from .table import BenchTable
+from .timing import interleaved_ms
+
 MODEL_LATENCY_S = 0.3
 STEP_BUDGET_MS = 30.0
-PROMPT_TOKEN_BUDGET = 1500
-CHARS_PER_TOKEN = 4
+STEPS_PER_RUN = 6           # short runs: the stuck detector never ends them (a run's first step is not counted)
+REQUEST = "Text Ben Carter that I am running 10 minutes late"
 
 
 class _LoopbackModel(BaseHTTPRequestHandler):
     """Answers every chat request after MODEL_LATENCY_S with the next of `replies`, in turn.
 
-    The default is a tap on the screen's title (it changes nothing).
-    """
+    The default taps (300, 60): the title of the virtual phone's screen, the status bar of most
+    phones; it changes nothing."""
 
     protocol_version = "HTTP/1.1"
     disable_nagle_algorithm = True
@@ -73,6 +79,34 @@ class _LoopbackModel(BaseHTTPRequestHandler):
 
     def log_message(self, *args) -> None:
         pass
+
+
+@contextlib.contextmanager
+def loopback_model(handler: type[BaseHTTPRequestHandler] = _LoopbackModel) -> Iterator[str]:
+    """A loopback OpenAI-style endpoint; yields its base URL."""
+    http = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=http.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{http.server_address[1]}/v1"
+    finally:
+        http.shutdown()
+        http.server_close()
+        thread.join(5)
+
+
+@contextlib.contextmanager
+def bench_home() -> Iterator[None]:
+    """A throwaway AGENTDESK_HOME for the runs' records, unless the caller chose one."""
+    if os.environ.get("AGENTDESK_HOME"):
+        yield
+        return
+    with tempfile.TemporaryDirectory(prefix="agentdesk-bench-") as home:
+        os.environ["AGENTDESK_HOME"] = home
+        try:
+            yield
+        finally:
+            os.environ.pop("AGENTDESK_HOME", None)
 
 
 class _TimedDevice(AndroidDevice):
@@ -111,18 +145,17 @@ class _TimedClient(ModelClient):
             self.model_ms += (time.perf_counter() - started) * 1000
 
 
-async def _overhead_per_step(port: int, model_url: str, steps: int, images: ImageSettings,
-                             capture: str) -> list[float]:
-    serial = SERIAL
-    device = _TimedDevice(AdbTransport("127.0.0.1", port), serial)
+async def _one_run(phone: BenchPhone, model_url: str, steps: int, capture: str) -> list[tuple[float, float]]:
+    """(app overhead, wall time) in ms of each step of one run after its first."""
+    device = _TimedDevice(phone.transport(), phone.serial)
     device.capture_method = capture
     phones = PhoneRegistry()
-    session = phones.add(PhoneSession(PhoneId(device.transport.address, serial), device))
+    session = phones.add(PhoneSession(PhoneId(device.transport.address, phone.serial), device))
     settings = Settings(provider=ProviderSettings(base_url=model_url, model="bench", use_tools=False),
-                        images=images,
+                        images=ImageSettings(),
                         agent=AgentSettings(mode="auto", max_steps=steps, settle_seconds=0, stuck_threshold=10))
     marks: dict[int, tuple[float, float]] = {}
-    overheads: list[float] = []
+    figures: list[tuple[float, float]] = []
     client = _TimedClient(settings.provider, "bench-key")
 
     def on_event(event) -> None:
@@ -132,7 +165,8 @@ async def _overhead_per_step(port: int, model_url: str, steps: int, images: Imag
             wall0, model0 = marks[event.step]
             now = time.perf_counter()
             waiting = device.busy_ms(wall0, now) + (client.model_ms - model0)
-            overheads.append((now - wall0) * 1000 - waiting)
+            wall = (now - wall0) * 1000
+            figures.append((wall - waiting, wall))
 
     service = RunService(phones, settings, client_factory=lambda *args, **kwargs: client)
     try:
@@ -143,7 +177,24 @@ async def _overhead_per_step(port: int, model_url: str, steps: int, images: Imag
     finally:
         await service.shutdown()
         await phones.close()
-    return overheads[1:] or overheads      # the first step also pays for warming caches
+    return figures[1:]       # the first step also pays for warming caches
+
+
+def _interleaved_runs(phone: BenchPhone, model_url: str, steps: int, ours_capture: str) -> dict[str, list]:
+    """`steps` counted steps each for ours and the baseline, in alternating runs of the same length."""
+    figures: dict[str, list[tuple[float, float]]] = {"ours": [], "baseline": []}
+    captures = {"ours": ours_capture, "baseline": PNG_METHOD}
+    turn = 0
+    while min(len(v) for v in figures.values()) < steps:
+        length = min(STEPS_PER_RUN, steps - min(len(v) for v in figures.values()))
+        order = ["ours", "baseline"] if turn % 2 == 0 else ["baseline", "ours"]
+        for name in order:
+            counted = asyncio.run(_one_run(phone, model_url, length + 1, captures[name]))[:length]
+            if not counted:
+                raise RuntimeError(f"a benchmark run on the {phone.column} phone ended before its second step")
+            figures[name] += counted
+        turn += 1
+    return figures
 
 
 def _recording_ms(xml: str, rounds: int) -> float:
@@ -163,89 +214,85 @@ def _recording_ms(xml: str, rounds: int) -> float:
     return statistics.median(samples)
 
 
-def _measure_runs(port: int, model_url: str, steps: int, images: ImageSettings, capture: str) -> list[float]:
-    """Overheads of `steps` steps, in runs short enough that the stuck detector never ends them."""
-    overheads: list[float] = []
-    while len(overheads) < steps:
-        overheads += asyncio.run(_overhead_per_step(port, model_url, min(6, steps - len(overheads)) + 1,
-                                                    images, capture))
-    return overheads
+async def _open_dense_screen(phone: BenchPhone) -> tuple[str, str, str, bytes, bytes]:
+    """The virtual phone's densest app screen, or the attached phone's current one: where it is, its
+    dump, the capture path chosen, that capture and a PNG capture."""
+    device = AndroidDevice(phone.transport(), phone.serial)
+    where = "the screen its owner left it on"
+    if phone.virtual:
+        package, _ = await open_densest_screen(device)
+        where = f"{package}'s first screen, its densest"
+    method = await device.choose_capture_method()
+    capture = await device.exec_out("screencap" if method == RAW_METHOD else "screencap -p")
+    return where, await device.dump_hierarchy(), method, capture, await device.exec_out("screencap -p")
 
 
-def _prompt_size(settings: Settings, controls, screen_size) -> tuple[int, int]:
-    builder = PromptBuilder(settings)
-    screen = ScreenContext(controls=controls, screen_size=screen_size, image_size=(screen_size[0] // 2, screen_size[1] // 2),
-                           foreground_package="com.android.messaging",
-                           installed_apps=["com.agentdesk.notes", "com.agentdesk.calculator"],
-                           image_urls={"annotated": "data:image/jpeg;base64,AAAA"})
-    message = builder.user_message("Text Ben Carter that I am running 10 minutes late", screen)
-    text = "\n".join(p.get("text", "") for p in message["content"] if p.get("type") == "text")
-    return len(text), len(builder.system_message()["content"])
-
-
-async def _open_largest_screen(port: int) -> tuple[str, bytes]:
-    """Messages' new-conversation screen with the keyboard up (the densest screen): its dump and raw screencap."""
-    device = AndroidDevice(AdbTransport("127.0.0.1", port), SERIAL)
-    await device.launch_app("com.android.messaging")
-    start = next(c for c in (await device.controls(refresh=True)).controls if c.name == "Start chat")
-    await device.tap(*start.center)
-    return await device.dump_hierarchy(), await device.exec_out("screencap")
-
-
-def _step_work_ms(xml: str, raw: bytes, rounds: int) -> float:
-    """GUIDE §5's app-side work of one step, timed directly: decode, parse, select, annotate,
-    encode the model images and build the prompt."""
-    from app.core.agent.collection_strategies import prepare_model_images
-    from app.core.device.screen_capture import decode_raw
-
+def _step_work(column: str, method: str, capture: bytes, png: bytes, xml: str, rounds: int,
+               table: BenchTable) -> None:
+    """GUIDE §5's app-side work of one step on the ~300-node screen: decode, parse, select,
+    annotate, encode the model images and build the prompt; ours against the plain way."""
+    screen_size = decode_png(png).size
     builder = PromptBuilder(Settings())
 
-    def one_step() -> None:
-        image = decode_raw(raw)
-        controls = extract_controls(xml, image.size)
-        images = prepare_model_images(image, controls, 1280, "jpeg", 80, "both")
-        screen = ScreenContext(controls=controls, screen_size=image.size, image_size=images.image_size,
-                               foreground_package="com.android.messaging", image_urls=images.urls)
-        builder.user_message("Text Ben Carter that I am running 10 minutes late", screen)
+    def prompt(controls, urls: dict[str, str], image_size: tuple[int, int], screen_size: tuple[int, int]) -> None:
+        builder.user_message(REQUEST, ScreenContext(controls=controls, screen_size=screen_size, image_size=image_size,
+                                                    foreground_package="com.android.messaging", image_urls=urls))
 
-    return median_ms(one_step, rounds)
+    def ours() -> None:
+        images, controls = our_step(capture, method, xml)
+        prompt(controls, images.urls, images.image_size, screen_size)
+
+    def plain() -> None:
+        urls, size, controls = plain_step(png, xml)
+        prompt(controls, urls, size, screen_size)
+
+    work = interleaved_ms({"ours": ours, "plain": plain}, rounds)
+    table.put(column, "app-side work of one step, ~300-node screen (decode to prompt)", work["ours"], work["plain"],
+              budget=STEP_BUDGET_MS, baseline_name="PNG decode, annotate full size, shrink")
 
 
-def run_agent_bench(rounds: int = 8) -> BenchTable:
-    table = BenchTable(f"agentdesk bench agent — virtual phone 1080x2400 (own process), loopback model "
-                       f"({MODEL_LATENCY_S * 1000:.0f} ms), median of {rounds} steps")
-    os.environ.setdefault("AGENTDESK_HOME", tempfile.mkdtemp(prefix="agentdesk-bench-"))
-    http = ThreadingHTTPServer(("127.0.0.1", 0), _LoopbackModel)
-    threading.Thread(target=http.serve_forever, daemon=True).start()
-    model_url = f"http://127.0.0.1:{http.server_address[1]}/v1"
-    try:
-        with virtual_phone_process() as port:
-            xml, raw = asyncio.run(_open_largest_screen(port))
-            work = _step_work_ms(xml, raw, rounds)
-            ours = statistics.median(_measure_runs(port, model_url, rounds, ImageSettings(), "raw"))
-            plain = statistics.median(_measure_runs(port, model_url, max(3, rounds // 2),
-                                                    ImageSettings(format="png", max_side=4096), "png"))
-    finally:
-        http.shutdown()
-    table.add("app-side work of one step (decode, parse, select, annotate, encode, prompt)", work,
-              budget=STEP_BUDGET_MS)
-    table.add("in-run overhead of one step (all but phone and model time)", ours, baseline=plain,
-              baseline_name="PNG capture + full-size PNGs", budget=STEP_BUDGET_MS)
-    table.add("recording a step's two images (background thread, CPU)", _recording_ms(xml, rounds))
-    controls = extract_controls(xml, (1080, 2400))
-    chars, system_chars = _prompt_size(Settings(), controls, (1080, 2400))
-    table.add(f"prompt text, largest virtual screen ({xml.count('<node ')} nodes, {len(controls)} controls)",
-              chars / CHARS_PER_TOKEN, unit="tokens", budget=PROMPT_TOKEN_BUDGET)
-    table.notes.append(f"Prompt text of the largest virtual screen: {chars:,} characters; system message "
-                       f"{system_chars:,} characters (sent once per request, cacheable by providers).")
-    corpus = corpus_dir()
-    if corpus is not None:
-        biggest = max(corpus.rglob("*.xml"), key=lambda p: p.read_bytes().count(b"<node "))
-        dense = extract_controls(biggest.read_bytes(), (1080, 1920))
-        dense_chars, _ = _prompt_size(Settings(), dense, (1080, 1920))
-        table.add(f"prompt text, largest corpus dump ({biggest.read_bytes().count(b'<node ')} nodes, {len(dense)} controls)",
-                  dense_chars / CHARS_PER_TOKEN, unit="tokens", budget=PROMPT_TOKEN_BUDGET)
-    table.notes.append("Tokens are estimated at 4 characters each. Overhead = step wall time minus the time in ADB "
-                       "services (overlapping calls counted once) and in model requests; the virtual phone runs in "
-                       "its own process, as a phone would.")
+def _measure(phone: BenchPhone, model_url: str, rounds: int, table: BenchTable) -> None:
+    column = phone.column
+    where, phone_xml, method, capture, png = asyncio.run(_open_dense_screen(phone))
+    screen = dense_screen(phone_xml, "this phone's screen")
+    _step_work(column, method, capture, png, screen.xml, rounds, table)
+
+    runs = _interleaved_runs(phone, model_url, rounds, method)
+    ours, base = runs["ours"], runs["baseline"]
+    table.put(column, "in-run overhead of one step (all but phone and model time)",
+              statistics.median(o for o, _ in ours), statistics.median(o for o, _ in base), budget=STEP_BUDGET_MS,
+              baseline_name="screencap -p + PNG decode")
+    table.put(column, "one step in a run, wall time (phone, model and app)", statistics.median(w for _, w in ours),
+              statistics.median(w for _, w in base), baseline_name="screencap -p + PNG decode")
+    table.put(column, "recording a step's two images (background thread, CPU)", _recording_ms(phone_xml, rounds))
+
+    for xml, figure in ((screen.xml, "prompt incl. system message, ~300-node screen"),
+                        (phone_xml, "prompt incl. system message, this phone's screen")):
+        size = prompt_size(xml, REQUEST)
+        table.put(column, figure, size.tokens, size.seed_tokens, unit="tokens", budget=PROMPT_TOKEN_BUDGET,
+                  baseline_name="same prompt, controls as seed 000's JSON")
+        source = screen.source if xml is screen.xml else where
+        note = f"{figure}: {size.describe()} ({node_count(xml)} nodes, {size.controls} controls; {source})."
+        if note not in table.notes:
+            table.notes.append(note)
+    table.notes.append(f"{column}: the device layer chose the {method} capture path; "
+                       f"{len(ours)} steps each for ours and the baseline.")
+
+
+def run_agent_bench(rounds: int = 8, choice: PhoneChoice = PhoneChoice()) -> BenchTable:
+    table = BenchTable(f"agentdesk bench agent — {choice.describe()}, loopback model "
+                       f"({MODEL_LATENCY_S * 1000:.0f} ms), median of {rounds} interleaved rounds or steps",
+                       choice.columns)
+    with bench_home(), loopback_model() as model_url:
+        with contextlib.closing(each_phone(choice)) as phones:
+            for phone in phones:
+                _measure(phone, model_url, rounds, table)
+    table.notes += [
+        "Overhead = a step's wall time minus the time in ADB services (overlapping calls counted once) and in "
+        "model requests. Ours and the baseline send the same JPEG images; the baseline captures with "
+        "screencap -p and decodes a PNG. Their runs alternate, with the same number of steps.",
+        "Prompt tokens are characters / 4, system message included (it is sent with every request). The "
+        "baseline lists the same controls as seed 000's JSON ({\"id\", \"name\", \"type\", \"rect\"}).",
+        "The model taps (300, 60) every step: the virtual phone's title, the status bar of most phones.",
+    ]
     return table

@@ -1,43 +1,43 @@
-"""`agentdesk bench gui`: does the window stay responsive during a run?
+"""`agentdesk bench gui`: does the window stay responsive during a run, and what does the mirror cost?
 
-The real main window runs offscreen on a qasync loop, mirroring the virtual phone (in its
-own process) while 20-step auto runs go on against a loopback model. A 5 ms QTimer
-measures the longest gap of the event loop (a stall) in each run; the median run is
-reported, and the worst. The mirror's frame rate and the
-per-frame decode and paint times are recorded. The baseline, measured in the same session,
-is one more run with the agent on the GUI thread's asyncio loop instead of its own thread
-(its blocking calls still in worker threads); how long one screenshot taken on the GUI
-thread would stall it is printed too.
+The real main window runs offscreen on a qasync loop, mirroring each phone (the quick and the
+realistic virtual phone, each in its own process, or an attached one) while 20-step auto runs
+go on against a loopback model. A 5 ms QTimer measures the longest gap of the event loop (a
+stall) in each run. The baseline is the same run with the agent on the GUI thread's asyncio
+loop instead of its own thread (its blocking calls still in worker threads); ours and the
+baseline alternate, the same number of runs each. The mirror's figures (frame rate, decode
+and paint per frame, CPU while still and while hidden, touch to new frame) come from the
+same window; see gui_mirror.py.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import statistics
 import sys
-import tempfile
-import threading
 import time
-from http.server import ThreadingHTTPServer
 
-from .agent_bench import SERIAL, _LoopbackModel
-from .phone_process import virtual_phone_process
+from .agent_bench import _LoopbackModel, bench_home, loopback_model
+from .gui_mirror import DECODE_BUDGET_MS, FPS_BUDGET, FRAME_TIMEOUT_S, PAINT_BUDGET_MS, measure_mirror
+from .phones import BenchPhone, PhoneChoice, adb_server_for, each_phone
 from .table import BenchTable
 
 STALL_BUDGET_MS = 30.0
-FRAME_BUDGET_MS = 8.0
 RUN_STEPS = 20
 RUNS = 3
+STILL_SECONDS = 3.0
+TOUCH_SAMPLES = 5
 
 
-class _ChangingScreenModel(_LoopbackModel):
-    """Opens Settings, then goes Home, in turn: every step changes the screen, so the run is not ended as stuck."""
+class _RecentsAndHome(_LoopbackModel):
+    """Opens Recents, then goes Home, in turn: every step changes the screen (so the run is not ended
+    as stuck), and nothing it does harms an attached phone."""
 
-    replies = [json.dumps({"thought": "open Settings", "comment": "", "action": {
-                   "function": "click_control", "arguments": {"control_id": 5, "control_name": "Settings"},
-                   "status": "CONTINUE"}}),
+    replies = [json.dumps({"thought": "open recents", "comment": "", "action": {
+                   "function": "press_key", "arguments": {"key_code": "APP_SWITCH"}, "status": "CONTINUE"}}),
                json.dumps({"thought": "go home", "comment": "", "action": {
                    "function": "press_key", "arguments": {"key_code": "HOME"}, "status": "CONTINUE"}})]
 
@@ -64,6 +64,10 @@ class _StallMeter:
         self.stalls.append(late)
         self.worst = max(self.worst, late)
 
+    @property
+    def over_a_frame(self) -> int:
+        return sum(s > 16 for s in self.stalls)
+
 
 class _OnThisLoop:
     """LoopThread's interface on the caller's own loop: the baseline runs the agent on the GUI thread."""
@@ -75,21 +79,21 @@ class _OnThisLoop:
         asyncio.get_running_loop().call_soon(function, *args)
 
 
-def _bench_settings(model_url: str):
+def _bench_settings(model_url: str, steps: int):
     from app.core.config import AgentSettings, ProviderSettings, Settings
 
     return Settings(provider=ProviderSettings(base_url=model_url, model="bench", use_tools=False),
-                    agent=AgentSettings(mode="auto", max_steps=RUN_STEPS, settle_seconds=0, stuck_threshold=10,
+                    agent=AgentSettings(mode="auto", max_steps=steps, settle_seconds=0, stuck_threshold=10,
                                         reflection=True))
 
 
-async def _one_run(window, phone) -> tuple[_StallMeter, object]:
-    """One 20-step auto run in the open window; the stall meter runs while it goes on."""
+async def _one_run(window, phone_id) -> tuple[_StallMeter, object]:
+    """One auto run in the open window; the stall meter runs while it goes on."""
     from app.core.runs.service import RunRequest
 
     meter = _StallMeter()
     window.request.set_running(True)
-    await window.controller.start(RunRequest("Benchmark: open Settings and go home", phone=phone,
+    await window.controller.start(RunRequest("Benchmark: open recents and go home", phone=phone_id,
                                              api_key="bench-key"))
     try:
         result = await window.controller.task
@@ -99,15 +103,15 @@ async def _one_run(window, phone) -> tuple[_StallMeter, object]:
     return meter, result
 
 
-async def _baseline_run(window, port: int) -> _StallMeter:
+async def _baseline_run(window, phone: BenchPhone) -> _StallMeter:
     """The same run with the agent (and a session of its own for the phone) on the GUI thread's loop."""
-    from app.core.device.adb_transport import AdbTransport
     from app.core.device.phone_session import PhoneRegistry
     from app.core.runs.service import RunService
 
     phones = PhoneRegistry()
-    transport = AdbTransport("127.0.0.1", port)
-    session = phones.open(transport, (await asyncio.to_thread(transport.list_devices))[0])
+    transport = phone.transport()
+    listing = next(d for d in await asyncio.to_thread(transport.list_devices) if d.serial == phone.serial)
+    session = phones.open(transport, listing)
     core, service = window.controller.core, window.controller.service
     window.controller.core, window.controller.service = _OnThisLoop(), RunService(phones, lambda: window.settings)
     try:
@@ -118,89 +122,122 @@ async def _baseline_run(window, port: int) -> _StallMeter:
     return meter
 
 
-async def _measure(port: int, model_url: str, table: BenchTable, runs: int) -> None:
-    from app.core.device.adb_transport import AdbTransport
-    from app.core.device.screen_capture import decode_raw
+async def _open_window(phone: BenchPhone):
     from app.gui.main_window import MainWindow
+    from app.gui.phones.device_panel import DeviceEntry
 
-    os.environ["ANDROID_ADB_SERVER_PORT"] = str(port)
-    closed = asyncio.Event()
-    window = MainWindow(closed)
+    window = MainWindow(asyncio.Event())
     window.resize(1360, 900)
     window.show()
     await window.start()
-    for _ in range(100):                       # wait for the first frames
-        if window.mirror.last_paint_ms:
-            break
+    session = window.phone.session
+    if session is None or session.serial != phone.serial:       # --device on a server with several phones
+        window.phone.choose(DeviceEntry(f"{phone.host}:{phone.port}", phone.serial, "", "connected", True))
+    deadline = time.perf_counter() + FRAME_TIMEOUT_S
+    while time.perf_counter() < deadline and not (window.mirror.last_paint_ms and window.phone.session
+                                                   and window.phone.session.serial == phone.serial):
         await asyncio.sleep(0.05)
     # A person reads the screen before typing a request; by then the window has loaded the agent's
     # libraries in the background (openai alone is ~350 ms of imports). The runs start after that.
     await window.agent_warm_up
+    return window
+
+
+async def _runs(window, phone: BenchPhone, model_url: str, runs: int, steps: int, table: BenchTable) -> None:
+    column = phone.column
     frames: list[tuple[float, float]] = []
     fps: list[float] = []
-    window.settings = _bench_settings(model_url)
+    window.settings = _bench_settings(model_url, steps)
     window.phone.fps.connect(fps.append)
-    window.phone.frame_ready.connect(lambda *_: frames.append((window.phone.frame_ms, window.mirror.last_paint_ms)))
-    worst_per_run, over_a_frame, results = [], [], []
-    for _ in range(runs):
-        meter, result = await _one_run(window, window.phone.session.id)
-        worst_per_run.append(meter.worst)
-        over_a_frame.append(sum(s > 16 for s in meter.stalls))
-        results.append(result)
-    baseline_meter = await _baseline_run(window, port)
+    on_frame = lambda *_: frames.append((window.phone.frame_ms, window.mirror.last_paint_ms))  # noqa: E731
+    window.phone.frame_ready.connect(on_frame)
+    ours, baseline, results = [], [], []
+    for index in range(runs):
+        for kind in (("ours", "baseline") if index % 2 == 0 else ("baseline", "ours")):
+            if kind == "ours":
+                meter, result = await _one_run(window, window.phone.session.id)
+                ours.append(meter)
+                results.append(result)
+            else:
+                baseline.append(await _baseline_run(window, phone))
+    window.phone.frame_ready.disconnect(on_frame)
+    window.phone.fps.disconnect(fps.append)
 
-    blocking = []
-    transport = AdbTransport("127.0.0.1", port)
+    median = statistics.median
+    table.put(column, f"longest event-loop stall in a {steps}-step run (median of runs)",
+              median(m.worst for m in ours), median(m.worst for m in baseline),
+              baseline_name="agent on the GUI thread's loop", budget=STALL_BUDGET_MS)
+    table.put(column, "longest event-loop stall, worst run", max(m.worst for m in ours),
+              max(m.worst for m in baseline), baseline_name="agent on the GUI thread's loop")
+    table.put(column, "event-loop stalls over 16 ms (one frame) per run", median(m.over_a_frame for m in ours),
+              median(m.over_a_frame for m in baseline), unit="times", baseline_name="agent on the GUI thread's loop")
+    method = window.phone.session.frames.method
+    if fps:
+        table.put(column, f"mirror frames per second during the runs ({method})", median(fps), unit="fps",
+                  budget=FPS_BUDGET, at_least=True)
+    if frames:
+        table.put(column, f"per frame: decode + convert off the GUI thread ({method})", median(f[0] for f in frames),
+                  budget=DECODE_BUDGET_MS)
+        table.put(column, "per frame: paint on the GUI thread", median(f[1] for f in frames), budget=PAINT_BUDGET_MS)
+    table.notes.append(f"{column}: longest stall of each run, ours: " + ", ".join(f"{m.worst:.1f}" for m in ours)
+                       + " ms; baseline: " + ", ".join(f"{m.worst:.1f}" for m in baseline) + " ms. Runs ended: "
+                       + ", ".join(sorted({f"{r.status} ({r.completion_reason})" for r in results})) + ".")
+
+
+def _blocking_screenshot_ms(phone: BenchPhone) -> float:
+    from app.core.device.screen_capture import decode_raw
+
+    transport, samples = phone.transport(), []
     for _ in range(5):
         started = time.perf_counter()
-        decode_raw(transport.run(SERIAL, "exec:screencap"))
-        blocking.append((time.perf_counter() - started) * 1000)
-    steps = results[-1].steps_taken
-    table.add(f"longest event-loop stall in a {steps}-step run (median of {runs} runs)",
-              statistics.median(worst_per_run), baseline=baseline_meter.worst,
-              baseline_name="agent on the GUI thread's loop", budget=STALL_BUDGET_MS)
-    table.add("one screenshot taken on the GUI thread would stall it for", statistics.median(blocking))
-    table.add(f"longest event-loop stall, worst of the {runs} runs", max(worst_per_run))
-    table.add("event-loop stalls over 16 ms (one frame) per run", statistics.median(over_a_frame), unit="times")
-    if frames:
-        table.add("mirror frames per second during the runs", statistics.median(fps) if fps else 0.0, unit="fps")
-        table.add("per frame: decode + shrink off the GUI thread", statistics.median(f[0] for f in frames))
-        table.add("per frame: paint on the GUI thread", statistics.median(f[1] for f in frames), budget=FRAME_BUDGET_MS)
-    table.notes.append("Longest stall of each run, in order: " + ", ".join(f"{w:.1f} ms" for w in worst_per_run) + ".")
-    outcomes = ", ".join(sorted({f"{r.status} ({r.completion_reason})" for r in results}))
-    table.notes.append(f"Runs ended: {outcomes}. The window is 1360x900, offscreen; the virtual phone runs in its "
-                       "own process; the model answers after 300 ms; the agent runs on the core's loop thread; runs start once the "
-                       "window has loaded the agent's libraries in the background.")
-    window.close()
-    started = time.perf_counter()
+        decode_raw(transport.run(phone.serial, "exec:screencap"))
+        samples.append((time.perf_counter() - started) * 1000)
+    return statistics.median(samples)
+
+
+async def _measure(phone: BenchPhone, model_url: str, table: BenchTable, runs: int, steps: int,
+                   still_seconds: float) -> None:
+    window = await _open_window(phone)
     try:
-        await asyncio.wait_for(window.shutdown(), 10)
-    except asyncio.TimeoutError:
-        table.notes.append("Closing the window took longer than 10 s (shutdown did not finish).")
-    else:
-        table.add("closing the window (stop the run, capture, watchers)", (time.perf_counter() - started) * 1000)
+        await _runs(window, phone, model_url, runs, steps, table)
+        table.put(phone.column, "one screenshot taken on the GUI thread would stall it for",
+                  _blocking_screenshot_ms(phone))
+        await measure_mirror(window, phone, table, still_seconds, TOUCH_SAMPLES)
+    finally:
+        window.close()
+        started = time.perf_counter()
+        try:
+            await asyncio.wait_for(window.shutdown(), 10)
+        except asyncio.TimeoutError:
+            table.notes.append(f"{phone.column}: closing the window took longer than 10 s.")
+        else:
+            table.put(phone.column, "closing the window (stop the run, capture, watchers)",
+                      (time.perf_counter() - started) * 1000)
 
 
-def run_gui_bench(rounds: int = RUNS) -> BenchTable:
-    """`rounds` 20-step runs (at most RUNS: each takes ~8 s)."""
+def run_gui_bench(rounds: int = RUNS, choice: PhoneChoice = PhoneChoice(), steps: int = RUN_STEPS,
+                  still_seconds: float = STILL_SECONDS) -> BenchTable:
+    """`rounds` runs of `steps` steps each for ours and for the baseline, on each phone."""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    os.environ.setdefault("AGENTDESK_HOME", tempfile.mkdtemp(prefix="agentdesk-bench-"))
     import qasync
     from PySide6.QtWidgets import QApplication
 
     from app.gui.event_loop import prepare_gui_loop
 
-    table = BenchTable("agentdesk bench gui — main window offscreen, virtual phone 1080x2400, 3 x 20-step auto runs")
+    runs = max(1, rounds)
+    table = BenchTable(f"agentdesk bench gui — main window 1360x900 offscreen, {choice.describe()}, "
+                       f"{runs} + {runs} interleaved {steps}-step auto runs", choice.columns)
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setQuitOnLastWindowClosed(False)
-    http = ThreadingHTTPServer(("127.0.0.1", 0), _ChangingScreenModel)
-    threading.Thread(target=http.serve_forever, daemon=True).start()
-    try:
-        with virtual_phone_process() as port:
-            async def main() -> None:
-                prepare_gui_loop(asyncio.get_running_loop())
-                await _measure(port, f"http://127.0.0.1:{http.server_address[1]}/v1", table, max(1, min(rounds, RUNS)))
-            qasync.run(main())
-    finally:
-        http.shutdown()
+    with bench_home(), loopback_model(_RecentsAndHome) as model_url:
+        with contextlib.closing(each_phone(choice)) as phones:
+            for phone in phones:
+                with adb_server_for(phone):
+                    async def main() -> None:
+                        prepare_gui_loop(asyncio.get_running_loop())
+                        await _measure(phone, model_url, table, runs, steps, still_seconds)
+                    qasync.run(main())
+    table.notes.append("The model answers after 300 ms and opens Recents, then Home, in turn; the agent runs on the "
+                       "core's loop thread; runs start once the window has loaded the agent's libraries. CPU is this "
+                       f"process's (the phone runs in its own), over {still_seconds:g} s.")
     return table

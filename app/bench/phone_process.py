@@ -8,6 +8,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Iterator
 
@@ -16,19 +17,27 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 
 @contextlib.contextmanager
 def virtual_phone_process(*extra_args: str) -> Iterator[int]:
-    """Start `agentdesk virtual-phone` on a free port; yields the port; stops it afterwards."""
+    """Start `agentdesk virtual-phone` on a free port; yields the port; stops it afterwards.
+
+    `extra_args` go to the command (e.g. "--latency", "realistic"). Its stderr goes to a file,
+    so a chatty phone can never fill a pipe nobody reads and stall."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")]))}
-    process = subprocess.Popen([sys.executable, "-m", "app.cli", "virtual-phone", "--port", "0", *extra_args],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    try:
-        first_line = process.stdout.readline()
-        match = re.search(r"127\.0\.0\.1:(\d+)", first_line)
-        if not match:
-            raise RuntimeError(f"the virtual phone did not start: {first_line}{process.stderr.read()}")
-        yield int(match.group(1))
-    finally:
-        process.terminate()
+    with tempfile.TemporaryFile("w+") as errors:
+        process = subprocess.Popen([sys.executable, "-m", "app.cli", "virtual-phone", "--port", "0", *extra_args],
+                                   stdout=subprocess.PIPE, stderr=errors, text=True, env=env)
         try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
+            first_line = process.stdout.readline()
+            match = re.search(r"127\.0\.0\.1:(\d+)", first_line)
+            if not match:
+                process.wait(10)
+                errors.seek(0)
+                raise RuntimeError(f"the virtual phone did not start: {first_line}{errors.read()[-2000:]}")
+            yield int(match.group(1))
+        finally:
+            process.terminate()
+            try:
+                process.wait(10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+            process.stdout.close()

@@ -11,7 +11,6 @@ any Qt app pays.
 from __future__ import annotations
 
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -21,10 +20,12 @@ from pathlib import Path
 from app.__main__ import STARTUP_PROBE, WINDOW_SHOWN
 
 from .table import BenchTable
+from .timing import interleaved_values
 
 SIZE_BUDGET_MB = 150.0
 STARTUP_RUNS = 5
 TIMEOUT_S = 60.0
+COLUMN = "this machine"
 BARE_QT_WINDOW = (f"import sys; from PySide6.QtWidgets import QApplication, QMainWindow; "
                   f"app = QApplication(sys.argv); w = QMainWindow(); w.resize(1440, 920); w.show(); "
                   f"app.processEvents(); print({WINDOW_SHOWN!r}, flush=True)")
@@ -69,29 +70,29 @@ def _time_to_window_ms(command: list[str], env: dict[str, str]) -> float:
     raise RuntimeError(f"{' '.join(command)} exited (status {process.returncode}) without showing its window")
 
 
-def median_startup_ms(command: list[str], runs: int) -> float:
-    time_to_window_ms(command)                  # once to warm the disk cache, as on a second launch
-    return statistics.median(time_to_window_ms(command) for _ in range(runs))
-
-
 def run_startup_bench(rounds: int = STARTUP_RUNS, bundle: str | None = None) -> BenchTable:
     runs = max(1, min(rounds, STARTUP_RUNS))
-    table = BenchTable(f"agentdesk bench startup — time to a shown window (median of {runs}, offscreen) "
-                       "and the bundle's size")
-    bare = median_startup_ms([sys.executable, "-c", BARE_QT_WINDOW], runs)
-    source = median_startup_ms([sys.executable, "-m", "app"], runs)
-    table.add("start to shown window, from source", source, baseline=bare, baseline_name="a bare PySide6 window")
+    table = BenchTable(f"agentdesk bench startup — time to a shown window (median of {runs} interleaved launches, "
+                       "offscreen) and the bundle's size; no phone involved", [COLUMN])
     executable = Path(bundle) if bundle else default_bundle()
+    commands = {"bare": [sys.executable, "-c", BARE_QT_WINDOW], "source": [sys.executable, "-m", "app"]}
     if executable.is_file():
-        table.add("start to shown window, from the bundle", median_startup_ms([str(executable)], runs),
-                  baseline=source, baseline_name="from source")
+        commands["bundle"] = [str(executable)]
+    # The first launch of each (not counted) warms the disk cache, as on a second launch.
+    started = interleaved_values({name: lambda c=command: time_to_window_ms(c) for name, command in commands.items()},
+                                 runs)
+    table.put(COLUMN, "start to shown window, from source", started["source"], started["bare"],
+              baseline_name="a bare PySide6 window")
+    if "bundle" in started:
+        table.put(COLUMN, "start to shown window, from the bundle", started["bundle"], started["source"],
+                  baseline_name="from source")
         folder = executable.parent
-        table.add(f"bundle size unpacked ({folder})", folder_size_mb(folder), unit="MB", budget=SIZE_BUDGET_MB)
+        table.put(COLUMN, f"bundle size unpacked ({folder})", folder_size_mb(folder), unit="MB", budget=SIZE_BUDGET_MB)
         table.notes.append(f"Bundle: {executable.resolve()}, {sum(1 for p in folder.rglob('*') if p.is_file())} "
                            "files.")
     else:
         table.notes.append(f"No bundle at {executable}: build one with `pyinstaller build.spec` "
                            "(or pass --bundle PATH) to time it and measure its size.")
-    table.notes.append("Each launch uses a fresh AGENTDESK_HOME; the first launch of each kind is not counted "
-                       "(it warms the disk cache).")
+    table.notes.append("Each launch uses a fresh AGENTDESK_HOME; launches of each kind take turns; the first of "
+                       "each kind is not counted (it warms the disk cache).")
     return table
