@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Callable
 
 from . import keyboard
+from .android_system import AndroidSystem
 from .apps import ADB_KEYBOARD, LAUNCHER, SYSTEM_PACKAGES, App, Screen, create_apps
 from .compositor import WindowsMixin
 from .input_events import InputMixin
@@ -64,6 +65,7 @@ class VirtualPhone(InputMixin, WindowsMixin):
         self.recents: list[str] = []  # most recent first, launcher excluded
         self._radios_before_airplane = ("0", "0")
         self.apps[LAUNCHER].ensure_started()
+        self.system = AndroidSystem(self)  # packages, processes, log, battery: what `pm`, `am`, `dumpsys` see
 
     # ------------------------------------------------------------------ basics
     @property
@@ -113,13 +115,7 @@ class VirtualPhone(InputMixin, WindowsMixin):
     # ------------------------------------------------------------------ packages and tasks
     def installed_packages(self, third_party_only: bool = False) -> list[str]:
         with self.lock:
-            third = [p for p, a in self.apps.items() if a.third_party]
-            if self.adb_keyboard_installed:
-                third.append(ADB_KEYBOARD[0])
-            if third_party_only:
-                return sorted(third)
-            system = [p for p, _ in SYSTEM_PACKAGES] + [p for p, a in self.apps.items() if not a.third_party]
-            return sorted(set(system) | set(third))
+            return self.system.packages.names(third_party_only)
 
     def app_label(self, package: str) -> str | None:
         if package in self.apps:
@@ -151,6 +147,7 @@ class VirtualPhone(InputMixin, WindowsMixin):
             if not app.start_activity(activity):
                 return False
             self.bring_to_front(app)
+            self.system.activity_started(package, app.top.activity)
             return True
 
     def _leaving(self) -> None:
