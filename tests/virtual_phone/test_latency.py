@@ -108,16 +108,23 @@ def test_dump_costs_what_a_phone_costs_and_waits_for_the_screen_to_settle(realis
     assert after_tap >= (0.25 + 1.0) * 0.2 - 0.01
 
 
-def test_a_screenshot_right_after_a_tap_is_not_yet_the_settled_screen(realistic_adb):
-    device, phone = _device(realistic_adb), realistic_adb.devices[0].phone
-    device.shell("screencap", encoding=None)   # the screen as shown before the tap
-    x, y = node_center(phone, desc="Settings")
-    device.shell(f"input tap {x} {y}")
-    early = phone.screenshot().copy()
-    time.sleep(0.45 * 0.2 + 0.05)
-    settled = phone.screenshot()
-    assert ImageChops.difference(early.convert("RGB"), settled.convert("RGB")).getbbox() is not None
-    assert phone.screenshot() is settled        # once settled, the picture stays put
+def test_a_screenshot_right_after_a_tap_is_not_yet_the_settled_screen():
+    # Full time scale: the screen moves for 0.25–0.45 s, long enough to look at even on a busy machine.
+    server = VirtualAdbServer().start()
+    try:
+        server.add_phone(latency="realistic", seed=7)
+        device, phone = _device(server), server.devices[0].phone
+        phone.screenshot()                      # the screen as shown before the tap
+        x, y = node_center(phone, desc="Settings")
+        device.shell(f"input tap {x} {y}")
+        early, moving = phone.screenshot().copy(), phone.motion.moving()
+        time.sleep(0.5)
+        settled = phone.screenshot()
+        assert moving and not phone.motion.moving()
+        assert ImageChops.difference(early.convert("RGB"), settled.convert("RGB")).getbbox() is not None
+        assert phone.screenshot() is settled    # once settled, the picture stays put
+    finally:
+        server.stop()
 
 
 def test_a_screen_that_never_stops_moving_cannot_be_dumped(realistic_adb):

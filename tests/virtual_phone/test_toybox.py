@@ -184,6 +184,16 @@ def test_ps_shows_the_phones_processes(sh, device):
     assert sh("ps").stdout.decode().splitlines()[-1].split()[-1] == "ps"
 
 
+def test_ps_and_dumpsys_agree_on_pids_and_users(sh, device):
+    device.phone.launch(NOTES)
+    pid = sh(f"pidof {NOTES}").stdout.decode().strip()
+    assert f"pid={pid}" in sh("dumpsys activity top").stdout.decode()
+    user = sh(f"ps -o USER,NAME -p {pid}").stdout.decode().splitlines()[1].split()[0]
+    assert re.fullmatch(r"u0_a\d+", user)
+    uid = int(user[4:]) + 10000
+    assert f"appId={uid}" in sh(f"dumpsys package {NOTES}").stdout.decode()
+
+
 def test_df_and_du_report_the_phones_storage(sh, device):
     sh("head -c 40960 /dev/zero > /sdcard/Download/blob")
     assert sh("du -s /sdcard/Download").stdout.split(b"\t")[0] == b"44"

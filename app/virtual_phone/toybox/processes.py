@@ -53,28 +53,23 @@ ADBD = 2106
 
 
 class ProcessTable:
-    """Pids of the apps of one phone: assigned when an app starts, dropped when it stops."""
+    """The processes `ps` lists on one phone; apps' pids come from the phone's own records."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
-        self.app_pids: dict[str, int] = {}
-        self.next_pid = itertools.count(3120, 37)
         self.shell_pids = itertools.count(9120, 3)
 
     def snapshot(self, phone: "VirtualPhone | None") -> list[ProcessInfo]:
-        running = []
+        """The system's processes plus every running app, with the pids and uids `dumpsys` reports."""
+        apps = []
         if phone is not None:
+            system = phone.system
             with phone.lock:
-                packages = sorted(phone.apps)
-                running = [(package, packages.index(package)) for package in packages if phone.apps[package].stack]
-        with self.lock:
-            for package in list(self.app_pids):
-                if package not in dict(running):
-                    del self.app_pids[package]
-            for package, _ in running:
-                self.app_pids.setdefault(package, next(self.next_pid))
-            apps = [ProcessInfo(10100 + index, self.app_pids[package], ZYGOTE, package, package,
-                                16000000 + index * 52711, 90000 + index * 3113) for package, index in running]
+                running = system.running_apps()
+                uids = {package: system.uid_of(package) for _, package in running}
+            for index, (pid, package) in enumerate(running):
+                apps.append(ProcessInfo(uids[package], pid, ZYGOTE, package, package,
+                                        16000000 + index * 52711, 90000 + index * 3113))
         return sorted(_SYSTEM + apps, key=lambda p: p.pid)
 
     def shell_pair(self) -> tuple[int, int]:
