@@ -13,7 +13,7 @@ import struct
 from typing import TYPE_CHECKING
 
 from .attached_device import AttachedDevice
-from .device_sockets import SOCKET_KINDS, relay
+from .device_sockets import SOCKET_KINDS, close_gently, relay
 from .shell_service import DropConnection, interactive_shell, serve_command
 from .sync_service import recv_exact, serve_sync
 
@@ -42,7 +42,7 @@ class AdbConnection(socketserver.BaseRequestHandler):
             return
         except (ConnectionError, OSError):
             pass
-        _finish(sock)
+        close_gently(sock)
 
     def _serve(self, sock: socket.socket) -> None:
         """Host requests until one switches to a device; then that device's one service."""
@@ -71,22 +71,6 @@ class AdbConnection(socketserver.BaseRequestHandler):
             else:
                 adb.handle_device_service(sock, transport, request)
                 return
-
-
-def _finish(sock: socket.socket) -> None:
-    """Close politely: shut our side, drain what the client still sends, then close.
-
-    Closing with unread input makes the kernel send RST, which can destroy output the
-    client has not read yet; draining first avoids that.
-    """
-    try:
-        sock.shutdown(socket.SHUT_WR)
-        sock.settimeout(1.0)
-        while sock.recv(65536):
-            pass
-    except OSError:
-        pass
-    sock.close()
 
 
 def serve_device_service(sock: socket.socket, device: AttachedDevice, service: str) -> None:

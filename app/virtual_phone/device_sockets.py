@@ -177,3 +177,18 @@ def relay(a: socket.socket, b: socket.socket, stop: threading.Event | None = Non
                     peer[source].setblocking(False)
                 except OSError:
                     return
+
+
+def close_gently(sock: socket.socket) -> None:
+    """Close politely: shut our side, drain what the client still sends, then close.
+
+    Closing with unread input makes the kernel send a reset, which can destroy output the
+    client has not read yet (or show it a reset instead of an end of stream)."""
+    try:
+        sock.shutdown(socket.SHUT_WR)
+        sock.settimeout(1.0)
+        while sock.recv(65536):
+            pass
+    except OSError:
+        pass
+    sock.close()

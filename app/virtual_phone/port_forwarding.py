@@ -14,7 +14,7 @@ import threading
 from dataclasses import dataclass, field
 
 from .attached_device import AttachedDevice
-from .device_sockets import normalise_address, relay
+from .device_sockets import close_gently, normalise_address, relay
 
 log = logging.getLogger(__name__)
 
@@ -117,7 +117,7 @@ class HostForwards:
         except ValueError:
             phone_side = None
         if phone_side is None:
-            _close_gently(client)  # nothing listens there on the phone: adb closes the connection
+            close_gently(client)  # nothing listens there on the phone: adb closes the connection
             return
         try:
             relay(client, phone_side, forward.stop)
@@ -147,14 +147,3 @@ def _listen(local: str) -> tuple[socket.socket, str]:
         raise ForwardError(f"cannot bind listener: {exc.strerror or exc}") from None
     return listener, local
 
-
-def _close_gently(sock: socket.socket) -> None:
-    """Close after reading what the client already sent, so it sees an end of stream, not a reset."""
-    try:
-        sock.shutdown(socket.SHUT_WR)
-        sock.settimeout(1.0)
-        while sock.recv(65536):
-            pass
-    except OSError:
-        pass
-    sock.close()

@@ -76,6 +76,21 @@ def backslash_escapes(text: str) -> tuple[str, bool]:
     return "".join(out), True
 
 
+def echo_text(args: list[str], escapes: bool) -> str:
+    """What `echo ARGS` prints: -n drops the newline, -e/-E turn backslash escapes on/off
+    (`escapes` is the default: on for mksh's builtin, off for toybox's echo)."""
+    args, newline = list(args), True
+    while args and re.fullmatch(r"-[neE]+", args[0]):
+        for flag in args.pop(0)[1:]:
+            newline = newline and flag != "n"
+            escapes = {"e": True, "E": False}.get(flag, escapes)
+    text = " ".join(args)
+    if escapes:
+        text, go_on = backslash_escapes(text)
+        newline = newline and go_on
+    return text + ("\n" if newline else "")
+
+
 class BuiltinsMixin:
     """Builtins of Shell."""
 
@@ -126,16 +141,7 @@ class BuiltinsMixin:
 
     # ------------------------------------------------------------------ output
     def builtin_echo(self, argv: list[str], io: "IO") -> int:
-        args, newline, escapes = argv[1:], True, True
-        while args and re.fullmatch(r"-[neE]+", args[0]):
-            for flag in args.pop(0)[1:]:
-                newline = newline and flag != "n"
-                escapes = {"e": True, "E": False}.get(flag, escapes)
-        text = " ".join(args)
-        if escapes:
-            text, go_on = backslash_escapes(text)
-            newline = newline and go_on
-        self.say(io, text + ("\n" if newline else ""))
+        self.say(io, echo_text(argv[1:], escapes=True))   # mksh's echo reads backslash escapes
         return 0
 
     def builtin_print(self, argv: list[str], io: "IO") -> int:

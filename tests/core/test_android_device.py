@@ -225,7 +225,7 @@ async def test_connect_over_wifi(virtual_adb):
         await asyncio.to_thread(transport.connect, "192.168.1.78:5555")
 
 
-def test_no_adb_program_names_how_to_install_one(monkeypatch):
+async def test_no_adb_program_names_how_to_install_one(monkeypatch):
     """Without a running server and without an adb program to start one (a Linux bundle on a
     machine without platform-tools), the error says what to install."""
     from adbutils.errors import AdbError

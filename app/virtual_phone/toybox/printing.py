@@ -6,22 +6,13 @@ import base64 as b64
 import binascii
 import re
 
-from ..shell_builtins import backslash_escapes
+from ..shell_builtins import backslash_escapes, echo_text
 from ..storage import StorageError
 from .context import Tool, Usage, number, parse_options
 
 
 def echo(tool: Tool, args: list[str]) -> int:
-    newline, escapes = True, False
-    while args and re.fullmatch(r"-[neE]+", args[0]):
-        for flag in args.pop(0)[1:]:
-            newline = newline and flag != "n"
-            escapes = {"e": True, "E": False}.get(flag, escapes)
-    text = " ".join(args)
-    if escapes:
-        text, go_on = backslash_escapes(text)
-        newline = newline and go_on
-    tool.write(text + ("\n" if newline else ""))
+    tool.write(echo_text(args, escapes=False))
     return 0
 
 
