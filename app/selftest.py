@@ -107,6 +107,8 @@ def check_qt() -> str:
     picture = window.grab()
     window.deleteLater()          # not close(): that would save the window layout to the user's settings
     app.processEvents()
+    asyncio.set_event_loop(None)
+    loop.close()                  # now, while Qt still lives (closing at exit finds its signals deleted)
     if picture.isNull() or picture.width() < 600:
         raise CheckFailed("the main window could not be painted")
     return f"Qt {_qt_version()} on '{app.platformName()}', window painted at {picture.width()}x{picture.height()}"
