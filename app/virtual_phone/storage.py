@@ -311,6 +311,38 @@ class PhoneStorage:
                                         uid, gid, self.clock(), self._new_ino(), bytearray(data))
             parent.mtime = self.clock()
 
+    def store_system_file(self, path: str, data: bytes) -> None:
+        """Write a file as a system service does (the package manager placing an APK under
+        /data/app): folders are made as needed, owned by system, whatever the shell may write."""
+        path = self.normalise(path)
+        with self._lock:
+            folder = "/"
+            for name in posixpath.dirname(path).strip("/").split("/"):
+                node = self._lookup(folder, follow=True)
+                assert isinstance(node, Dir)
+                if name not in node.entries:
+                    self._charge(0, 1)
+                    node.entries[name] = Dir(stat.S_IFDIR | 0o755, 1000, 1000, self.clock(), self._new_ino())
+                folder = posixpath.join(folder, name)
+            parent = self._lookup(folder, follow=True)
+            assert isinstance(parent, Dir)
+            old = parent.entries.get(posixpath.basename(path))
+            self._charge(len(data) - (old.size if isinstance(old, File) else 0), 0 if old else 1)
+            parent.entries[posixpath.basename(path)] = File(stat.S_IFREG | 0o644, 1000, 1000, self.clock(),
+                                                            self._new_ino(), bytearray(data))
+
+    def remove_system_tree(self, path: str) -> None:
+        """Remove a folder a system service made (an uninstalled app's code folder); missing is fine."""
+        path = self.normalise(path)
+        with self._lock:
+            try:
+                parent = self._lookup(posixpath.dirname(path), follow=True)
+            except StorageError:
+                return
+            node = parent.entries.pop(posixpath.basename(path), None) if isinstance(parent, Dir) else None
+            if node is not None:
+                self._forget(node)
+
     def _is_device(self, path: str) -> bool:
         try:
             node = self._lookup(path, follow=True)

@@ -85,8 +85,14 @@ def test_install_launch_and_uninstall_an_apk(served, tmp_path):
     assert abs(info.last_update_time - datetime.datetime.now()) < datetime.timedelta(minutes=5)
     device.app_start("com.example.shop")
     assert device.app_current().package == "com.example.shop"
+    # The APK is where `pm path` says (as Appium's pullApk expects), readable though /data/app is not listable.
+    apk_path = device.shell("pm path com.example.shop").strip().removeprefix("package:")
+    pulled = tmp_path / "pulled.apk"
+    device.sync.pull(apk_path, pulled)
+    assert pulled.read_bytes() == apk.read_bytes()
     device.uninstall("com.example.shop")
     assert "com.example.shop" not in device.list_packages()
+    assert device.shell2(f"ls {apk_path}").returncode != 0
     assert device.app_current().package == "com.android.launcher3"
 
 

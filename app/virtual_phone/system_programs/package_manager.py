@@ -10,6 +10,7 @@ from ..apk import ApkError, read_apk
 from ..intents import RESOLVER_ACTIVITY, matching_activities, parse_intent, short_component
 from ..packages import RUNTIME_PERMISSIONS, InstallFailure, InstallOptions, PackageRecord
 from ..shell import Result
+from ..storage import StorageError
 from .common import Args, ShellCommandError, fail, java_exception, java_int, lines, ok, package_argument
 from .package_dump import dump_package
 
@@ -109,6 +110,11 @@ def _install(device: "AttachedDevice", args: Args, stdin: bytes) -> Result:
         record = packages.install(info, options, staged)
     except (ApkError, InstallFailure) as exc:
         return Result(stdout=f"Failure [{exc}]\n".encode(), code=1)
+    try:
+        device.storage.store_system_file(record.apk_path, data)   # where `pm path` says it is (adb pull works)
+    except StorageError as exc:
+        packages.uninstall(record.package)
+        return Result(stdout=f"Failure [INSTALL_FAILED_INSUFFICIENT_STORAGE: {exc}]\n".encode(), code=1)
     device.phone.system.log.write("I", "PackageManager", f"installPackageLI: {record.package} installed at "
                                   f"{record.code_path}", 612, 690, buffer="system")
     return ok("Success\n")
@@ -131,6 +137,7 @@ def _uninstall(device: "AttachedDevice", args: Args) -> Result:
     if record is None or (version is not None and record.version_code != version) \
             or not packages.uninstall(package):
         return Result(stdout=b"Failure [DELETE_FAILED_INTERNAL_ERROR]\n", code=1)
+    device.storage.remove_system_tree("/".join(record.apk_path.split("/")[:4]))   # /data/app/<its folder>
     return ok("Success\n")
 
 
