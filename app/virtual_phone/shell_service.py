@@ -132,11 +132,16 @@ def interactive_shell(sock: socket.socket, device: AttachedDevice, service: str,
     shell = device.new_shell(service)
     prompt = f"{device.phone.model.split()[0].lower()}:/ $ ".encode() if with_pty else b""
 
+    def on_terminal(data: bytes) -> bytes:
+        """A terminal (pty) turns each newline into CR LF, as the phone's tty driver does."""
+        return data.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n") if with_pty else data
+
     def send(result: Result, extra: bytes = b"") -> None:
         if protocol_v2:
-            sock.sendall(v2_packets(result) + (struct.pack("<BI", SHELL_STDOUT, len(extra)) + extra if extra else b""))
+            out = Result(chunks=[(fd, on_terminal(data)) for fd, data in result.chunks], code=result.code)
+            sock.sendall(v2_packets(out) + (struct.pack("<BI", SHELL_STDOUT, len(extra)) + extra if extra else b""))
         else:
-            sock.sendall(result.output + extra)
+            sock.sendall(on_terminal(result.output) + extra)
 
     send(Result(), prompt)
     pending = b""
@@ -144,6 +149,9 @@ def interactive_shell(sock: socket.socket, device: AttachedDevice, service: str,
         chunk = _next_input(sock, protocol_v2)
         if chunk is None:
             break
+        if with_pty:   # the tty echoes what is typed, so the person sees it
+            send(Result(chunks=[(1, chunk.replace(b"\r", b"\n"))]))
+            chunk = chunk.replace(b"\r", b"\n")
         pending += chunk
         while b"\n" in pending:
             line, pending = pending.split(b"\n", 1)

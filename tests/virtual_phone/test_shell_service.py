@@ -109,3 +109,16 @@ class TestDebianAdb:
     def test_stdin_through_shell_v2(self, virtual_adb):
         done = adb(virtual_adb, "shell", "wc -c", stdin=b"12345")
         assert done.stdout.strip() == b"5" and done.returncode == 0
+
+
+def test_an_interactive_terminal_echoes_what_is_typed_and_ends_lines_with_cr_lf(virtual_adb):
+    sock = open_service(virtual_adb, "shell:")          # v1 without a command: a terminal (pty)
+    prompt = b"agentdesk:/ $ "
+    seen = b""
+    sock.sendall(b"echo hi\r")                         # Enter on a terminal sends CR
+    while seen.count(prompt) < 2:
+        seen += sock.recv(4096)
+    sock.sendall(b"exit\r")
+    seen += read_all(sock)
+    sock.close()
+    assert seen == prompt + b"echo hi\r\n" + b"hi\r\n" + prompt + b"exit\r\n"
