@@ -2,8 +2,9 @@
 
 A small interface with a fallback chain (as Vorta does): the system keyring when one
 works; otherwise an in-memory store that lasts until the app quits, with a `notice` in
-plain words saying where the key went and how to keep it. Scripts can also use the
-OPENAI_API_KEY environment variable (`resolve_api_key`).
+plain words saying where the key went and how to keep it. A key given for a run in the
+environment (OPENAI_API_KEY, or the provider's own variable such as GROQ_API_KEY) wins over the
+stored one (`resolve_api_key`), so a script can use another key without touching the keyring.
 
 This module never writes a secret to disk, never logs one, and no object here shows a
 secret in its repr(). Every secret it hands out or stores is added to a process-wide
@@ -33,6 +34,23 @@ SESSION_NOTICE = (
     "service (gnome-keyring or KWallet on Linux) and restart Agent Desk, or, for scripts, set the "
     f"{ENV_API_KEY} environment variable."
 )
+NO_KEYRING_HELP = (
+    "Install a keyring service and try again: on Linux a Secret Service such as gnome-keyring (or KWallet), "
+    "or `pip install keyrings.alt` for a file-based one (weaker: the key is then kept in a file). "
+    f"Without one, give the key for each run instead: set {ENV_API_KEY}, or use "
+    "`agentdesk run --api-key-env NAME` to read it from the environment variable NAME."
+)
+"""What `agentdesk key set` says when it cannot keep a key after the process ends."""
+PROVIDER_KEY_VARIABLES = {
+    "api.openai.com": ENV_API_KEY,
+    "api.anthropic.com": "ANTHROPIC_API_KEY",
+    "generativelanguage.googleapis.com": "GEMINI_API_KEY",
+    "openrouter.ai": "OPENROUTER_API_KEY",
+    "api.groq.com": "GROQ_API_KEY",
+    "dashscope.aliyuncs.com": "DASHSCOPE_API_KEY",
+    "dashscope-intl.aliyuncs.com": "DASHSCOPE_API_KEY",
+}
+"""The providers' own environment variables, by the host of their OpenAI-compatible endpoint."""
 MIN_SECRET_LENGTH = 8
 """Shorter values are not registered for redaction: they would blank out ordinary words."""
 
@@ -155,15 +173,40 @@ class SecretStore:
         log.warning("Secrets are kept for this session only: %s", reason)
 
 
+def provider_key_variable(base_url: str, declared: str | None = None) -> str:
+    """The environment variable that gives a run its key: the one the settings declare, else the
+    provider's own (by its endpoint's host), else OPENAI_API_KEY (OpenAI and any other endpoint)."""
+    if declared and declared.strip():
+        return declared.strip()
+    host = base_url.split("://", 1)[-1].split("/", 1)[0].rsplit("@", 1)[-1].split(":", 1)[0].lower()
+    return PROVIDER_KEY_VARIABLES.get(host, ENV_API_KEY)
+
+
+def env_source(variable: str) -> str:
+    """Where a key read from the environment came from, in words (never the key)."""
+    return f"the {variable} environment variable"
+
+
 def resolve_api_key(name: str, env: Mapping[str, str] = os.environ,
-                    store: SecretStore | None = None) -> tuple[str | None, str]:
-    """The API key and where it came from: the secret store first, then OPENAI_API_KEY."""
+                    store: SecretStore | None = None, variable: str = ENV_API_KEY) -> tuple[str | None, str]:
+    """The API key and where it came from.
+
+    A key given in the environment for this run (`variable`) wins over the stored one `name`;
+    when `variable` is a provider's own one, OPENAI_API_KEY is still used if nothing is stored
+    (as before). The keyring is not read when the environment already gives the key.
+    """
+    key = env.get(variable, "").strip()
+    if key:
+        register_secret(key)
+        return key, env_source(variable)
     store = store or SecretStore()
     key = store.get(name)
     if key:
         return key, store.location()
-    key = env.get(ENV_API_KEY, "").strip()
-    if key:
-        register_secret(key)
-        return key, f"the {ENV_API_KEY} environment variable"
+    if variable != ENV_API_KEY:
+        key = env.get(ENV_API_KEY, "").strip()
+        if key:
+            register_secret(key)
+            return key, env_source(ENV_API_KEY)
+        return None, f"nowhere: no API key is saved, and neither {variable} nor {ENV_API_KEY} is set"
     return None, f"nowhere: no API key is saved, and {ENV_API_KEY} is not set"

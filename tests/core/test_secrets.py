@@ -128,13 +128,13 @@ def test_a_keyring_that_fails_on_reading_falls_back_too(use_backend, service):
     assert not store.keyring_available and store.notice
 
 
-def test_resolve_prefers_the_store_then_the_environment(memory_keyring, service):
+def test_resolve_prefers_the_environment_then_the_store(memory_keyring, service):
     store = SecretStore(service)
     env_key, stored_key = new_key(), new_key()
+    store.set("default", stored_key)
+    assert resolve_api_key("default", {}, store=store) == (stored_key, store.location())
     env = {"OPENAI_API_KEY": env_key}
     assert resolve_api_key("default", env, store=store) == (env_key, "the OPENAI_API_KEY environment variable")
-    store.set("default", stored_key)
-    assert resolve_api_key("default", env, store=store) == (stored_key, store.location())
 
 
 def test_resolve_without_any_key_says_where_to_put_one(memory_keyring, service):

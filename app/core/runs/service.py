@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -25,7 +27,7 @@ from app.core.device.errors import DeviceError
 from app.core.device.phone_id import PhoneId
 from app.core.device.phone_lock import PhoneBusy
 from app.core.device.phone_session import PhoneRegistry, PhoneSession
-from app.core.secrets import SecretStore, resolve_api_key
+from app.core.secrets import SecretStore, env_source, provider_key_variable, register_secret, resolve_api_key
 
 from .handle import PersonPolicy, RunHandle, new_run_id
 from .recorder import RunRecorder
@@ -55,6 +57,7 @@ class RunRequest:
     timeout_seconds: float | None = None
     provider: dict[str, Any] = field(default_factory=dict)    # base_url, model, … for this run only
     api_key: str | None = None                # given for this run: wins over a stored one
+    api_key_env: str | None = None            # the environment variable holding this run's key (wins too)
     policy: PersonPolicy = "person"
     wait_if_busy: bool = True                 # queue behind the phone's current run, else refuse
     paused: bool = False                      # take one step, then pause
@@ -74,16 +77,28 @@ def settings_for(base: Settings, request: RunRequest) -> Settings:
         raise RunRefused(f"The run's settings are not valid: {exc}") from exc
 
 
-def api_key_for(settings: Settings, secrets: SecretStore | None, given: str | None = None) -> tuple[str | None, str]:
+def api_key_for(settings: Settings, secrets: SecretStore | None, given: str | None = None,
+                api_key_env: str | None = None, env: Mapping[str, str] = os.environ) -> tuple[str | None, str]:
     """The key for a run and where it came from; MissingApiKey when the endpoint needs one and there is none.
 
-    Blocking (the keyring may be slow): call it in a worker thread.
+    A key given for this run wins over a stored one: `given`, then the variable `api_key_env`
+    (which must then be set), then the provider's variable (its own, else OPENAI_API_KEY), then
+    the keyring. Blocking (the keyring may be slow): call it in a worker thread.
     """
     if given:
+        register_secret(given)
         return given, "given for this run"
-    key, source = resolve_api_key(settings.provider.key_name, store=secrets)
+    if api_key_env:
+        key = env.get(api_key_env, "").strip()
+        if not key:
+            raise MissingApiKey(f"The API key was to be read from the environment variable {api_key_env}, "
+                                "but it is not set or empty.")
+        register_secret(key)
+        return key, env_source(api_key_env)
+    variable = provider_key_variable(settings.provider.base_url, getattr(settings.provider, "api_key_env", None))
+    key, source = resolve_api_key(settings.provider.key_name, env, store=secrets, variable=variable)
     if key is None and needs_api_key(settings.provider.base_url):
-        raise MissingApiKey(NO_API_KEY)
+        raise MissingApiKey(NO_API_KEY.replace("OPENAI_API_KEY", variable))
     return key, source
 
 
@@ -108,7 +123,8 @@ class RunService:
             raise RunRefused("The request is empty: say what the agent should do.")
         settings = settings_for(self._settings(), request)
         secrets = self.secrets
-        key, key_source = await asyncio.to_thread(api_key_for, settings, secrets, request.api_key)
+        key, key_source = await asyncio.to_thread(api_key_for, settings, secrets, request.api_key,
+                                                   request.api_key_env)
         session = self.phones.get(request.phone)
         if not request.wait_if_busy and session.busy:
             raise PhoneBusy(f"Phone {session.id} is busy with {session.driver or 'another run'}.")
