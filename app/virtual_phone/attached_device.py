@@ -23,6 +23,7 @@ class Faults:
     failing_dumps: int = 0           # the next N `uiautomator dump` print "could not get idle state"
     truncated_screenshots: int = 0   # the next N `screencap` answers are cut in half
     delay_seconds: float = 0.0       # every device service waits this long before answering
+    dropped_typed_characters: int = 0  # the next N `input text` commands lose their last character
 
     def take(self, name: str) -> bool:
         """Consume one occurrence of a counted fault; True when it fires."""

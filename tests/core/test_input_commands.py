@@ -87,3 +87,13 @@ def test_launch_quotes_package():
 def test_coordinates_are_integers():
     assert cmd.tap(10.6, 20.2) == "input tap 11 20"
     assert cmd.long_press(5, 6, 900) == "input swipe 5 6 5 6 900"
+
+
+@pytest.mark.parametrize("count, forward", [(0, False), (7, False), (500, False), (500, True), (1234, True)])
+def test_clear_field_deletes_the_whole_count_in_short_command_lines(count, forward):
+    lines = cmd.clear_field_commands(count, forward=forward)
+    ran = [argv for line in lines for argv in typed_on_phone(line)[1]]
+    codes = [code for argv in ran if argv[:2] == ["input", "keyevent"] for code in argv[2:]]
+    assert codes.count("67") == count and codes.count("112") == (count if forward else 0)
+    assert all(len(line) < 2000 for line in lines)
+    assert all(argv[:2] == ["input", "keyevent"] for argv in ran)

@@ -25,6 +25,22 @@ def message_text(message: dict) -> str:
     return "\n".join(part.get("text", "") for part in content if part.get("type") == "text")
 
 
+FAILURE_NOTE_LIMIT = 400
+"""Characters of the last action's failure message repeated in the next prompt (the step line is clipped)."""
+
+
+def last_action_note(last: MemoryItem | None, reflection) -> str:
+    """The check of the last action for the next prompt: its failure in full (a typed text read
+    back wrong, say, which the clipped step line cuts off), then the screen check."""
+    notes = [reflection.prompt_note()] if reflection else []
+    if last is not None and last.result is not None and not last.result.success and last.result.message:
+        message = last.result.message
+        if len(message) > FAILURE_NOTE_LIMIT:
+            message = message[:FAILURE_NOTE_LIMIT - 1] + "…"
+        notes.insert(0, f"step {last.step} failed: {message}")
+    return " — ".join(notes)
+
+
 class StuckFailure(RuntimeError):
     """The model repeats what it was warned does not work."""
 
@@ -51,7 +67,7 @@ class Decide(RunStrategy):
                                image_urls=images.urls, screen_only=ctx.get("screen_only"))
         user = rc.prompts.user_message(
             rc.request, screen, rc.memory.recent(rc.settings.agent.recent_steps_in_prompt), rc.plan,
-            rc.pending_feedback, reflection.prompt_note() if reflection else "", rc.answers, rc.stuck.warning)
+            rc.pending_feedback, last_action_note(rc.memory.last, reflection), rc.answers, rc.stuck.warning)
         mapper = CoordinateMapper(shot.size, images.image_size, rc.settings.provider.coordinate_mode)
         mapped: dict[str, Action] = {}
 
@@ -149,13 +165,18 @@ class Execute(RunStrategy):
             return
         outcome = await rc.executor.execute(action, ctx.get("controls"))
         ctx.set("outcome", outcome)
-        rc.events.emit(ActionExecuted(ctx.step, describe_action(action, ctx.get("controls")), outcome.success,
-                                      outcome.message, outcome.duration_ms))
         if isinstance(action.args, AskUser) and outcome.success:
             rc.answers.append((action.args.question, rc.executor.last_answer))
         rc.stuck.record(action, ctx.get("fingerprint"))
-        if rc.settings.agent.settle_seconds:
-            await rc.control.interruptible(asyncio.sleep(rc.settings.agent.settle_seconds))
+        try:
+            if rc.settings.agent.settle_seconds:
+                await rc.control.interruptible(asyncio.sleep(rc.settings.agent.settle_seconds))
+            # typed text is read back once the screen has settled: a mismatch fails the action
+            outcome = await rc.control.interruptible(rc.executor.check_typing(outcome))
+            ctx.set("outcome", outcome)
+        finally:
+            rc.events.emit(ActionExecuted(ctx.step, describe_action(action, ctx.get("controls")), outcome.success,
+                                          outcome.message, outcome.duration_ms))
 
     def fallback(self, ctx: StepContext, error: BaseException) -> None:
         ctx.set("outcome", ActionOutcome(False, f"The action could not be carried out: {error}"))

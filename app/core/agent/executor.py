@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from dataclasses import dataclass
 from typing import Awaitable, Callable
 
 from app.core.device.android_device import AndroidDevice
@@ -27,8 +28,19 @@ from .actions import (
 from .actions import Action
 from .memory import ActionOutcome
 from .supervisor import RunControl
+from .typing_check import checkable, typing_mismatch
 
 AskPerson = Callable[[str], Awaitable[str]]
+
+
+@dataclass(frozen=True)
+class TypedText:
+    """What a type action typed and where, kept until the field is read back."""
+
+    text: str
+    target: Control | None     # the field named by control_id; None: whichever field has focus
+    password: bool
+    where: str
 
 
 class ActionExecutor:
@@ -39,9 +51,33 @@ class ActionExecutor:
         self.ask_person = ask_person
         self.control = control
         self.last_answer = ""
+        self.typed: TypedText | None = None    # what the last action typed, until it is read back
+
+    async def check_typing(self, outcome: ActionOutcome) -> ActionOutcome:
+        """Read the field the last action typed into back from a fresh dump (after the screen
+        settled); a field that does not show exactly the typed text makes the action failed."""
+        typed, self.typed = self.typed, None
+        if typed is None or not outcome.success:
+            return outcome
+        if not checkable(typed.text):
+            return ActionOutcome(True, outcome.message + " (not read back: Enter may have submitted the field)",
+                                 outcome.duration_ms)
+        started = time.perf_counter()
+        try:
+            field = await self.device.read_field(typed.target)
+        except DeviceError as exc:
+            return ActionOutcome(True, f"{outcome.message} (could not read the field back: {exc})",
+                                 outcome.duration_ms)
+        took = round(outcome.duration_ms + (time.perf_counter() - started) * 1000, 1)
+        problem = typing_mismatch(typed.text, field, password=typed.password, where=typed.where,
+                                  targeted=typed.target is not None)
+        if problem is None:
+            return ActionOutcome(True, outcome.message + " (read back from the screen)", took)
+        return ActionOutcome(False, problem[0].upper() + problem[1:], took)
 
     async def execute(self, action: Action, controls: list[Control]) -> ActionOutcome:
         started = time.perf_counter()
+        self.typed = None
         try:
             message = await self._perform(action, controls)
             success = True
@@ -62,13 +98,16 @@ class ActionExecutor:
             return f"Long-pressed “{target.name}” at {target.center}"
         if isinstance(args, TypeText):
             where = ""
-            current_length = None
+            field = next((control for control in controls if control.focused), None)
             if args.control_id is not None:
-                target = find_control(controls, args.control_id)
-                await device.tap(*target.center)
-                current_length = len(target.text)
-                where = f" into “{target.name}”"
-            await device.type_text(args.text, clear_first=args.clear_current_text, current_length=current_length)
+                field = find_control(controls, args.control_id)
+                await device.tap(*field.center)
+                where = f" into “{field.name}”"
+            await device.type_text(args.text, clear_first=args.clear_current_text,
+                                   current_length=len(field.text) if field is not None else None)
+            named = field is not None and field.name and field.name.strip() != field.text.strip()
+            self.typed = TypedText(args.text, field if args.control_id is not None else None,
+                                   bool(field and field.password), f"the field “{field.name}”" if named else "the field")
             return f"Typed {len(args.text)} characters{where}"
         if isinstance(args, LaunchApp):
             package = await device.launch_app(args.package_name)

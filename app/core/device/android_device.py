@@ -7,6 +7,7 @@ seconds and any input invalidates them (the screen has probably changed).
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import re
 import time
 from dataclasses import dataclass
@@ -27,10 +28,13 @@ from .errors import (
     TextInputUnsupported,
 )
 from app.android.keycodes import KEYCODES, keycode_from_string
+from .text_fields import FieldReading, TextNotCleared, field_of, focused_field
 from .screen_capture import CAPTURE_SERVICES, DECODERS, PNG_METHOD, RAW_METHOD, Screenshot
 
 CONTROLS_TTL_SECONDS = 5.0
 APPS_TTL_SECONDS = 300.0
+CLEAR_MAX_ROUNDS = 4      # delete-and-re-read rounds before a field that will not empty is reported
+CLEAR_MARGIN = 5          # extra deletes per round: a dump may lag a character behind
 DUMP_PATH = "/sdcard/window_dump.xml"
 DUMP_COMMAND = f"rm -f {DUMP_PATH}; uiautomator dump {DUMP_PATH} 2>&1 >/dev/null; cat {DUMP_PATH} 2>/dev/null"
 _ERROR_MARKERS = ("Exception occurred", "Error:", "Error type", "Usage:", "inaccessible or not found",
@@ -288,20 +292,62 @@ class AndroidDevice:
         await self.press_key(KEYCODES["APP_SWITCH"])
 
     async def type_text(self, text: str, *, clear_first: bool = False, current_length: int | None = None) -> None:
-        """Type into the focused field. Non-ASCII goes through ADB Keyboard, or fails with the fix."""
-        parts = [cmd.clear_field(current_length)] if clear_first else []
+        """Type into the focused field. Non-ASCII goes through ADB Keyboard, or fails with the fix.
+
+        With `clear_first` the field is emptied first (`clear_focused_field`); text that will not
+        go away raises TextNotCleared and nothing is typed."""
+        if clear_first:
+            left = await self.clear_focused_field(current_length)
+            if left is not None and left.text:
+                raise TextNotCleared(f"Could not clear the field: it still holds {left.shown()} "
+                                     "after deleting repeatedly; nothing was typed.")
         if not cmd.needs_adb_keyboard(text):
-            await self._input(" && ".join(parts + [cmd.type_ascii(text)]), "type text")
+            await self._input(cmd.type_ascii(text), "type text")
             return
         ime_ids, current = await self.input_methods()
         if cmd.ADB_KEYBOARD_IME not in ime_ids:
             raise TextInputUnsupported(f"This text has characters `input text` cannot type (non-ASCII). {ADB_KEYBOARD_FIX}")
+        parts: list[str] = []
         if current != cmd.ADB_KEYBOARD_IME:
             parts += [cmd.switch_ime(cmd.ADB_KEYBOARD_IME), "sleep 0.5"]
         parts.append(cmd.type_with_adb_keyboard(text))
         if current and current != cmd.ADB_KEYBOARD_IME:
             parts += ["sleep 0.2", cmd.switch_ime(current)]
         await self._input("; ".join(parts), "type text with ADB Keyboard")
+
+    async def read_field(self, target: Control | None = None) -> FieldReading | None:
+        """A text field read from a fresh dump: `target` (a control of an earlier dump), else the
+        focused field. None when there is no such field."""
+        hierarchy = (await self.controls(refresh=True)).hierarchy
+        return field_of(hierarchy, target) if target is not None else focused_field(hierarchy)
+
+    async def clear_focused_field(self, known_length: int | None = None,
+                                  max_rounds: int = CLEAR_MAX_ROUNDS) -> FieldReading | None:
+        """Delete the whole text of the focused field, however long; return the field as it is after.
+
+        Each round deletes what the last dump showed (plus a margin) before the cursor; later
+        rounds also delete after it (a cursor left mid-text, later lines). The field is re-read
+        from a dump after each round, and a field holding its hint counts as empty. On a dump
+        without hints (older Android reports an empty field's hint as its text), text that a full
+        round of deleting on both sides did not change at all is taken for the hint."""
+        length = known_length
+        reading: FieldReading | None = None
+        if length is None:
+            reading = await self.read_field()
+            if reading is None or not reading.text:
+                return reading
+            length = len(reading.text)
+        for round_number in range(max_rounds):
+            for line in cmd.clear_field_commands(length + CLEAR_MARGIN, forward=round_number > 0):
+                await self._input(line, "clear the text field")
+            before, reading = reading, await self.read_field()
+            if reading is None or not reading.text:
+                return reading
+            if (round_number > 0 and before is not None and not reading.hint_reported
+                    and reading.text == before.text):
+                return dataclasses.replace(reading, text="", hint=reading.text)
+            length = len(reading.text)
+        return reading
 
     async def input_methods(self) -> tuple[list[str], str]:
         """(installed IME ids, the current one)."""

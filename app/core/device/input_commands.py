@@ -16,7 +16,7 @@ from app.android.keycodes import KEYCODES
 
 ADB_KEYBOARD_IME = "com.android.adbkeyboard/.AdbIME"
 INPUT_TEXT_CHUNK = 80          # long texts are typed in pieces; one huge `input text` is slow and may fail
-CLEAR_TEXT_MAX_DELETES = 200
+CLEAR_KEYS_PER_COMMAND = 400  # delete keys per command line: ~1.6 kB, well under old ADB's 4 kB service limit
 
 _TYPABLE = {chr(c) for c in range(32, 127)}
 
@@ -78,10 +78,23 @@ def type_with_adb_keyboard(text: str) -> str:
     return f"am broadcast -a ADB_INPUT_B64 --es msg {shlex.quote(encoded)}"
 
 
-def clear_field(current_length: int | None = None) -> str:
-    """Move to the end of the focused field and delete backwards."""
-    count = 60 if current_length is None else min(CLEAR_TEXT_MAX_DELETES, current_length + 5)
-    return keyevent(KEYCODES["MOVE_END"]) + " && " + keyevent(*([KEYCODES["DEL"]] * count))
+def clear_field(count: int, *, forward: bool = False) -> str:
+    """Move to the end of the focused field's line and delete `count` characters before the cursor;
+    with `forward`, also `count` after it (text after the cursor, or on later lines of a multi-line field).
+
+    Long fields take several calls (see `clear_field_commands`); the caller re-reads the field."""
+    count = max(0, int(count))
+    keys = [KEYCODES["DEL"]] * count + ([KEYCODES["FORWARD_DEL"]] * count if forward else [])
+    return " && ".join([keyevent(KEYCODES["MOVE_END"])] + [keyevent(*keys[i:i + CLEAR_KEYS_PER_COMMAND])
+                                                          for i in range(0, len(keys), CLEAR_KEYS_PER_COMMAND)])
+
+
+def clear_field_commands(count: int, *, forward: bool = False) -> list[str]:
+    """`clear_field` split into command lines of at most CLEAR_KEYS_PER_COMMAND keys per direction."""
+    count = max(0, int(count))
+    batches = [min(CLEAR_KEYS_PER_COMMAND // (2 if forward else 1), count - done)
+               for done in range(0, count, CLEAR_KEYS_PER_COMMAND // (2 if forward else 1))]
+    return [clear_field(batch, forward=forward) for batch in batches] or [clear_field(0)]
 
 
 def launch_app(package: str) -> str:

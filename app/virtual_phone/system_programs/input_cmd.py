@@ -43,6 +43,8 @@ def program_input(device: "AttachedDevice", argv: list[str], stdin: bytes) -> Re
     phone = device.phone
     if phone.profile.sdk < 29:
         return _legacy_input(phone, argv[1:])
+    if "text" in argv[1:-1] and argv[-1] and device.faults.take("dropped_typed_characters"):
+        argv = [*argv[:-1], argv[-1][:-1]]   # fault: the phone loses the last character typed
     args = Args(argv[1:])
     command = args.peek()
     try:
