@@ -226,10 +226,14 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--max-steps", type=int, metavar="N", help="stop after N steps (default 30)")
     run.add_argument("--base-url", metavar="URL", help="an OpenAI-compatible endpoint (overrides settings)")
     run.add_argument("--model", metavar="M", help="the model name (overrides settings)")
+    run.add_argument("--api-key-env", metavar="NAME", help="read this run's API key from the environment "
+                     "variable NAME (wins over the stored key, as OPENAI_API_KEY does)")
     run.add_argument("--json", action="store_true", help="print the result as JSON (progress goes to stderr)")
     run.set_defaults(func=lambda a: _agent_command("cmd_run", a))
 
     doctor = sub.add_parser("doctor", help="check adb, phones, ADB Keyboard, the model endpoint and the keyring")
+    doctor.add_argument("--base-url", help="check this OpenAI-compatible endpoint instead of the one in Settings")
+    doctor.add_argument("--model", help="check this model instead of the one in Settings")
     doctor.set_defaults(func=lambda a: _agent_command("cmd_doctor", a))
 
     key = sub.add_parser("key", help="store the API key in the OS keyring")

@@ -5,22 +5,26 @@ from __future__ import annotations
 import asyncio
 import getpass
 import json
+import logging
+import os
 import signal
 import sys
 from dataclasses import dataclass
 
+from pydantic import ValidationError
+
 from app.console import ConsoleSupervisor
 from app.core import paths
 from app.core.agent.events import Message, QuestionAsked, ReviewRequested, StepRecorded
-from app.core.agent.llm_client import ModelClient, ModelError
-from app.core.config import Settings, load_settings
+from app.core.agent.llm_client import ModelClient, ModelError, ModelImagesRefused
+from app.core.config import ProviderSettings, Settings, describe_validation_error, load_settings
 from app.core.device.errors import ADB_KEYBOARD_FIX, DeviceError
 from app.core.device.input_commands import ADB_KEYBOARD_IME
 from app.core.device.phone_session import PhoneRegistry
 from app.core.redaction import setup_logging
 from app.core.runs.handle import RunHandle
 from app.core.runs.service import MissingApiKey, RunRefused, RunRequest, RunService, api_key_for, settings_for
-from app.core.secrets import SecretStore, resolve_api_key
+from app.core.secrets import NO_KEYRING_HELP, SESSION_ONLY, SecretStore, env_source, provider_key_variable
 from app.phone_connection import open_phone
 
 
@@ -36,7 +40,8 @@ def run_request_from_args(args) -> RunRequest:
     """`agentdesk run`'s options as a RunRequest (the run service applies and validates them)."""
     mode = "auto" if args.auto else "step" if args.step else None
     return RunRequest(args.request, phone=args.device, mode=mode, max_steps=args.max_steps,
-                      provider={"base_url": args.base_url, "model": args.model})
+                      provider={"base_url": args.base_url, "model": args.model},
+                      api_key_env=getattr(args, "api_key_env", None))
 
 
 def follow_on_console(handle: RunHandle, console: ConsoleSupervisor) -> None:
@@ -71,12 +76,63 @@ def follow_on_console(handle: RunHandle, console: ConsoleSupervisor) -> None:
     handle.events.subscribe(on_event)
 
 
+STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
+"""Signals that end `agentdesk run` as Stop does: the run ends "stopped", its record and report are written."""
+
+
+class SignalStop:
+    """Stops the run on SIGINT (Ctrl+C), SIGTERM or SIGHUP, as the Stop button does.
+
+    The process then exits 128 + the signal's number (130 for Ctrl+C), as shells expect. A second
+    signal while the run is stopping ends the process at once (what was recorded stays readable).
+    """
+
+    def __init__(self, handle: RunHandle, console: ConsoleSupervisor) -> None:
+        self.handle = handle
+        self.console = console
+        self.signum: int | None = None
+        self._installed: list[int] = []
+
+    def install(self, loop: asyncio.AbstractEventLoop) -> None:
+        for signum in STOP_SIGNALS:
+            try:
+                loop.add_signal_handler(signum, self._received, signum)
+                self._installed.append(signum)
+            except (NotImplementedError, RuntimeError, ValueError):
+                pass     # not on this platform, or not the main thread: the default behaviour stays
+
+    def remove(self, loop: asyncio.AbstractEventLoop) -> None:
+        for signum in self._installed:
+            loop.remove_signal_handler(signum)
+        self._installed.clear()
+
+    @property
+    def exit_code(self) -> int | None:
+        return None if self.signum is None else 128 + self.signum
+
+    def _received(self, signum: int) -> None:
+        name = signal.Signals(signum).name
+        if self.signum is not None:
+            print(f"\n{name} again: quitting at once.", file=sys.stderr, flush=True)
+            sys.stdout.flush()
+            os._exit(128 + signum)
+        self.signum = signum
+        how = "Ctrl+C" if signum == signal.SIGINT else name
+        self.console.say(f"\n{how}: stopping the run (Ctrl+C again quits at once).")
+        self.handle.stop(f"stopped by {how}")
+
+
+def key_source_line(key: str | None, source: str) -> str:
+    """The console's line saying which API key a run uses: its source, never the key."""
+    return f"API key: from {source}" if key else "API key: none (a local server needs none)"
+
+
 async def run_request(args) -> int:
     base = load_user_settings()
     request = run_request_from_args(args)
     try:
         settings = settings_for(base, request)
-        await asyncio.to_thread(api_key_for, settings, None)
+        key, key_source = await asyncio.to_thread(api_key_for, settings, None, None, request.api_key_env)
     except RunRefused as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -88,6 +144,8 @@ async def run_request(args) -> int:
         return 1
     console = ConsoleSupervisor(out=sys.stderr if args.json else sys.stdout)
     service = RunService(phones, base)
+    loop = asyncio.get_running_loop()
+    stopper: SignalStop | None = None
     try:
         if connection.note:
             print(connection.note, file=sys.stderr)
@@ -97,28 +155,49 @@ async def run_request(args) -> int:
             print(f"error: {exc}", file=sys.stderr)
             return 2
         follow_on_console(handle, console)
-        try:
-            asyncio.get_running_loop().add_signal_handler(signal.SIGINT, handle.stop)
-        except (NotImplementedError, RuntimeError):
-            pass
+        stopper = SignalStop(handle, console)
+        stopper.install(loop)
         console.say(f"Running “{args.request}” on {connection.session.id} with {settings.provider.model} "
                     f"({settings.agent.mode} mode, at most {settings.agent.max_steps} steps)")
+        console.say(key_source_line(key, key_source))
         result = await handle.wait()
     finally:
         await service.shutdown()
         await phones.close()
         await asyncio.to_thread(connection.close)
+        if stopper is not None:
+            stopper.remove(loop)
+    if result is None:
+        print("error: the run ended unexpectedly without a result", file=sys.stderr)
+        return 1
     console.say(f"\nResult: {result.status} after {result.steps_taken} steps in {result.time_seconds:.1f} s"
                 f" — {result.completion_reason}")
     console.say(f"Trajectory: {result.run_dir}\nReport:     {result.report_path}")
     if args.json:
         print(json.dumps(result.to_dict(), indent=1))
+    if stopper.exit_code is not None and result.status == "stopped":
+        return stopper.exit_code
     return 0 if result.succeeded else 1
 
 
 def cmd_run(args) -> int:
+    """Run the request; after a stop by signal, exit without waiting for a keyboard read that may never end."""
     setup_logging(args.verbose)
-    return asyncio.run(run_request(args))
+    runner = asyncio.Runner()
+    try:
+        code = runner.run(run_request(args))
+    except BaseException:
+        runner.close()
+        raise
+    if code > 128:
+        # Stopped by a signal: the run is recorded and the phone released. A review may still be
+        # waiting on input() in a worker thread, which would hold the exit until Enter is pressed.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        logging.shutdown()
+        os._exit(code)
+    runner.close()
+    return code
 
 
 # ---------------------------------------------------------------------------- doctor
@@ -168,7 +247,28 @@ async def run_checks(settings: Settings) -> list[Check]:
     return checks
 
 
+PROBE_QUESTION = "Reply with the word OK."
+
+
+def probe_image_url() -> str:
+    """A tiny (8×8) white PNG as a data URL: enough for a server to say whether the model takes images."""
+    import base64
+    import io
+
+    from PIL import Image
+
+    buffer = io.BytesIO()
+    Image.new("RGB", (8, 8), (255, 255, 255)).save(buffer, format="PNG")
+    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
 async def check_model(client: ModelClient, settings: Settings) -> list[Check]:
+    """The endpoint, the model's name, an answer, and whether the model reads images.
+
+    The question goes with a tiny picture: a model that answers reads images (and is taken off
+    the text-only list); one the server refuses it for reads text only, which is fine when
+    the image setting is "none" and otherwise says how to set it. Then it is asked in text.
+    """
     checks: list[Check] = []
     try:
         models = await client.list_models()
@@ -176,7 +276,20 @@ async def check_model(client: ModelClient, settings: Settings) -> list[Check]:
         checks.append(Check("Model endpoint", True, f"{settings.provider.base_url} answers ({len(models)} models)"))
         checks.append(Check(f"Model {settings.provider.model}", listed,
                             "offered by the endpoint" if listed else "not in the endpoint's list: check the name in Settings"))
-        response = await client.complete([{"role": "user", "content": "Reply with the word OK."}])
+        probe = [{"role": "user", "content": [{"type": "text", "text": PROBE_QUESTION},
+                                              {"type": "image_url", "image_url": {"url": probe_image_url()}}]}]
+        try:
+            response = await client.complete(probe, fall_back_to_text=False)
+            await client.forget_text_only()
+            checks.append(Check("Model reads images", True, "a test picture was accepted"))
+        except ModelImagesRefused as exc:
+            text_only_chosen = settings.images.text_only
+            advice = ("the image setting is \"none\" (text only), as it should be" if text_only_chosen else
+                      "set Images → Send to \"none\" (text only) in Settings, or choose a model that can see; "
+                      "a run switches to text only by itself after the first refusal")
+            checks.append(Check("Model reads images", text_only_chosen,
+                                f"this model reads text only (the server said: {exc.detail}); {advice}"))
+            response = await client.complete([{"role": "user", "content": PROBE_QUESTION}])
         checks.append(Check("Model answers", bool(response.text or response.tool_arguments),
                             f"replied in {response.duration_ms:.0f} ms"))
     except ModelError as exc:
@@ -184,8 +297,26 @@ async def check_model(client: ModelClient, settings: Settings) -> list[Check]:
     return checks
 
 
+def doctor_settings(args, settings: Settings) -> Settings:
+    """The saved settings with `--base-url` / `--model` applied (validated like the file; ValueError says why)."""
+    overrides = {name: value for name in ("base_url", "model")
+                 if (value := (getattr(args, name, None) or "").strip())}
+    if not overrides:
+        return settings
+    try:
+        provider = ProviderSettings.model_validate({**settings.provider.model_dump(), **overrides})
+    except ValidationError as exc:
+        raise ValueError(describe_validation_error(exc)) from None
+    return settings.model_copy(update={"provider": provider})
+
+
 def cmd_doctor(args) -> int:
-    checks = asyncio.run(run_checks(load_user_settings()))
+    try:
+        settings = doctor_settings(args, load_user_settings())
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    checks = asyncio.run(run_checks(settings))
     width = max(len(c.name) for c in checks)
     for check in checks:
         print(f"{'ok ' if check.ok else 'FIX'}  {check.name:<{width}}  {check.detail}")
@@ -196,24 +327,42 @@ def cmd_doctor(args) -> int:
 
 
 def cmd_key(args) -> int:
+    """Store, delete or show the API key. Storing needs a keyring: a key kept only for this process
+    would be gone when the command ends, so that is an error that names what to install."""
     store = SecretStore()
     name = args.name
     if args.action == "set":
+        if not store.keyring_available:
+            print(f"error: could not store the API key: no keyring is available on this system. {NO_KEYRING_HELP}",
+                  file=sys.stderr)
+            return 1
         value = sys.stdin.readline().strip() if not sys.stdin.isatty() else getpass.getpass("API key (not shown): ")
         if not value:
             print("error: no key given", file=sys.stderr)
             return 2
         where = store.set(name, value)
+        if where == SESSION_ONLY:      # the keyring failed when used (locked, D-Bus gone, …)
+            store.delete(name)
+            print(f"error: could not store the API key: the keyring refused it. {NO_KEYRING_HELP}", file=sys.stderr)
+            return 1
         print(f"API key '{name}' stored in {where}.")
-        if store.notice:
-            print(store.notice)
         return 0
     if args.action == "delete":
         store.delete(name)
         print(f"API key '{name}' deleted from {store.location()}.")
         return 0
-    key, source = resolve_api_key(name, store=store)
-    print(f"API key '{name}': {'found in ' + source if key else 'not set'}.")
+    return key_status(name, store)
+
+
+def key_status(name: str, store: SecretStore) -> int:
+    """Say where the key is stored and whether the environment gives runs another one (which wins)."""
+    settings = load_user_settings()
+    variable = provider_key_variable(settings.provider.base_url, getattr(settings.provider, "api_key_env", None))
+    stored = store.get(name)
+    print(f"API key '{name}': {'found in ' + store.location() if stored else 'not stored'}.")
+    given = os.environ.get(variable, "").strip()
+    if given:
+        print(f"Runs use the key from {env_source(variable)}" + (", not the stored one." if stored else "."))
     if store.notice:
         print(store.notice)
-    return 0 if key else 1
+    return 0 if stored or given else 1

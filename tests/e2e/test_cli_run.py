@@ -125,3 +125,93 @@ def test_cli_completes_the_tasks(cli_env, monkeypatch, capsys, task, mode):
     assert done(cli_env.devices[0].phone.state())
     reviewed = out.count("the model proposes")
     assert reviewed == (len(script) if mode == "--step" else (1 if task == "message" else 0))
+
+
+# ---------------------------------------------------------------------------- which key a run uses
+
+STORED_KEY = "sk-test-stored-in-keyring-0123456789"
+ACTIONS = ("input", "am", "monkey")
+
+
+def phone_actions(server) -> list[list[str]]:
+    """Commands that act on the phone (taps, typing, keys, launching apps)."""
+    return [argv for argv in server.devices[0].command_lines() if argv and argv[0] in ACTIONS]
+
+
+def authorizations(model: FakeOpenAIServer) -> set[str | None]:
+    """The Authorization header of every chat request the model server received."""
+    return {next((v for k, v in r.headers.items() if k.lower() == "authorization"), None)
+            for r in model.chat_requests}
+
+
+def test_a_key_in_the_environment_wins_over_the_stored_one(cli_env, capsys):
+    from app.core.secrets import SecretStore
+    SecretStore().set("default", STORED_KEY)
+    with FakeOpenAIServer(list(WIFI_SCRIPT)) as model:
+        code = main(["run", "Turn on Wi-Fi", "--auto", "--base-url", model.base_url])
+        sent = authorizations(model)
+    out = capsys.readouterr().out
+    assert code == 0 and cli_env.devices[0].phone.state()["wifi"] is True
+    assert sent == {f"Bearer {API_KEY}"}
+    assert "API key: from the OPENAI_API_KEY environment variable" in out
+    assert API_KEY not in out and STORED_KEY not in out
+
+
+def test_api_key_env_reads_the_named_variable(cli_env, monkeypatch, capsys):
+    from app.core.secrets import SecretStore
+    SecretStore().set("default", STORED_KEY)
+    monkeypatch.setenv("WORK_MODEL_KEY", "sk-test-work-key-0123456789abcdef")
+    with FakeOpenAIServer(list(WIFI_SCRIPT)) as model:
+        code = main(["run", "Turn on Wi-Fi", "--auto", "--json", "--api-key-env", "WORK_MODEL_KEY",
+                     "--base-url", model.base_url])
+        sent = authorizations(model)
+    captured = capsys.readouterr()
+    assert code == 0 and sent == {"Bearer sk-test-work-key-0123456789abcdef"}
+    assert "API key: from the WORK_MODEL_KEY environment variable" in captured.err
+    run_file = Path(json.loads(captured.out)["run_dir"], "run.json").read_text()
+    assert "WORK_MODEL_KEY" in run_file and "sk-test-work-key" not in run_file
+
+
+def test_api_key_env_naming_an_unset_variable_is_refused_before_the_phone_is_touched(cli_env, capsys):
+    with FakeOpenAIServer(list(WIFI_SCRIPT)) as model:
+        code = main(["run", "Turn on Wi-Fi", "--auto", "--api-key-env", "NO_SUCH_KEY_VARIABLE",
+                     "--base-url", model.base_url])
+        asked = len(model.chat_requests)
+    assert code == 2 and asked == 0
+    assert "NO_SUCH_KEY_VARIABLE" in capsys.readouterr().err
+    assert phone_actions(cli_env) == [] and cli_env.devices[0].phone.state()["wifi"] is False
+
+
+@pytest.mark.parametrize("backend", ["none", "broken"])
+def test_key_set_without_a_keyring_fails_and_names_what_to_install(monkeypatch, capsys, backend):
+    import keyring
+    from keyring.backends import fail
+    from keyring.errors import PasswordSetError
+
+    from tests.support.memory_keyring import MemoryKeyring
+
+    class Refusing(MemoryKeyring):
+        def set_password(self, service, username, password):
+            raise PasswordSetError("the keyring is locked")
+
+    keyring.set_keyring(fail.Keyring() if backend == "none" else Refusing())   # agent_home restores it
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.setattr("sys.stdin", io.StringIO("sk-test-cli-0123456789abcdef\n"))
+    assert main(["key", "set"]) == 1
+    captured = capsys.readouterr()
+    assert "could not store the API key" in captured.err
+    assert "gnome-keyring" in captured.err and "keyrings.alt" in captured.err
+    assert "stored in" not in captured.out and "sk-test-cli" not in captured.out + captured.err
+    assert main(["key", "status"]) == 1
+    assert "not stored" in capsys.readouterr().out
+
+
+def test_key_status_says_the_environment_wins(monkeypatch, capsys):
+    monkeypatch.setattr("sys.stdin", io.StringIO(STORED_KEY + "\n"))
+    monkeypatch.setenv("OPENAI_API_KEY", API_KEY)
+    assert main(["key", "set"]) == 0
+    assert main(["key", "status"]) == 0
+    out = capsys.readouterr().out
+    assert "found in the system keyring" in out
+    assert "Runs use the key from the OPENAI_API_KEY environment variable, not the stored one." in out
+    assert STORED_KEY not in out and API_KEY not in out
