@@ -57,11 +57,32 @@ def needs_api_key(base_url: str) -> bool:
     return host not in LOCAL_HOSTS
 
 
+IMAGE_SEND_CHOICES = ("both", "annotated", "clean", "none")
+
+
 class ImageSettings(_Section):
-    send: Literal["annotated", "clean", "both"] = "both"
+    send: Literal["annotated", "clean", "both", "none"] = Field(
+        "both", description="screenshots sent to the model; 'none' = text only (the controls list), for a model "
+                            "that cannot read images")
     max_side: int = Field(1280, ge=256, le=4096)
     format: Literal["jpeg", "png"] = "jpeg"
     jpeg_quality: int = Field(80, ge=30, le=95)
+
+    @field_validator("send", mode="before")
+    @classmethod
+    def _send(cls, value: object) -> object:
+        """Accept any case and spacing ("None", " both "); anything else gets an error naming the choices."""
+        if isinstance(value, str):
+            value = value.strip().lower()
+            if value not in IMAGE_SEND_CHOICES:
+                raise ValueError(f"images.send must be one of {', '.join(IMAGE_SEND_CHOICES)} "
+                                 f"('none' = text only), not {value!r}")
+        return value
+
+    @property
+    def text_only(self) -> bool:
+        """No screenshot is sent: the model gets the controls as text only."""
+        return self.send == "none"
 
 
 class AgentSettings(_Section):

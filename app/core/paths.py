@@ -50,6 +50,12 @@ def runs_dir() -> Path:
     return _ensure(data_dir() / "runs")
 
 
+def text_only_models_path() -> Path:
+    """The JSON file naming the models found to read text only (it and its folder may not exist yet)."""
+    home = _home()
+    return (home / "data" if home else platformdirs.user_data_path(APP_NAME, appauthor=False)) / "text_only_models.json"
+
+
 def log_dir() -> Path:
     """The folder holding agentdesk.log and its rotated copies."""
     home = _home()

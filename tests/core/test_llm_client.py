@@ -220,3 +220,40 @@ def test_estimate_cost_uses_the_price_table():
     assert estimate_cost(settings, "gpt-4o-mini", 2_000_000, 1_000_000) == pytest.approx(0.30 + 0.60)
     assert estimate_cost(settings, "local-llava", 5_000, 500) == 0.0
     assert ModelClient.estimate_cost(settings, "gpt-4o", 0, 1_000_000) == pytest.approx(10.0)
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("status", [400, 409, 413, 415, 422])
+async def test_client_errors_that_cannot_succeed_on_retry_are_sent_once(status):
+    with FakeOpenAIServer([http_error(status, "the request is wrong")] * 4) as server:
+        async with make_client(server, http_retries=3) as client:
+            with pytest.raises(ModelBadRequest) as caught:
+                await client.complete(MESSAGES)
+    assert len(server.chat_requests) == 1
+    assert caught.value.status_code == status and "gave up" not in str(caught.value)
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("status, error", [(408, ModelTimeout), (429, ModelRateLimited)])
+async def test_timeouts_and_rate_limits_are_the_4xx_that_are_retried(status, error):
+    with FakeOpenAIServer([http_error(status, "later")] * 3) as server:
+        async with make_client(server, http_retries=2) as client:
+            with pytest.raises(error):
+                await client.complete(MESSAGES)
+    assert len(server.chat_requests) == 3
+
+
+@pytest.mark.asyncio
+async def test_an_image_refusal_is_not_retried_even_as_http_500(tmp_path):
+    """llama.cpp answers a blind model's image with HTTP 500: no backoff, no second try with the image."""
+    from app.core.agent.llm_client import ModelImagesRefused
+    from app.core.agent.text_only import TextOnlyModels
+    image_messages = [{"role": "user", "content": [
+        {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}}, {"type": "text", "text": "hi"}]}]
+    with FakeOpenAIServer([], refuse_images="llama.cpp") as server:
+        client = ModelClient(ProviderSettings(base_url=server.base_url, model="m", http_retries=3), API_KEY,
+                             backoff_seconds=0.01, text_only_models=TextOnlyModels(tmp_path / "t.json"))
+        async with client:
+            with pytest.raises(ModelImagesRefused):
+                await client.complete(image_messages, fall_back_to_text=False)
+    assert len(server.chat_requests) == 1

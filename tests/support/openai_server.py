@@ -164,6 +164,26 @@ def find_control_id(body: dict[str, Any], name: str) -> int:
     raise LookupError(f"no control named {name!r} in the request; it shows: {sorted(set(controls.values()))}")
 
 
+# ----------------------------------------------------------------------- text-only models
+
+# What real servers answer when a model without vision gets an image: (HTTP status, message).
+IMAGE_REFUSALS: dict[str, tuple[int, str]] = {
+    "llama.cpp": (500, "image input is not supported - hint: if this is unexpected, you may need to provide "
+                       "the mmproj"),
+    "ollama": (500, "this model is missing data required for image input"),
+    "vllm": (400, "Qwen2ForCausalLM is not a multimodal model"),
+    "lm-studio": (400, "Model does not support images. Please use a model that does."),
+    "openai": (400, "Invalid content type. image_url is only supported by certain models."),
+}
+
+
+def has_images(body: dict[str, Any]) -> bool:
+    """Whether a chat-completions request carries an image part."""
+    return any(isinstance(message.get("content"), list)
+               and any(part.get("type") == "image_url" for part in message["content"])
+               for message in body.get("messages", []))
+
+
 # ----------------------------------------------------------------------------- server
 
 
@@ -195,6 +215,11 @@ class _Handler(BaseHTTPRequestHandler):
         self._record(body)
         if not self.path.rstrip("/").endswith("/chat/completions"):
             self._send_error(404, f"unknown path {self.path}", "not_found")
+            return
+        refusal = self.server.fake.refuse_images
+        if refusal is not None and has_images(body):     # a text-only model: no script entry is used
+            status, message = IMAGE_REFUSALS[refusal]
+            self._send_error(status, message, "invalid_value" if status < 500 else "server_error")
             return
         responder = self.server.fake.next_responder()
         if responder is None:
@@ -255,9 +280,17 @@ class _Server(ThreadingHTTPServer):
 
 
 class FakeOpenAIServer:
-    """OpenAI-compatible chat completions on 127.0.0.1, answering from `script`. Use as a context manager."""
+    """OpenAI-compatible chat completions on 127.0.0.1, answering from `script`. Use as a context manager.
 
-    def __init__(self, script: Iterable[Responder] = (), models: Iterable[str] = ("fake-model", "fake-vision")):
+    `refuse_images` (a key of IMAGE_REFUSALS: "llama.cpp", "openai", ...) makes it a text-only model:
+    every request carrying an image is refused with that server's own status and words.
+    """
+
+    def __init__(self, script: Iterable[Responder] = (), models: Iterable[str] = ("fake-model", "fake-vision"),
+                 refuse_images: str | None = None):
+        if refuse_images is not None and refuse_images not in IMAGE_REFUSALS:
+            raise ValueError(f"refuse_images must be one of {sorted(IMAGE_REFUSALS)}, not {refuse_images!r}")
+        self.refuse_images = refuse_images
         self.script = list(script)
         self.models = list(models)
         self.requests: list[RecordedRequest] = []

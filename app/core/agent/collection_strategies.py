@@ -108,7 +108,8 @@ _ENCODER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="model-image-enc
 def prepare_model_images(image: Image.Image, controls: list[Control], max_side: int, image_format: str,
                          quality: int, send: str) -> ModelImages:
     """Downscale once; encode the clean image on another thread while this one annotates
-    (Pillow's encoders release the GIL, so the two overlap)."""
+    (Pillow's encoders release the GIL, so the two overlap). `send="none"` (text only) encodes
+    nothing: the images are still made for the record and for reflection, but none is sent."""
     small, scale = fit_for_model(image, max_side)
     clean = _ENCODER.submit(encode_image, small, image_format, quality) if send in ("clean", "both") else None
     marked = annotate(small, controls, scale=scale)
@@ -122,7 +123,8 @@ def prepare_model_images(image: Image.Image, controls: list[Control], max_side: 
 
 class PrepareModelImages(RunStrategy):
     """Downscale, annotate and encode for the model; then tell the run's readers about the screen
-    (the recorder writes the step's images in the background)."""
+    (the recorder writes the step's images in the background). Nothing is encoded for a text-only
+    model: the setting says so (`images.send = "none"`), or the client found the model cannot see."""
 
     needs = ("screenshot", "controls")
     provides = ("model_images",)
@@ -130,8 +132,9 @@ class PrepareModelImages(RunStrategy):
     async def run(self, ctx: StepContext) -> None:
         settings = self.rc.settings.images
         shot = ctx.get("screenshot")
+        send = "none" if settings.text_only or getattr(self.rc.client, "text_only", False) else settings.send
         images = await asyncio.to_thread(prepare_model_images, shot.image, ctx.get("controls"),
-                                         settings.max_side, settings.format, settings.jpeg_quality, settings.send)
+                                         settings.max_side, settings.format, settings.jpeg_quality, send)
         ctx.set("model_images", images)
         self.rc.observed(ctx.step, shot.image, images.annotated, ctx.get("controls"), ctx.get_or("foreground") or "",
                          bool(ctx.get_or("screen_only")))
@@ -152,7 +155,7 @@ class Reflect(RunStrategy):
         images = ctx.get("model_images")
         result = await asyncio.to_thread(fast_reflection, previous.step, previous.controls, ctx.get("controls"),
                                          previous.image, images.clean)
-        if result is None and rc.settings.agent.model_reflection:
+        if result is None and rc.settings.agent.model_reflection and images.urls and previous.model_image_url:
             after_url = next(iter(images.urls.values()))
             result, prompt_tokens, completion_tokens = await rc.control.interruptible(model_reflection(
                 previous.step, rc.client, rc.prompts, previous.action_text, previous.model_image_url, after_url))

@@ -6,6 +6,12 @@ The `openai` client's own retries are off (`max_retries=0`): `ModelClient` retri
 a server rejects for an unsupported feature (tools, `max_tokens`, `temperature`) are
 adapted once and sent again; the adaptation is kept for the client's lifetime.
 
+A model that cannot see (the server refuses an image: `text_only.is_image_refusal`) is not
+retried either: the client switches to text only for its lifetime, tells the person once
+(`on_retry`), remembers the model (`TextOnlyModels`, so the next run starts text-only) and
+sends the same request again without its images. Errors that cannot succeed on a retry (4xx
+other than 408 and 429, a recognised refusal) are never retried.
+
 The API key is only handed to the `openai` client (and registered for redaction). It never
 appears in a message, a log line or an exception: server texts are redacted before use.
 """
@@ -24,6 +30,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from app.core.config import ProviderSettings, Settings
 from app.core.redaction import REDACTED, redact
 from app.core.secrets import register_secret
+
+from .text_only import MessageRewriter, TextOnlyModels, has_image_parts, is_image_refusal, strip_image_parts
 
 if TYPE_CHECKING:
     import openai
@@ -88,6 +96,10 @@ class ModelBadRequest(ModelError):
     """400 and other 4xx: the server refused the request itself."""
 
 
+class ModelImagesRefused(ModelBadRequest):
+    """The server said the model cannot take images (any status): it reads text only."""
+
+
 @dataclass
 class _Failure:
     """One failed try, classified. `message` is complete for a failure that is not retried; for a
@@ -121,14 +133,24 @@ def estimate_cost(settings: Settings, model: str, prompt_tokens: int, completion
 class ModelClient:
     """Chat completions against `provider`, with our own retries and readable errors.
 
-    `on_retry` receives a sentence for the person each time a failed call is tried again.
+    `on_retry` receives a sentence for the person each time a failed call is sent again (retried,
+    or sent without images). `text_only_models` is where models that read text only are
+    remembered (default: the file under the app's data folder); `text_only` says whether this
+    client sends images at all.
     """
 
     def __init__(self, provider: ProviderSettings, api_key: str | None, *, backoff_seconds: float = 1.0,
-                 on_retry: Callable[[str], None] | None = None) -> None:
+                 on_retry: Callable[[str], None] | None = None,
+                 text_only_models: TextOnlyModels | None = None) -> None:
         self.provider = provider
         self.backoff_seconds = backoff_seconds
         self.on_retry = on_retry
+        self.text_only_models = text_only_models or TextOnlyModels()
+        # A tiny JSON file, read once: the first step must already know not to prepare images.
+        self.text_only = self.text_only_models.contains(provider.base_url, provider.model)
+        self._text_only_remembered = self.text_only
+        self._text_only_told = False
+        self.without_images: MessageRewriter = strip_image_parts
         self.tools_supported = True
         self._token_parameter = "max_tokens"
         self._send_temperature = provider.temperature is not None
@@ -150,24 +172,81 @@ class ModelClient:
     async def __aexit__(self, *exc_info: object) -> None:
         await self.close()
 
-    async def complete(self, messages: list[dict[str, Any]],
-                       tools: list[dict[str, Any]] | None = None) -> ModelResponse:
-        """Send the conversation; returns the first choice. Raises a `ModelError` subclass."""
+    async def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None, *,
+                       fall_back_to_text: bool = True) -> ModelResponse:
+        """Send the conversation; returns the first choice. Raises a `ModelError` subclass.
+
+        In text-only mode, or after the server refused an image, the messages are sent as
+        `self.without_images` makes them (the prompt builder sets its own rewriter, which also
+        fixes its wording; the default just drops image parts). With `fall_back_to_text=False`
+        the messages are sent as given and a refusal raises `ModelImagesRefused` (the doctor's
+        probe); the model is still remembered as text-only.
+        """
         started = time.perf_counter()
+        without_images = self.without_images
+        if self._text_only_remembered and fall_back_to_text:
+            self._tell_remembered()
+        if self.text_only and fall_back_to_text and has_image_parts(messages):
+            messages = strip_image_parts(without_images(messages))
         while True:
             request = self._chat_request(messages, tools)
             try:
-                completion = await self._with_retries(lambda: self._openai.chat.completions.create(**request))
+                completion = await self._with_retries(lambda: self._openai.chat.completions.create(**request),
+                                                      sends_images=has_image_parts(messages))
                 break
+            except ModelImagesRefused as error:
+                await self._switch_to_text_only(error.detail, tell=fall_back_to_text)
+                if not fall_back_to_text:
+                    raise
+                messages = strip_image_parts(without_images(messages))
             except ModelBadRequest as error:
                 if not self._adapt_to(error.detail, request):
                     raise
         return self._to_response(completion, started)
 
+    async def forget_text_only(self) -> bool:
+        """The model was seen reading an image: take it off the text-only list. True when it was on it."""
+        self.text_only = self._text_only_remembered = False
+        return await asyncio.to_thread(self.text_only_models.forget, self.provider.base_url, self.provider.model)
+
     async def list_models(self) -> list[str]:
         """The model ids the server offers (a connection test). Raises a `ModelError` subclass."""
         page = await self._with_retries(lambda: self._openai.models.list(), listing_models=True)
         return sorted(model.id for model in getattr(page, "data", None) or [])
+
+    # ------------------------------------------------------------------ text only
+
+    async def _switch_to_text_only(self, detail: str, *, tell: bool) -> None:
+        """From now on no image is sent; the model is remembered and the person told (once)."""
+        self.text_only = True
+        remembered = await asyncio.to_thread(self.text_only_models.remember, self.provider.base_url,
+                                             self.provider.model, detail)
+        log.warning("The model %s at %s refused an image (%s); switching to text only.", self.provider.model,
+                    self.provider.base_url, detail)
+        if not tell or self._text_only_told:
+            return
+        self._text_only_told = True
+        memory = (" Agent Desk will remember this for this model; `agentdesk doctor` checks it again."
+                  if remembered else " (This could not be remembered for the next run: the data folder is "
+                                     "not writable.)")
+        self._notify(f"The model '{self.provider.model}' cannot read images (the server said: {detail}). "
+                     "Switching to text only for the rest of this run: the model now gets the list of the "
+                     "screen's controls as text, without a picture of the screen. To choose this yourself, set "
+                     "Images → Send to \"none\" in Settings." + memory)
+
+    def _tell_remembered(self) -> None:
+        """Once per client: say that this model is known to read text only."""
+        if self._text_only_told:
+            return
+        self._text_only_told = True
+        self._notify(f"The model '{self.provider.model}' reads text only (found in an earlier run): it gets the "
+                     "list of the screen's controls as text, without a picture of the screen. `agentdesk doctor` "
+                     "checks it again.")
+
+    def _notify(self, text: str) -> None:
+        log.info(text)
+        if self.on_retry is not None:
+            self.on_retry(text)
 
     # ------------------------------------------------------------------ request shape
 
@@ -220,7 +299,8 @@ class ModelClient:
 
     # ------------------------------------------------------------------ retries and errors
 
-    async def _with_retries(self, call: Callable[[], Awaitable[T]], *, listing_models: bool = False) -> T:
+    async def _with_retries(self, call: Callable[[], Awaitable[T]], *, listing_models: bool = False,
+                            sends_images: bool = False) -> T:
         import openai
 
         tries = self.provider.http_retries + 1
@@ -230,7 +310,7 @@ class ModelClient:
             try:
                 return await call()
             except openai.APIStatusError as exc:
-                failure = self._classify_status(exc, listing_models)
+                failure = self._classify_status(exc, listing_models, sends_images)
             except openai.APITimeoutError:
                 failure = _Failure(ModelTimeout, f"The model at {self.provider.base_url} did not answer within "
                                                  f"{self.provider.timeout_seconds:g} s", retryable=True)
@@ -247,11 +327,17 @@ class ModelClient:
                 self.on_retry(notice)
             await asyncio.sleep(delay)
 
-    def _classify_status(self, exc: openai.APIStatusError, listing_models: bool) -> _Failure:
+    def _classify_status(self, exc: openai.APIStatusError, listing_models: bool,
+                         sends_images: bool = False) -> _Failure:
         status = exc.status_code
         detail = self._server_detail(exc)
         base = self.provider.base_url
         retry_after = _retry_after_seconds(exc.response.headers)
+        if sends_images and is_image_refusal(status, detail):
+            return _Failure(ModelImagesRefused, f"The model '{self.provider.model}' at {base} cannot read images "
+                                                f"(HTTP {status}: {detail}). Set Images → Send to \"none\" (text "
+                                                "only) in Settings, or choose a model that can see.",
+                            False, status, detail)
         if status in (401, 403):
             reason = f"HTTP {status}" if status == 401 else f"HTTP 403: {detail}"
             return _Failure(ModelAuthError, f"The API key was refused by {base} ({reason}). Check it in Settings "
@@ -275,8 +361,7 @@ class ModelClient:
             return _Failure(ModelServerError, f"The model server at {base} failed (HTTP {status}: {detail})",
                             True, status, detail, retry_after)
         return _Failure(ModelBadRequest, f"The model server refused the request (HTTP {status}: {detail}). Check "
-                                         "the model and provider settings; the model must accept images and chat "
-                                         "messages.", False, status, detail)
+                                         "the model and provider settings.", False, status, detail)
 
     def _final_error(self, failure: _Failure, tries: int) -> ModelError:
         message = failure.message

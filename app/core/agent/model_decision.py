@@ -65,6 +65,9 @@ async def ask_for_action(client: ModelClient, builder: PromptBuilder, messages_b
     prompt_tokens = completion_tokens = 0
     raw_text = ""
     tries = max(1, retries)
+    # A server that refuses images is answered by the client itself (text only from then on, the
+    # same try sent again as `builder.without_images` rewrites it): it costs no try here.
+    client.without_images = builder.without_images
     for attempt in range(1, tries + 1):
         response = await client.complete(messages, tools)
         prompt_tokens += response.prompt_tokens

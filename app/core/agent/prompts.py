@@ -4,6 +4,10 @@ The wording lives in `app/resources/prompts/*.txt` (sections marked `## name`, f
 `string.Template`); this module decides what goes in. The function list is generated
 from `ARGUMENT_MODELS`, so the prompt cannot drift from what validation accepts.
 
+With `images.send = "none"`, or when the step has no images (the client found the model reads
+text only), no image part is sent and the message says the controls list is all the model
+gets; `without_images` turns a message built with images into that text-only form.
+
 Screen text is untrusted (GUIDE §6): controls go inside `<screen_controls untrusted="true">`,
 and anything that could close that block early is neutralised. Control centres are given
 in the model's coordinates (`CoordinateMapper`), the same ones it must answer in.
@@ -81,6 +85,8 @@ class PromptBuilder:
         if image_parts:
             width, height = screen.image_size
             add(f"images_{image_kinds}", width=str(width), height=str(height))
+        elif not screen.screen_only:
+            add("images_none")
         add("request", request=request.strip())
         if screen.foreground_package:
             add("foreground", package=_neutralise(screen.foreground_package))
@@ -103,12 +109,36 @@ class PromptBuilder:
         if stuck_warning:
             add("stuck", warning=stuck_warning.strip())
         if screen.screen_only:
-            add("screen_only")
+            add("screen_only" if image_parts else "screen_only_text")
         else:
             mapper = CoordinateMapper(screen.screen_size, screen.image_size, self.settings.provider.coordinate_mode)
             add("controls", controls=control_lines(screen.controls or [], mapper) or "(no controls were found)")
         add("next")
         return {"role": "user", "content": [*image_parts, {"type": "text", "text": "\n".join(texts)}]}
+
+    def without_images(self, messages: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The messages as a text-only model gets them: image parts left out, and a step message's
+        description of its images replaced by the text-only note (the client calls this when the
+        server refuses images)."""
+        sections = _sections("user.txt")
+        note = sections["images_none"].template.strip()
+        only_text = sections["screen_only_text"].template.strip()
+        seeing_only = sections["screen_only"].template.strip()
+        rewritten = []
+        for message in messages:
+            content = message.get("content")
+            if isinstance(content, list):
+                parts = []
+                for part in content:
+                    if part.get("type") == "image_url":
+                        continue
+                    if part.get("type") == "text":
+                        text = _image_description().sub(note, part.get("text", ""), count=1)
+                        part = {**part, "text": text.replace(seeing_only, only_text)}
+                    parts.append(part)
+                message = {**message, "content": parts}
+            rewritten.append(message)
+        return rewritten
 
     def retry_message(self, error_text: str) -> dict[str, Any]:
         """Tells the model what was wrong with its last reply and asks for one valid JSON object."""
@@ -143,7 +173,9 @@ class PromptBuilder:
 
     def _image_parts(self, urls: Mapping[str, str]) -> tuple[list[dict[str, Any]], str]:
         """The images `settings.images.send` asks for (clean before annotated), falling back to what exists."""
-        wanted = {"both": ("clean", "annotated"), "clean": ("clean",), "annotated": ("annotated",)}
+        wanted = {"both": ("clean", "annotated"), "clean": ("clean",), "annotated": ("annotated",), "none": ()}
+        if self.settings.images.text_only:
+            return [], ""
         kinds = [kind for kind in wanted[self.settings.images.send] if urls.get(kind)]
         if not kinds:
             kinds = [kind for kind in ("clean", "annotated") if urls.get(kind)][:1]
@@ -212,6 +244,17 @@ def _sections(file_name: str) -> dict[str, Template]:
         elif current is not None:
             current.append(line)
     return {name: Template("\n".join(lines).strip()) for name, lines in sections.items()}
+
+
+@lru_cache(maxsize=None)
+def _image_description() -> re.Pattern[str]:
+    """Matches the line of a step message that describes its images (any of the `images_*` sections)."""
+    sections = _sections("user.txt")
+    alternatives = []
+    for kind in ("both", "annotated", "clean"):
+        escaped = re.escape(sections[f"images_{kind}"].template.strip())
+        alternatives.append(escaped.replace(re.escape("$width"), r"\d+").replace(re.escape("$height"), r"\d+"))
+    return re.compile("|".join(f"(?:{alternative})" for alternative in alternatives))
 
 
 def _hints(text: str) -> dict[str, str]:

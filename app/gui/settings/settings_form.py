@@ -52,7 +52,8 @@ PROVIDER_ROWS = (
 )
 IMAGE_ROWS = (
     ("Send to the model", "images.send", [("Annotated screenshot (numbered controls)", "annotated"),
-                                          ("Clean screenshot", "clean"), ("Both", "both")]),
+                                          ("Clean screenshot", "clean"), ("Both", "both"),
+                                          ("None: text only, for models that cannot see", "none")]),
     ("Longest side", "images.max_side", Spin(" px", step=64)),
     ("Format", "images.format", [("JPEG (smaller)", "jpeg"), ("PNG (lossless)", "png")]),
     ("JPEG quality", "images.jpeg_quality", Spin(step=5)),
