@@ -173,6 +173,14 @@ def test_the_fields_start_from_the_given_settings(make_dialog):
     assert dialog.result_settings() == settings
 
 
+def test_a_text_only_setting_is_shown_and_kept(make_dialog):
+    settings = Settings()
+    settings.images.send = "none"
+    dialog = make_dialog(settings)
+    assert dialog._fields["images.send"].currentText().startswith("None: text only")
+    assert dialog.result_settings().images.send == "none"
+
+
 def test_enter_accepts_and_escape_cancels(make_dialog, qtbot):
     dialog = make_dialog()
     qtbot.keyClick(dialog.model_edit, Qt.Key.Key_Return)

@@ -24,7 +24,8 @@ class ProviderPreset:
 
 PRESETS: tuple[ProviderPreset, ...] = (
     ProviderPreset("OpenAI", "https://api.openai.com/v1", "gpt-4o", True,
-                   "Needs an API key from platform.openai.com. The model must accept images."),
+                   "Needs an API key from platform.openai.com. Vision models (gpt-4o, gpt-4.1) see the screen; "
+                   "text-only ones get the controls as text."),
     ProviderPreset("Azure OpenAI", f"https://{AZURE_PLACEHOLDER}.openai.azure.com/openai/v1", "", True,
                    f"Replace {AZURE_PLACEHOLDER} with your resource name; the model is your deployment name, "
                    "and the key is the Azure resource key (Keys and Endpoint).", "deployment name"),
@@ -36,7 +37,7 @@ PRESETS: tuple[ProviderPreset, ...] = (
                    "Runs on this computer, no key needed. Pull the model first: ollama pull qwen2.5vl:7b"),
     ProviderPreset("LM Studio", "http://localhost:1234/v1", "", False,
                    "Runs on this computer, no key needed. Start the server in LM Studio and enter the "
-                   "identifier of a loaded vision model.", "identifier of the loaded model"),
+                   "identifier of a loaded model (a vision model sees the screen).", "identifier of the loaded model"),
     ProviderPreset("vLLM", "http://localhost:8000/v1", "", False,
                    "A vLLM server (vllm serve MODEL), no key needed unless it was started with --api-key. "
                    "Enter the model name it serves.", "served model name"),
