@@ -224,6 +224,8 @@ def build_parser() -> argparse.ArgumentParser:
     mode.add_argument("--step", action="store_true", help="review every action (default)")
     mode.add_argument("--auto", action="store_true", help="run on its own; ask only for sensitive actions")
     run.add_argument("--max-steps", type=int, metavar="N", help="stop after N steps (default 30)")
+    run.add_argument("--timeout", type=float, metavar="SECONDS", help="end the run after this much of the "
+                     "agent's own time (default 900; time waiting for you does not count)")
     run.add_argument("--base-url", metavar="URL", help="an OpenAI-compatible endpoint (overrides settings)")
     run.add_argument("--model", metavar="M", help="the model name (overrides settings)")
     run.add_argument("--api-key-env", metavar="NAME", help="read this run's API key from the environment "

@@ -40,6 +40,7 @@ def run_request_from_args(args) -> RunRequest:
     """`agentdesk run`'s options as a RunRequest (the run service applies and validates them)."""
     mode = "auto" if args.auto else "step" if args.step else None
     return RunRequest(args.request, phone=args.device, mode=mode, max_steps=args.max_steps,
+                      timeout_seconds=getattr(args, "timeout", None),
                       provider={"base_url": args.base_url, "model": args.model},
                       api_key_env=getattr(args, "api_key_env", None))
 

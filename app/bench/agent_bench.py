@@ -137,10 +137,10 @@ class _TimedDevice(AndroidDevice):
 class _TimedClient(ModelClient):
     model_ms = 0.0
 
-    async def complete(self, messages, tools=None):
+    async def complete(self, messages, tools=None, **options):
         started = time.perf_counter()
         try:
-            return await super().complete(messages, tools)
+            return await super().complete(messages, tools, **options)
         finally:
             self.model_ms += (time.perf_counter() - started) * 1000
 

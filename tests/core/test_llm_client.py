@@ -12,7 +12,8 @@ import pytest
 from app.core.agent.llm_client import (ModelAuthError, ModelBadRequest, ModelClient, ModelNotFound, ModelRateLimited,
                                        ModelServerError, ModelTimeout, ModelUnreachable, estimate_cost)
 from app.core.config import ProviderSettings, Settings
-from tests.support.openai_server import FakeOpenAIServer, delayed, http_error, json_reply, text_reply, tool_reply
+from tests.support.openai_server import (FakeOpenAIServer, cut_off_reply, delayed, http_error, json_reply,
+                                         text_reply, tool_reply)
 
 API_KEY = "sk-test-Secret0123456789abcdef"
 MESSAGES = [{"role": "system", "content": "be brief"}, {"role": "user", "content": "hello"}]
@@ -257,3 +258,35 @@ async def test_an_image_refusal_is_not_retried_even_as_http_500(tmp_path):
             with pytest.raises(ModelImagesRefused):
                 await client.complete(image_messages, fall_back_to_text=False)
     assert len(server.chat_requests) == 1
+
+
+@pytest.mark.asyncio
+async def test_every_http_try_is_recorded_with_status_tokens_and_finish_reason():
+    script = [http_error(500, "busy", retry_after=0), cut_off_reply("half a rep", completion_tokens=64)]
+    replies = []
+    with FakeOpenAIServer(script) as server:
+        async with make_client(server) as client:
+            response = await client.complete(MESSAGES, max_output_tokens=64, replies=replies)
+    assert response.cut_off and response.finish_reason == "length" and response.text == "half a rep"
+    assert server.chat_requests[1].body["max_tokens"] == 64
+    failed, answered = replies
+    assert (failed.outcome, failed.http_status, failed.raw_text) == ("error", 500, "busy")
+    assert "HTTP 500" in failed.problem and failed.completion_tokens == 0
+    assert (answered.http_status, answered.finish_reason, answered.completion_tokens) == (200, "length", 64)
+    assert answered.raw_text == "half a rep" and answered.max_output_tokens == 64 and answered.duration_ms > 0
+    assert [reply.attempt for reply in replies] == [1, 2]
+
+
+@pytest.mark.asyncio
+async def test_a_refused_image_and_the_text_only_resend_are_both_recorded(tmp_path):
+    from app.core.agent.text_only import TextOnlyModels
+    image = {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}}
+    messages = [{"role": "user", "content": [{"type": "text", "text": "look"}, image]}]
+    replies = []
+    with FakeOpenAIServer([text_reply("ok")], refuse_images="llama.cpp") as server:
+        client = ModelClient(ProviderSettings(base_url=server.base_url, model="fake-model", http_retries=2),
+                             API_KEY, backoff_seconds=0.01, text_only_models=TextOnlyModels(tmp_path / "t.json"))
+        async with client:
+            await client.complete(messages, replies=replies)
+    assert [(reply.outcome, reply.http_status) for reply in replies] == [("refused", 500), ("accepted", 200)]
+    assert "image input is not supported" in replies[0].raw_text

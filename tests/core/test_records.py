@@ -12,7 +12,8 @@ from app.core.agent.action_strategies import Remember
 from app.core.agent.actions import Action
 from app.core.agent.memory import AgentMemory
 from app.core.agent.pipeline import StepContext
-from app.core.agent.records import ActionOutcome, Decision, RunRecord, RunResult, StepRecord
+from app.core.agent.records import (ActionOutcome, Decision, ModelReplyRecord, RunRecord, RunResult,
+                                    StepRecord)
 from app.core.agent.supervisor import Proposal
 from app.core.agent.trajectory import RUN_FILE, STEPS_FILE, TrajectoryWriter, check_run, list_runs, load_run
 from app.core.perception.controls import Control
@@ -196,3 +197,32 @@ async def test_text_typed_into_an_ordinary_field_is_kept():
     rc, ctx, _ = remember_context(action)
     await Remember(rc, fail_fast=False).run(ctx)
     assert ctx.get("memory_item").action["arguments"]["text"] == "ann@example.com"
+
+
+def test_model_replies_are_written_and_read_back_and_an_older_step_has_none():
+    step = StepRecord(step=1, request="r", raw_reply="{}", model_replies=[
+        ModelReplyRecord(attempt=1, outcome="cut_off", problem="the reply was cut off at 256 tokens",
+                         raw_text='{"thought": "lo', prompt_tokens=100, completion_tokens=256, max_output_tokens=256,
+                         finish_reason="length", http_status=200, duration_ms=12.5),
+        ModelReplyRecord(attempt=2, outcome="error", problem="HTTP 500", http_status=None)])
+    line = json.loads(json.dumps(step.to_dict()))
+    assert line["model_replies"][0]["finish_reason"] == "length" and line["model_replies"][1]["http_status"] is None
+    again = StepRecord.from_dict(line)
+    assert again.problems == [] and again.model_replies == step.model_replies
+    assert StepRecord.from_dict({"step": 1, "request": "r"}).model_replies == []
+
+
+def test_a_damaged_model_reply_is_left_out_and_named():
+    step = StepRecord.from_dict({"step": 1, "request": "r",
+                                 "model_replies": [{"outcome": "invalid", "prompt_tokens": "many"}, "junk"]})
+    assert [reply.outcome for reply in step.model_replies] == ["invalid"]
+    assert step.model_replies[0].prompt_tokens == 0
+    problems = "\n".join(step.problems)
+    assert "'model_replies[0].prompt_tokens'" in problems and "'model_replies[1]'" in problems
+
+
+def test_a_password_is_masked_in_every_model_reply():
+    step = StepRecord(step=1, request="r", model_replies=[
+        ModelReplyRecord(raw_text=f"type {PASSWORD}", correction=f"not {PASSWORD}")])
+    step.mask_text(PASSWORD)
+    assert PASSWORD not in json.dumps(step.to_dict()) and PASSWORD_MASK in step.model_replies[0].raw_text

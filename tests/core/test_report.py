@@ -10,7 +10,8 @@ import pytest
 from PIL import Image
 
 from app.core.agent.memory import ActionOutcome, Decision, MemoryItem, RunResult
-from app.core.agent.report import write_report
+from app.core.agent.records import ModelReplyRecord
+from app.core.agent.report import REPORT_TEXT_LIMIT, write_report
 from app.core.agent.trajectory import TrajectoryWriter
 
 REQUEST = "Send <b>hello</b> to Ann"
@@ -126,3 +127,29 @@ def test_the_report_replaces_an_older_one():
     path = write_report(writer.run_dir)
     path.write_text("stale", encoding="utf-8")
     assert write_report(writer.run_dir) == path and path.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+
+
+def test_each_model_reply_of_a_step_is_listed_with_why_it_failed_and_huge_texts_are_cut():
+    writer = new_writer()
+    huge = "x" * (REPORT_TEXT_LIMIT * 50)
+    writer.append_step(MemoryItem(step=1, request=REQUEST, raw_reply=huge, error="no usable action", model_replies=[
+        ModelReplyRecord(attempt=1, outcome="cut_off", problem="the reply was cut off at 256 tokens",
+                         raw_text=huge, prompt_tokens=100, completion_tokens=256, max_output_tokens=256,
+                         finish_reason="length", http_status=200, duration_ms=900.0),
+        ModelReplyRecord(attempt=2, outcome="invalid", problem="Your reply had no JSON object <b>", raw_text="hi",
+                         http_status=200),
+        ModelReplyRecord(attempt=3, outcome="error", problem="The model server failed (HTTP 500: boom)")]))
+    writer.finish(RunResult("failed", 1, [], 1.0))
+    page = write_report(writer.run_dir).read_text(encoding="utf-8")
+    [card] = step_sections(page)
+    assert "3 model replies, 3 not used" in card
+    assert "cut off</b> — <span class=\"text\">the reply was cut off at 256 tokens" in card
+    assert "finish: length" in card and "budget 256" in card and "no HTTP answer" in card
+    assert "no JSON object &lt;b&gt;" in card
+    assert len(page) < 3 * REPORT_TEXT_LIMIT + 20000           # neither copy of the huge text is dumped whole
+    assert f"{len(huge) - REPORT_TEXT_LIMIT:,} more characters" in card
+
+
+def test_an_older_step_without_model_replies_has_no_replies_row():
+    page = write_report(three_step_run().run_dir).read_text(encoding="utf-8")
+    assert "Model replies" not in page

@@ -35,6 +35,7 @@ class ScriptedReply:
     delay_seconds: float = 0.0
     prompt_tokens: int = 100
     completion_tokens: int = 20
+    finish_reason: str | None = None      # None: "stop" (or "tool_calls" with tool arguments)
 
 
 Responder = Callable[[dict[str, Any]], ScriptedReply]
@@ -55,6 +56,16 @@ def text_reply(content: str, *, prompt_tokens: int = 100, completion_tokens: int
     """A plain assistant message."""
     return lambda body: ScriptedReply(content=content, prompt_tokens=prompt_tokens,
                                       completion_tokens=completion_tokens)
+
+
+def cut_off_reply(content: str, completion_tokens: int | None = None) -> Responder:
+    """A reply stopped by the output budget: `finish_reason: "length"`, as many completion tokens
+    as the request allowed (`max_tokens`) unless `completion_tokens` says otherwise."""
+    def respond(body: dict[str, Any]) -> ScriptedReply:
+        budget = body.get("max_tokens") or body.get("max_completion_tokens") or 20
+        return ScriptedReply(content=content, finish_reason="length",
+                             completion_tokens=completion_tokens if completion_tokens is not None else budget)
+    return respond
 
 
 def json_reply(obj: dict[str, Any], fenced: bool = False) -> Responder:
@@ -249,6 +260,7 @@ class _Handler(BaseHTTPRequestHandler):
             message["tool_calls"] = [{"id": f"call_{next(self.server.fake.ids)}", "type": "function",
                                       "function": {"name": "act", "arguments": scripted.tool_arguments}}]
             finish_reason = "tool_calls"
+        finish_reason = scripted.finish_reason or finish_reason
         usage = {"prompt_tokens": scripted.prompt_tokens, "completion_tokens": scripted.completion_tokens,
                  "total_tokens": scripted.prompt_tokens + scripted.completion_tokens}
         return {"id": f"chatcmpl-{next(self.server.fake.ids)}", "object": "chat.completion",

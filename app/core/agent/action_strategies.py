@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 
 from .actions import Action, AskUser, ModelReply, check_against_screen, describe_action
 from .collection_strategies import RunStrategy
 from .coordinates import CoordinateMapper
 from .events import ActionExecuted, ProposalMade, StepFinished
 from .memory import ActionOutcome, Decision, MemoryItem
-from .model_decision import ask_for_action
+from .model_decision import ReplyUnusable, ask_for_action
 from .pipeline import StepContext
 from .prompts import ScreenContext
 from .run_context import ScreenRecord
@@ -39,6 +40,17 @@ def last_action_note(last: MemoryItem | None, reflection) -> str:
             message = message[:FAILURE_NOTE_LIMIT - 1] + "…"
         notes.insert(0, f"step {last.step} failed: {message}")
     return " — ".join(notes)
+
+
+def replies_stored_once(replies: list, raw_reply: str) -> list:
+    """Copies of the step's reply records in which a raw text equal to the step's `raw_reply` is not
+    stored again (`raw_text_in_step` says where it is): a huge reply is kept once per step."""
+    kept = []
+    for reply in replies:
+        if raw_reply and reply.raw_text == raw_reply:
+            reply = dataclasses.replace(reply, raw_text="", raw_text_in_step=True)
+        kept.append(reply)
+    return kept
 
 
 class StuckFailure(RuntimeError):
@@ -76,9 +88,17 @@ class Decide(RunStrategy):
             check_against_screen(action, controls, shot.size)
             mapped["action"] = action
 
-        outcome = await rc.control.interruptible(ask_for_action(
-            rc.client, rc.prompts, [rc.system_message, user], validate=validate,
-            retries=rc.settings.agent.reply_retries, use_tools=rc.settings.provider.use_tools))
+        replies = []
+        try:
+            outcome = await rc.control.interruptible(ask_for_action(
+                rc.client, rc.prompts, [rc.system_message, user], validate=validate,
+                retries=rc.settings.agent.reply_retries, use_tools=rc.settings.provider.use_tools,
+                replies=replies))
+        except BaseException as error:      # a failed step keeps its replies, tokens and prompt too
+            attempts = error.attempts if isinstance(error, ReplyUnusable) else 0
+            self._keep_usage(ctx, replies, attempts, user, getattr(error, "raw_text", None))
+            raise
+        self._keep_usage(ctx, replies, outcome.attempts, user, outcome.raw_text)
         rc.pending_feedback = ""
         reply = outcome.reply
         action = mapped["action"]
@@ -93,11 +113,19 @@ class Decide(RunStrategy):
             screenshot=shot.image, target=target,
             sensitive_reason=sensitive_reason(action, target, rc.settings.agent.sensitive_words)))
         ctx.set("reply", reply)
-        usage = ctx.get_or("model_usage") or {"prompt": 0, "completion": 0, "attempts": 0}
-        usage["prompt"] += outcome.prompt_tokens
-        usage["completion"] += outcome.completion_tokens
-        usage["attempts"] += outcome.attempts
-        usage["raw_reply"] = outcome.raw_text
+
+    @staticmethod
+    def _keep_usage(ctx: StepContext, replies: list, attempts: int, user: dict, raw_text: str | None) -> None:
+        """Add this decision's model calls to the step's usage (a rejected proposal decides again):
+        tokens summed over every call, the last raw reply, the prompt's text and each call's record."""
+        usage = ctx.get_or("model_usage") or {"prompt": 0, "completion": 0, "attempts": 0, "replies": []}
+        usage["prompt"] += sum(reply.prompt_tokens for reply in replies)
+        usage["completion"] += sum(reply.completion_tokens for reply in replies)
+        usage["attempts"] += attempts
+        usage.setdefault("replies", []).extend(replies)
+        if raw_text is None:       # no reply was read (an HTTP failure): the last words the server said
+            raw_text = next((reply.raw_text for reply in reversed(replies) if reply.raw_text), "")
+        usage["raw_reply"] = raw_text
         usage["prompt_text"] = message_text(user)
         ctx.set("model_usage", usage)
 
@@ -217,7 +245,8 @@ class Remember(RunStrategy):
                                              usage.get("completion", 0)),
             model_attempts=usage.get("attempts", 0),
             error="; ".join(f"{name}: {error}" for name, error in ctx.errors),
-            prompt_text=usage.get("prompt_text", ""), raw_reply=usage.get("raw_reply", ""))
+            prompt_text=usage.get("prompt_text", ""), raw_reply=usage.get("raw_reply", ""),
+            model_replies=replies_stored_once(usage.get("replies", []), usage.get("raw_reply", "")))
         focused = next((control for control in controls if control.focused), None)
 
         def target_of(action):   # type_text without a control id types into the focused field

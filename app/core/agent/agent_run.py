@@ -4,8 +4,10 @@ CONTINUE runs a step; the model's status (as approved by the person) decides wha
 next. A fail-fast phase failure is recorded in the step, then either ends the run
 (fatal: phone gone, model unusable, stuck) or counts towards the consecutive-failure
 limit. Stop and the time limit interrupt any wait; the step in progress is still
-recorded. Everything the run does is told on its event stream; writing it to disk is the
-recorder's job (app.core.runs), not the run's.
+recorded. The time limit counts the agent's own time only: waiting for the person (a
+review, an answer, a pause) is recorded apart and never ends a run. Everything the run
+does is told on its event stream; writing it to disk is the recorder's job
+(app.core.runs), not the run's.
 """
 
 from __future__ import annotations
@@ -182,5 +184,7 @@ class AgentRun:
         tokens, cost = self.rc.memory.totals()
         self.result = RunResult(status=status, steps_taken=steps, actions_executed=self.rc.memory.executed_actions(),
                                 time_seconds=round(time.monotonic() - started, 2), error=error,
-                                completion_reason=reason, tokens=tokens, cost_usd=round(cost, 6))
+                                completion_reason=reason, tokens=tokens, cost_usd=round(cost, 6),
+                                agent_seconds=round(self.control.clock.agent_seconds, 2),
+                                waiting_seconds=round(self.control.clock.waiting_seconds, 2))
         return self.result

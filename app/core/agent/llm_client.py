@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from app.core.agent.records import ModelReplyRecord
 from app.core.config import ProviderSettings, Settings
 from app.core.redaction import REDACTED, redact
 from app.core.secrets import register_secret
@@ -56,6 +57,16 @@ class ModelResponse:
     completion_tokens: int
     model: str
     duration_ms: float
+    finish_reason: str = ""          # "length": cut off by the output budget
+
+    @property
+    def cut_off(self) -> bool:
+        """The server stopped the reply at the output budget (`finish_reason: length`)."""
+        return self.finish_reason == "length"
+
+
+MAX_OUTPUT_TOKENS_CAP = 32768
+"""The largest output budget a cut-off reply is retried with (the settings' own upper bound)."""
 
 
 class ModelError(Exception):
@@ -173,7 +184,8 @@ class ModelClient:
         await self.close()
 
     async def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None, *,
-                       fall_back_to_text: bool = True) -> ModelResponse:
+                       fall_back_to_text: bool = True, max_output_tokens: int | None = None,
+                       replies: list[ModelReplyRecord] | None = None) -> ModelResponse:
         """Send the conversation; returns the first choice. Raises a `ModelError` subclass.
 
         In text-only mode, or after the server refused an image, the messages are sent as
@@ -181,18 +193,29 @@ class ModelClient:
         fixes its wording; the default just drops image parts). With `fall_back_to_text=False`
         the messages are sent as given and a refusal raises `ModelImagesRefused` (the doctor's
         probe); the model is still remembered as text-only.
+
+        `max_output_tokens` overrides the provider's output budget for this call (a cut-off
+        reply's retry). Every HTTP try, failed or not, is appended to `replies` when given, so
+        the caller can keep what each one cost and said.
         """
         started = time.perf_counter()
+        budget = max_output_tokens or self.provider.max_output_tokens
         without_images = self.without_images
         if self._text_only_remembered and fall_back_to_text:
             self._tell_remembered()
         if self.text_only and fall_back_to_text and has_image_parts(messages):
             messages = strip_image_parts(without_images(messages))
         while True:
-            request = self._chat_request(messages, tools)
+            request = self._chat_request(messages, tools, budget)
+            sent: dict[str, float] = {}
+
+            async def send(request: dict[str, Any] = request) -> Any:
+                sent["at"] = time.perf_counter()
+                return await self._openai.chat.completions.create(**request)
+
             try:
-                completion = await self._with_retries(lambda: self._openai.chat.completions.create(**request),
-                                                      sends_images=has_image_parts(messages))
+                completion = await self._with_retries(send, sends_images=has_image_parts(messages),
+                                                      replies=replies, budget=budget)
                 break
             except ModelImagesRefused as error:
                 await self._switch_to_text_only(error.detail, tell=fall_back_to_text)
@@ -202,7 +225,14 @@ class ModelClient:
             except ModelBadRequest as error:
                 if not self._adapt_to(error.detail, request):
                     raise
-        return self._to_response(completion, started)
+        response = self._to_response(completion, started)
+        if replies is not None:
+            replies.append(ModelReplyRecord(
+                attempt=len(replies) + 1, outcome="accepted", raw_text=_raw_text(response),
+                prompt_tokens=response.prompt_tokens, completion_tokens=response.completion_tokens,
+                max_output_tokens=budget, finish_reason=response.finish_reason, http_status=200,
+                duration_ms=round((time.perf_counter() - sent.get("at", started)) * 1000, 1)))
+        return response
 
     async def forget_text_only(self) -> bool:
         """The model was seen reading an image: take it off the text-only list. True when it was on it."""
@@ -250,9 +280,10 @@ class ModelClient:
 
     # ------------------------------------------------------------------ request shape
 
-    def _chat_request(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> dict[str, Any]:
+    def _chat_request(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None,
+                      budget: int | None = None) -> dict[str, Any]:
         request: dict[str, Any] = {"model": self.provider.model, "messages": messages,
-                                   self._token_parameter: self.provider.max_output_tokens}
+                                   self._token_parameter: budget or self.provider.max_output_tokens}
         if self._send_temperature:
             request["temperature"] = self.provider.temperature
         if tools and self.tools_supported:
@@ -283,7 +314,8 @@ class ModelClient:
             raise ModelServerError(
                 f"The server at {self.provider.base_url} answered, but not with a chat completion. Check the "
                 "base URL in Settings (it usually ends in /v1) and that the server offers the OpenAI API.")
-        message = choices[0].message
+        choice = choices[0]
+        message = choice.message
         tool_arguments = next((call.function.arguments for call in message.tool_calls or []
                                if getattr(call, "function", None) is not None), None)
         usage = completion.usage
@@ -292,7 +324,8 @@ class ModelClient:
             prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0,
             completion_tokens=getattr(usage, "completion_tokens", 0) or 0,
             model=completion.model or self.provider.model,
-            duration_ms=(time.perf_counter() - started) * 1000)
+            duration_ms=(time.perf_counter() - started) * 1000,
+            finish_reason=str(getattr(choice, "finish_reason", "") or ""))
         log.info("Model %s answered in %.0f ms (%d prompt + %d completion tokens).", response.model,
                  response.duration_ms, response.prompt_tokens, response.completion_tokens)
         return response
@@ -300,13 +333,16 @@ class ModelClient:
     # ------------------------------------------------------------------ retries and errors
 
     async def _with_retries(self, call: Callable[[], Awaitable[T]], *, listing_models: bool = False,
-                            sends_images: bool = False) -> T:
+                            sends_images: bool = False, replies: list[ModelReplyRecord] | None = None,
+                            budget: int = 0) -> T:
+        """`call` until it succeeds or fails for good; each failed try is appended to `replies`."""
         import openai
 
         tries = self.provider.http_retries + 1
         attempt = 0
         while True:
             attempt += 1
+            tried_at = time.perf_counter()
             try:
                 return await call()
             except openai.APIStatusError as exc:
@@ -318,6 +354,8 @@ class ModelClient:
                 reason = self._redact(str(exc.__cause__ or exc)) or "no reason given"
                 failure = _Failure(ModelUnreachable, f"Could not connect to the model server at "
                                                      f"{self.provider.base_url} ({reason})", retryable=True)
+            if replies is not None:
+                replies.append(_failed_try(failure, len(replies) + 1, budget, tried_at))
             if not failure.retryable or attempt >= tries:
                 raise self._final_error(failure, attempt) from None
             delay = self._retry_delay(failure, attempt)
@@ -390,6 +428,21 @@ class ModelClient:
         if self._secret:
             text = text.replace(self._secret, REDACTED)
         return redact(_SHORT_OR_MASKED_KEY.sub(REDACTED, text))
+
+
+def _raw_text(response: ModelResponse) -> str:
+    """What a reply is read from: the tool-call arguments when there are any, else the text."""
+    return response.tool_arguments if response.tool_arguments else response.text
+
+
+def _failed_try(failure: _Failure, attempt: int, budget: int, tried_at: float) -> ModelReplyRecord:
+    """The record of one HTTP try that got no completion: a refusal (an image or a parameter the
+    server does not take) or an error; the server's own (key-free, short) words are its raw text."""
+    refused = failure.kind is ModelImagesRefused or failure.kind is ModelBadRequest
+    return ModelReplyRecord(
+        attempt=attempt, outcome="refused" if refused else "error", problem=failure.message[:_DETAIL_LIMIT],
+        raw_text=failure.detail, max_output_tokens=budget, http_status=failure.status_code,
+        duration_ms=round((time.perf_counter() - tried_at) * 1000, 1))
 
 
 def _retry_after_seconds(headers: Any) -> float | None:

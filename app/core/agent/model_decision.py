@@ -6,6 +6,11 @@ A reply that fails any of these is never executed: it goes back to the model as 
 assistant message, followed by a user message naming the problem, and the model is
 asked again. `ModelError` (network, key, server) is not retried here: `ModelClient`
 already did that, so it propagates unchanged.
+
+A reply cut off by the output budget (`finish_reason: length`) is not invalid JSON: it is
+"cut off at N tokens", and the same prompt is sent once more with twice the budget (capped).
+A second cut-off ends the tries with that reason. Every reply, used or not, is appended to
+the caller's `replies` list with its tokens, raw text and what became of it.
 """
 
 from __future__ import annotations
@@ -15,7 +20,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.core.agent.actions import ActionRejected, ModelReply, ReplyInvalid, parse_reply_dict
-from app.core.agent.llm_client import ModelClient, ModelResponse
+from app.core.agent.llm_client import MAX_OUTPUT_TOKENS_CAP, ModelClient, ModelResponse
+from app.core.agent.records import ModelReplyRecord
 from app.core.agent.prompts import PromptBuilder
 from app.core.agent.reply_parsing import decode_reply
 
@@ -52,14 +58,25 @@ def raw_reply_text(response: ModelResponse) -> str:
     return response.tool_arguments if response.tool_arguments else response.text
 
 
+def cut_off_problem(response: ModelResponse, budget: int) -> str:
+    """Why a cut-off reply was not used, in words: how many tokens it got to."""
+    return f"the reply was cut off at {response.completion_tokens or budget} tokens (the output budget)"
+
+
 async def ask_for_action(client: ModelClient, builder: PromptBuilder, messages_base: Sequence[dict[str, Any]], *,
-                         validate: Callable[[ModelReply], None], retries: int, use_tools: bool) -> DecisionOutcome:
+                         validate: Callable[[ModelReply], None], retries: int, use_tools: bool,
+                         replies: list[ModelReplyRecord] | None = None) -> DecisionOutcome:
     """Up to `retries` tries for a reply that passes `validate`; raises `ReplyUnusable` when none does.
 
     `messages_base` (system + this step's user message) is not modified. `validate` raises
-    `ReplyInvalid` or `ActionRejected` with a message for the model.
+    `ReplyInvalid` or `ActionRejected` with a message for the model. A cut-off reply is retried
+    once with a larger budget (not counted as a try); every call is appended to `replies`.
     """
+    replies = [] if replies is None else replies
     messages = list(messages_base)
+    budget = client.provider.max_output_tokens
+    larger_budget_tried = False
+    correction = ""
     tools = [builder.reply_tool()] if use_tools else None
     errors: list[str] = []
     prompt_tokens = completion_tokens = 0
@@ -68,16 +85,34 @@ async def ask_for_action(client: ModelClient, builder: PromptBuilder, messages_b
     # A server that refuses images is answered by the client itself (text only from then on, the
     # same try sent again as `builder.without_images` rewrites it): it costs no try here.
     client.without_images = builder.without_images
-    for attempt in range(1, tries + 1):
-        response = await client.complete(messages, tools)
+    attempt = 0
+    while attempt < tries:
+        attempt += 1
+        first_call = len(replies)
+        response = await client.complete(messages, tools, max_output_tokens=budget, replies=replies)
+        for record in replies[first_call:]:
+            record.correction = correction
+        this = replies[-1] if len(replies) > first_call else ModelReplyRecord()
         prompt_tokens += response.prompt_tokens
         completion_tokens += response.completion_tokens
         raw_text = raw_reply_text(response)
+        if response.cut_off:
+            problem = cut_off_problem(response, budget)
+            this.outcome, this.problem = "cut_off", problem
+            errors.append(problem)
+            if larger_budget_tried:
+                raise ReplyUnusable(attempt, errors, raw_text, prompt_tokens, completion_tokens)
+            larger_budget_tried = True
+            budget = min(MAX_OUTPUT_TOKENS_CAP, budget * 2)
+            attempt -= 1          # the same prompt again, with a larger budget: not a try of its own
+            continue
         try:
             reply = parse_reply_dict(decode_reply(response))
             validate(reply)
         except (ReplyInvalid, ActionRejected) as error:
+            this.outcome, this.problem = "invalid", str(error)
             errors.append(str(error))
+            correction = str(error)
             messages += [{"role": "assistant", "content": raw_text or "(empty reply)"},
                          builder.retry_message(str(error))]
             continue

@@ -56,6 +56,39 @@ class ActionOutcome:
     duration_ms: float = 0.0
 
 
+REPLY_OUTCOMES = ("accepted", "invalid", "cut_off", "refused", "error")
+"""What became of one model reply: used, rejected by the checks, cut off by the output budget,
+refused by the server as unsupported (an image, a parameter), or an HTTP/network failure."""
+
+PROMPT_OF_STEP = "step"
+"""`ModelReplyRecord.prompt` when the reply answered the step's own prompt (its `prompt_text`),
+so a long prompt is stored once per step, not once per reply."""
+
+
+@dataclass
+class ModelReplyRecord:
+    """One model call of a step, whatever became of it: kept so that nothing about a step is lost.
+
+    `raw_text` is what the model answered (or the server's error text); it is left empty with
+    `raw_text_in_step` set when it is the same text as the step's `raw_reply` (stored once).
+    `correction` is what the app told the model before this try (the previous reply's problem).
+    """
+
+    attempt: int = 0
+    outcome: str = ""                                         # one of REPLY_OUTCOMES
+    problem: str = ""                                         # why it was not used, short
+    raw_text: str = ""
+    raw_text_in_step: bool = False
+    prompt: str = PROMPT_OF_STEP
+    correction: str = ""
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    max_output_tokens: int = 0                                # the output budget the call was sent with
+    finish_reason: str = ""                                   # stop, length, tool_calls… as the server said
+    http_status: int | None = None                            # None: no answer (timeout, connection)
+    duration_ms: float = 0.0
+
+
 @dataclass
 class StepRecord:
     """One step of a run, as kept for the prompts and written to steps.jsonl."""
@@ -85,9 +118,11 @@ class StepRecord:
     tokens: dict[str, int] = field(default_factory=dict)      # prompt, completion
     cost_usd: float = 0.0
     model_attempts: int = 0
+    waiting_seconds: float = 0.0                              # time this step waited for the person (not the agent's)
     error: str = ""
     prompt_text: str = ""                                     # the text part of the prompt (no images)
     raw_reply: str = ""
+    model_replies: list[ModelReplyRecord] = field(default_factory=list)   # every model call of the step
     timestamp: str = field(default_factory=now_iso)
     problems: list[str] = field(default_factory=list, compare=False, repr=False)   # from reading; never written
 
@@ -128,6 +163,9 @@ class StepRecord:
             return
         for name in ("thought", "comment", "action_text", "error", "prompt_text", "raw_reply"):
             setattr(self, name, getattr(self, name).replace(secret, mask))
+        for reply in self.model_replies:
+            reply.raw_text = reply.raw_text.replace(secret, mask)
+            reply.correction = reply.correction.replace(secret, mask)
         self.plan = [line.replace(secret, mask) for line in self.plan]
         self.action = _replace_in(self.action, secret, mask)
         self.proposed_action = _replace_in(self.proposed_action, secret, mask)
@@ -148,6 +186,8 @@ class RunResult:
     report_path: str = ""
     tokens: dict[str, int] = field(default_factory=dict)
     cost_usd: float = 0.0
+    agent_seconds: float = 0.0          # the agent's own time: what the time limit counts
+    waiting_seconds: float = 0.0        # time spent waiting for the person (reviews, answers, pauses)
 
     @property
     def succeeded(self) -> bool:

@@ -17,7 +17,7 @@ from typing import Any
 
 from PIL import Image, UnidentifiedImageError
 
-from app.core.agent.records import Decision, RunRecord, RunResult, StepRecord
+from app.core.agent.records import Decision, ModelReplyRecord, RunRecord, RunResult, StepRecord
 from app.core.agent.run_words import (NEUTRAL, SCREEN_ONLY_NOTE, action_words, decision_note, decision_word,
                                       result_words, run_status_word, step_outcome_word, target_words)
 from app.core.agent.trajectory import REPORT_FILE, LoadedRun, load_run, step_file, write_text_atomically
@@ -27,6 +27,10 @@ __all__ = ["REPORT_FILE", "action_words", "render_report", "write_report"]
 
 THUMBNAIL_MAX_SIDE = 720
 THUMBNAIL_QUALITY = 75
+REPORT_TEXT_LIMIT = 4000
+"""Characters of a model reply or prompt shown in the report; the rest is in steps.jsonl."""
+REPLY_PROBLEM_LIMIT = 160
+"""Characters of a reply's problem shown in the list of a step's model replies."""
 
 CSS = """
 * { box-sizing: border-box; }
@@ -234,6 +238,47 @@ def _cost_row(step: StepRecord) -> str:
     return f'<div class="row meta">{_e(" | ".join(parts))}</div>'
 
 
+def _clipped(text: str, limit: int = REPORT_TEXT_LIMIT) -> str:
+    """The text in a <pre>, cut at `limit` characters with a note saying that steps.jsonl holds the rest."""
+    if len(text) <= limit:
+        return f"<pre>{_e(text)}</pre>"
+    return (f'<pre>{_e(text[:limit])}</pre><p class="meta">Cut here: {len(text) - limit:,} more characters '
+            f"({len(text):,} in all) are not shown; the whole text is in steps.jsonl.</p>")
+
+
+_REPLY_OUTCOME_WORDS = {"accepted": "used", "invalid": "invalid", "cut_off": "cut off", "refused": "refused",
+                        "error": "failed"}
+
+
+def _reply_line(reply: ModelReplyRecord) -> str:
+    """One model call in a line: what became of it, why (short), its tokens, status and time."""
+    words = _REPLY_OUTCOME_WORDS.get(reply.outcome, reply.outcome or "unknown")
+    problem = reply.problem if len(reply.problem) <= REPLY_PROBLEM_LIMIT else reply.problem[:REPLY_PROBLEM_LIMIT - 1] + "…"
+    facts = [f"{reply.prompt_tokens:,} + {reply.completion_tokens:,} tokens"]
+    if reply.max_output_tokens:
+        facts.append(f"budget {reply.max_output_tokens:,}")
+    if reply.finish_reason:
+        facts.append(f"finish: {reply.finish_reason}")
+    facts.append(f"HTTP {reply.http_status}" if reply.http_status is not None else "no HTTP answer")
+    facts.append(f"{reply.duration_ms:,.0f} ms")
+    reason = f' — <span class="text">{_e(problem)}</span>' if problem else ""
+    return (f"<li><b>{_e(words)}</b>{reason} "
+            f'<span class="meta">({_e(", ".join(facts))})</span></li>')
+
+
+def _replies_row(replies: list[ModelReplyRecord]) -> str:
+    """How many model replies the step took and why each unused one failed (nothing for old records)."""
+    if not replies:
+        return ""
+    unused = sum(reply.outcome != "accepted" for reply in replies)
+    summary = f"{len(replies)} model repl{'y' if len(replies) == 1 else 'ies'}"
+    if unused:
+        summary += f", {unused} not used"
+    lines = "".join(_reply_line(reply) for reply in replies)
+    return _row("Model replies", f"<details{' open' if unused else ''}><summary>{_e(summary)}</summary>"
+                                 f"<ol>{lines}</ol></details>")
+
+
 def _step_card(run_dir: Path, step: StepRecord) -> str:
     outcome = step_outcome_word(step)
     heading = [f"Step {_e(step.step)}", _badge(outcome.text, outcome.colour)]
@@ -260,9 +305,10 @@ def _step_card(run_dir: Path, step: StepRecord) -> str:
     if step.error:
         rows.append(_row("Error", f'<span class="error">{_e(step.error)}</span>'))
     rows.append(_cost_row(step))
+    rows.append(_replies_row(step.model_replies))
     for text, label in ((step.raw_reply, "Model reply"), (step.prompt_text, "Prompt text")):
         if text:
-            rows.append(f"<details><summary>{_e(label)}</summary><pre>{_e(text)}</pre></details>")
+            rows.append(f"<details><summary>{_e(label)}</summary>{_clipped(text)}</details>")
     return (f'<section class="card step" style="--status:{outcome.colour or NEUTRAL}">'
             f'<div class="shot">{_screenshot(run_dir, step)}</div>'
             f'<div><h2>{"".join(heading)}</h2>{"".join(rows)}</div></section>')

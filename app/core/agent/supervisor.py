@@ -3,7 +3,8 @@
 The pipeline awaits `supervisor.review(proposal)`; a GUI resolves it when a button is
 pressed, the CLI when a key is typed, a test with a script. The answer approves, edits,
 overrides, rejects with feedback, or stops the run. `RunControl` carries pause, resume,
-stop and the overall deadline, so every wait in a step can be interrupted.
+stop and the time limit, so every wait in a step can be interrupted; the limit counts the
+agent's own time (`AgentClock`), never the time spent waiting for the person.
 """
 
 from __future__ import annotations
@@ -11,8 +12,9 @@ from __future__ import annotations
 import asyncio
 import re
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Awaitable, Literal, Protocol, TypeVar
+from typing import Awaitable, Callable, ContextManager, Iterator, Literal, Protocol, TypeVar
 
 from PIL import Image
 
@@ -112,11 +114,74 @@ class NeedsPerson(ControlFlow):
     """Nobody is there to decide (a script's run whose policy is to fail rather than wait): the run ends failed."""
 
 
-class RunControl:
-    """Pause, resume, stop and the deadline of one run; awaitable from any step."""
+class AgentClock:
+    """The run's own time: time since the run began minus the time it waited for the person.
 
-    def __init__(self, timeout_seconds: float | None = None):
-        self.deadline = time.monotonic() + timeout_seconds if timeout_seconds else None
+    A review, a question or a pause is the person's time, not the agent's: inside `waiting()`
+    the agent's clock stands still, so a person reading a proposal never uses up the run's
+    time limit. Waits may nest (counted once). `now` is injectable for tests.
+    """
+
+    def __init__(self, now: Callable[[], float] = time.monotonic):
+        self._now = now
+        self.started = now()
+        self._depth = 0
+        self._wait_began = 0.0
+        self._waited = 0.0                     # closed waits, in seconds
+        self._changed: asyncio.Event | None = None
+
+    @property
+    def waiting_for_person(self) -> bool:
+        return self._depth > 0
+
+    @property
+    def waiting_seconds(self) -> float:
+        """Time spent waiting for the person so far (a wait in progress included)."""
+        return self._waited + (self._now() - self._wait_began if self._depth else 0.0)
+
+    @property
+    def agent_seconds(self) -> float:
+        """The agent's own time so far: everything but the waits for the person."""
+        return max(0.0, self._now() - self.started - self.waiting_seconds)
+
+    @contextmanager
+    def waiting(self) -> Iterator[None]:
+        """The clock stands still while the person is waited for."""
+        self._depth += 1
+        if self._depth == 1:
+            self._wait_began = self._now()
+            self._tell_changed()
+        try:
+            yield
+        finally:
+            self._depth -= 1
+            if self._depth == 0:
+                self._waited += self._now() - self._wait_began
+                self._tell_changed()
+
+    def next_change(self) -> asyncio.Event:
+        """An event set when a wait for the person next begins or ends (the time left must then be
+        worked out again). Taken before waiting, so a change in between is never missed."""
+        if self._changed is None:
+            self._changed = asyncio.Event()
+        return self._changed
+
+    def _tell_changed(self) -> None:
+        event, self._changed = self._changed, None
+        if event is not None:
+            event.set()
+
+
+class RunControl:
+    """Pause, resume, stop and the time limit of one run; awaitable from any step.
+
+    The limit (`timeout_seconds`) counts the agent's own time only (`clock`): waiting for a
+    review, an answer or a pause never ends a run.
+    """
+
+    def __init__(self, timeout_seconds: float | None = None, clock: AgentClock | None = None):
+        self.timeout_seconds = timeout_seconds or None
+        self.clock = clock or AgentClock()
         self._running = asyncio.Event()
         self._running.set()
         self._stopped = asyncio.Event()
@@ -156,19 +221,43 @@ class RunControl:
         self._stopped.set()
         self._running.set()
 
+    def waiting_for_person(self) -> ContextManager[None]:
+        """Wrap a wait for the person (review, question): it does not count towards the time limit."""
+        return self.clock.waiting()
+
+    def remaining_seconds(self) -> float | None:
+        """The agent's time left; None when there is no limit or the clock stands still (waiting for the person)."""
+        if self.timeout_seconds is None or self.clock.waiting_for_person:
+            return None
+        return max(0.0, self.timeout_seconds - self.clock.agent_seconds)
+
+    def _timed_out(self) -> bool:
+        remaining = self.remaining_seconds()
+        return remaining is not None and remaining <= 0
+
     def check(self) -> None:
         if self._stopped.is_set():
             raise RunStopped(self.stop_reason)
-        if self.deadline is not None and time.monotonic() >= self.deadline:
-            raise RunTimedOut("the run's time limit was reached")
+        if self._timed_out():
+            raise RunTimedOut(self._limit_words())
+
+    def _limit_words(self) -> str:
+        return f"the run's time limit of {self.timeout_seconds:g} s of the agent's own time was reached"
 
     async def wait_if_paused(self) -> None:
-        while not self._running.is_set():
-            await self.interruptible(self._running.wait())
+        """Wait while paused; the pause is the person's time, not the agent's."""
+        if not self._running.is_set():
+            with self.waiting_for_person():
+                while not self._running.is_set():
+                    await self.interruptible(self._running.wait())
         self.check()
 
     async def interruptible(self, awaitable: Awaitable[T]) -> T:
-        """Await something, but give up at once when the run is stopped or its time runs out."""
+        """Await something, but give up at once when the run is stopped or the agent's time runs out.
+
+        The time left is worked out again whenever a wait for the person begins or ends, so a
+        review awaited in here never times out while the person decides.
+        """
         try:
             self.check()
         except BaseException:
@@ -176,15 +265,27 @@ class RunControl:
             raise
         task = asyncio.ensure_future(awaitable)
         stopper = asyncio.ensure_future(self._stopped.wait())
-        remaining = None if self.deadline is None else max(0.0, self.deadline - time.monotonic())
         try:
-            done, _ = await asyncio.wait({task, stopper}, timeout=remaining, return_when=asyncio.FIRST_COMPLETED)
+            while True:
+                waiters = {task, stopper}
+                changed = None
+                if self.timeout_seconds is not None:
+                    changed = asyncio.ensure_future(self.clock.next_change().wait())
+                    waiters.add(changed)
+                try:
+                    done, _ = await asyncio.wait(waiters, timeout=self.remaining_seconds(),
+                                                 return_when=asyncio.FIRST_COMPLETED)
+                finally:
+                    if changed is not None:
+                        changed.cancel()
+                if task in done or stopper in done or self._timed_out():
+                    break
         except BaseException:
             task.cancel()
             raise
         finally:
             stopper.cancel()
-        if task in done:
+        if task.done():
             return task.result()
         task.cancel()
         try:
@@ -192,7 +293,7 @@ class RunControl:
         except BaseException:
             pass
         self.check()
-        raise RunTimedOut("the run's time limit was reached")
+        raise RunTimedOut(self._limit_words())
 
 
 def discard(awaitable: Awaitable) -> None:

@@ -9,6 +9,9 @@ answer is the run's policy:
 - "hold":   nobody is there now; hold the question until someone answers it (same wait,
             but the run says plainly that it is holding);
 - "fail":   nobody will come; the run ends failed with the reason (scripts, CI).
+
+Time spent waiting for an answer is the person's, not the agent's: the run's clock stands
+still meanwhile, so the run's time limit never ends a run while someone decides.
 """
 
 from __future__ import annotations
@@ -16,8 +19,9 @@ from __future__ import annotations
 import asyncio
 import itertools
 import time
+from contextlib import nullcontext
 from datetime import datetime
-from typing import Literal
+from typing import ContextManager, Literal
 
 from app.core.agent.events import (
     EventStream,
@@ -88,7 +92,8 @@ class RunHandle:
         self.state = "waiting_for_person"
         self.events.emit(ReviewRequested(proposal.step, proposal))
         try:
-            answer = await self._review
+            with self._person_time():
+                answer = await self._review
         finally:
             self._review, self.pending_proposal = None, None
             if self.state == "waiting_for_person":
@@ -104,13 +109,18 @@ class RunHandle:
         self.state = "waiting_for_person"
         self.events.emit(QuestionAsked(question))
         try:
-            answer = await self._question
+            with self._person_time():
+                answer = await self._question
         finally:
             self._question, self.pending_question = None, ""
             if self.state == "waiting_for_person":
                 self.state = "running"
         self.events.emit(QuestionAnswered(question, answer))
         return answer
+
+    def _person_time(self) -> ContextManager[None]:
+        """While the run waits for the person, its clock (and so its time limit) stands still."""
+        return self.control.waiting_for_person() if self.control is not None else nullcontext()
 
     def finish(self, result: RunResult | None, error: str = "") -> None:
         self.result = result

@@ -13,14 +13,59 @@ import asyncio
 import concurrent.futures
 import dataclasses
 import logging
-from typing import Any
+import time
+from typing import Any, Callable
 
-from app.core.agent.events import EventStream, ObservationReady, RunEvent, StepFinished, StepRecorded
+from app.core.agent.events import (
+    EventStream,
+    ObservationReady,
+    QuestionAnswered,
+    QuestionAsked,
+    ReviewAnswered,
+    ReviewRequested,
+    RunEvent,
+    StepFinished,
+    StepRecorded,
+    StepStarted,
+)
 from app.core.agent.memory import RunResult
 from app.core.agent.report import write_report
 from app.core.agent.trajectory import TrajectoryWriter
 
 log = logging.getLogger(__name__)
+
+
+class PersonWaits:
+    """How long each step waited for the person, read from the run's events.
+
+    A wait runs from `ReviewRequested` / `QuestionAsked` to its answer (or to the step's end,
+    when the run was stopped meanwhile). It is the person's time, kept apart from the agent's.
+    """
+
+    def __init__(self, now: Callable[[], float] = time.monotonic) -> None:
+        self._now = now
+        self._step = 0
+        self._began: float | None = None
+        self._seconds: dict[int, float] = {}
+
+    def on_event(self, event: RunEvent) -> None:
+        if isinstance(event, StepStarted):
+            self._step = event.step
+        elif isinstance(event, (ReviewRequested, QuestionAsked)):
+            if self._began is None:
+                self._began = self._now()
+        elif isinstance(event, (ReviewAnswered, QuestionAnswered)):
+            self._close()
+
+    def step_finished(self, step: int) -> float:
+        """The step's waiting time, in seconds (a wait still open ends here)."""
+        self._close()
+        return round(self._seconds.pop(step, 0.0), 2)
+
+    def _close(self) -> None:
+        if self._began is not None:
+            self._seconds[self._step] = self._seconds.get(self._step, 0.0) + self._now() - self._began
+            self._began = None
 
 
 class RunRecorder:
@@ -32,6 +77,7 @@ class RunRecorder:
         self._worker = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="agentdesk-recorder")
         self._images: dict[int, concurrent.futures.Future] = {}
         self._writes: list[concurrent.futures.Future] = []
+        self._waits = PersonWaits()
         self._unsubscribe = events.subscribe(self._on_event, replay=False)
 
     @property
@@ -39,12 +85,14 @@ class RunRecorder:
         return self.writer.run_dir
 
     def _on_event(self, event: RunEvent) -> None:
+        self._waits.on_event(event)
         if isinstance(event, ObservationReady) and event.screenshot is not None:
             job = self._worker.submit(self.writer.save_screens, event.step, event.screenshot, event.annotated)
             self._images[event.step] = job
             self._writes.append(job)
         elif isinstance(event, StepFinished):
-            job = self._worker.submit(self._write_step, event.item, self._images.pop(event.step, None))
+            item = dataclasses.replace(event.item, waiting_seconds=self._waits.step_finished(event.step))
+            job = self._worker.submit(self._write_step, item, self._images.pop(event.step, None))
             job.add_done_callback(self._step_written)
             self._writes.append(job)
 

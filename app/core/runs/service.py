@@ -67,7 +67,7 @@ class RunRequest:
 def settings_for(base: Settings, request: RunRequest) -> Settings:
     """The settings of one run: the saved ones with the request's overrides, validated like the file is."""
     agent = {key: value for key, value in (("mode", request.mode), ("max_steps", request.max_steps),
-                                           ("timeout_seconds", request.timeout_seconds)) if value}
+                                           ("timeout_seconds", request.timeout_seconds)) if value is not None}
     provider = {key: value for key, value in request.provider.items() if value not in (None, "")}
     try:
         return Settings(provider=ProviderSettings.model_validate({**base.provider.model_dump(), **provider}),
