@@ -171,7 +171,8 @@ async def run_request(args) -> int:
     if result is None:
         print("error: the run ended unexpectedly without a result", file=sys.stderr)
         return 1
-    console.say(f"\nResult: {result.status} after {result.steps_taken} steps in {result.time_seconds:.1f} s"
+    waited = f"; {result.waiting_seconds:.1f} s of it waiting for you" if result.waiting_seconds >= 0.05 else ""
+    console.say(f"\nResult: {result.status} after {result.steps_taken} steps in {result.time_seconds:.1f} s{waited}"
                 f" — {result.completion_reason}")
     console.say(f"Trajectory: {result.run_dir}\nReport:     {result.report_path}")
     if args.json:
