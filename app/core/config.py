@@ -38,6 +38,7 @@ class ProviderSettings(_Section):
     max_output_tokens: int = Field(1024, ge=64, le=32768)
     coordinate_mode: Literal["image", "normalized"] = Field(
         "image", description="model coordinates are pixels of the sent image, or 0-1000 normalised")
+    max_reply_mb: float = Field(1.0, gt=0, le=64, description="a model reply larger than this is refused unread")
 
     @field_validator("base_url")
     @classmethod
@@ -100,10 +101,21 @@ class AgentSettings(_Section):
     sensitive_words: list[str] = Field(default_factory=lambda: list(DEFAULT_SENSITIVE_WORDS))
 
 
+class LimitSettings(_Section):
+    """Caps on what the phone sends, so a hostile or broken screen fails one step quickly instead of
+    eating seconds and hundreds of MB (the model reply's cap is `provider.max_reply_mb`)."""
+
+    max_dump_mb: float = Field(8.0, gt=0, le=256, description="largest UI dump read")
+    max_dump_nodes: int = Field(5000, ge=100, le=200_000, description="most nodes read from one UI dump")
+    max_screenshot_side: int = Field(4096, ge=256, le=16384, description="widest/tallest screenshot, in pixels")
+    max_screenshot_mb: float = Field(80.0, gt=0, le=1024, description="largest screenshot, as sent by the phone")
+
+
 class Settings(_Section):
     provider: ProviderSettings = Field(default_factory=ProviderSettings)
     images: ImageSettings = Field(default_factory=ImageSettings)
     agent: AgentSettings = Field(default_factory=AgentSettings)
+    limits: LimitSettings = Field(default_factory=LimitSettings)
     # USD per million tokens, [input, output], by model name (prefix match, longest wins).
     prices: dict[str, tuple[float, float]] = Field(default_factory=lambda: {
         "gpt-4o-mini": (0.15, 0.60), "gpt-4o": (2.50, 10.00), "gpt-4.1-mini": (0.40, 1.60),
@@ -136,7 +148,8 @@ def load_settings(path: Path) -> tuple[Settings, list[str]]:
                             "The file was left as it is."]
     warnings: list[str] = []
     sections = {}
-    for name, model in (("provider", ProviderSettings), ("images", ImageSettings), ("agent", AgentSettings)):
+    for name, model in (("provider", ProviderSettings), ("images", ImageSettings), ("agent", AgentSettings),
+                          ("limits", LimitSettings)):
         try:
             sections[name] = model.model_validate(data.get(name, {}))
         except ValidationError as exc:

@@ -193,7 +193,8 @@ def test_children_of_a_node_with_bad_bounds_are_still_found():
 
 
 def test_clipping_to_the_screen():
-    xml = dump(node(button("Wide", "[-50,100][1200,300]"), button("Below", "[0,2000][100,2100]")))
+    xml = dump(node(button("Wide", "[-50,100][1200,300]"), button("Below", "[0,2000][100,2100]"),
+                    bounds="[0,0][1080,2400]"))
     clipped = extract_controls(xml, SCREEN)
     assert [(c.name, c.rect) for c in clipped] == [("Wide", (0, 100, 1080, 300))]
     unclipped = extract_controls(xml)
@@ -366,7 +367,7 @@ def test_to_dict_has_exactly_the_guide_fields():
 
 
 def test_control_geometry_and_prompt_line():
-    xml = dump(node(button("Send", "[440,2150][640,2250]", enabled=False, selected=True)))
+    xml = dump(node(button("Send", "[440,2150][640,2250]", enabled=False, selected=True), bounds="[0,0][1080,2400]"))
     control = extract_controls(xml)[0]
     assert (control.center, control.width, control.height) == ((540, 2200), 200, 100)
     assert control.to_prompt_line() == '[1] Button "Send" (clickable,selected,disabled) @540,2200'

@@ -36,6 +36,7 @@ class ScriptedReply:
     prompt_tokens: int = 100
     completion_tokens: int = 20
     finish_reason: str | None = None      # None: "stop" (or "tool_calls" with tool arguments)
+    undeclared_length: bool = False       # no Content-Length: the body ends when the connection closes
 
 
 Responder = Callable[[dict[str, Any]], ScriptedReply]
@@ -77,6 +78,12 @@ def json_reply(obj: dict[str, Any], fenced: bool = False) -> Responder:
 def tool_reply(obj: dict[str, Any]) -> Responder:
     """A tool call to `act` whose arguments are the object."""
     return lambda body: ScriptedReply(tool_arguments=json.dumps(obj, ensure_ascii=False))
+
+
+def huge_reply(megabytes: float, *, undeclared_length: bool = False) -> Responder:
+    """A text reply of about `megabytes` MB (a runaway or hostile server); with `undeclared_length`
+    it comes without a Content-Length, so only reading it tells its size."""
+    return lambda body: ScriptedReply(content="x" * int(megabytes * 1_000_000), undeclared_length=undeclared_length)
 
 
 def http_error(status: int, message: str, retry_after: float | None = None, code: str | None = None) -> Responder:
@@ -248,7 +255,7 @@ class _Handler(BaseHTTPRequestHandler):
         if scripted.status != 200:
             self._send_error(scripted.status, scripted.error_message, scripted.error_code, scripted.headers)
         else:
-            self._send_json(200, self._completion(body, scripted))
+            self._send_json(200, self._completion(body, scripted), declare_length=not scripted.undeclared_length)
 
     def _record(self, body: dict[str, Any]) -> None:
         self.server.fake.record(RecordedRequest(self.command, self.path, dict(self.headers.items()), body))
@@ -272,12 +279,17 @@ class _Handler(BaseHTTPRequestHandler):
                            "param": None, "code": code}}
         self._send_json(status, error, headers)
 
-    def _send_json(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+    def _send_json(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None, *,
+                   declare_length: bool = True) -> None:
         data = json.dumps(payload).encode("utf-8")
         try:
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
+            if declare_length:
+                self.send_header("Content-Length", str(len(data)))
+            else:                      # the body ends when the connection does
+                self.send_header("Connection", "close")
+                self.close_connection = True
             for name, value in (headers or {}).items():
                 self.send_header(name, value)
             self.end_headers()

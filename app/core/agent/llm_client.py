@@ -19,6 +19,7 @@ appears in a message, a log line or an exception: server texts are redacted befo
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import re
 import time
@@ -109,6 +110,20 @@ class ModelBadRequest(ModelError):
 
 class ModelImagesRefused(ModelBadRequest):
     """The server said the model cannot take images (any status): it reads text only."""
+
+
+class ModelReplyTooLarge(ModelError):
+    """The reply was over `provider.max_reply_mb`: refused before it was all read, never stored."""
+
+
+class _ReplyOverCap(Exception):
+    """Raised while reading a reply body that passed the cap; `size` is its length when the server
+    said it (Content-Length), else None; `head` is the first bytes read, for the record."""
+
+    def __init__(self, size: int | None, head: bytes) -> None:
+        super().__init__(size)
+        self.size = size
+        self.head = head
 
 
 @dataclass
@@ -211,7 +226,8 @@ class ModelClient:
 
             async def send(request: dict[str, Any] = request) -> Any:
                 sent["at"] = time.perf_counter()
-                return await self._openai.chat.completions.create(**request)
+                async with self._openai.chat.completions.with_streaming_response.create(**request) as raw:
+                    return await self._read_capped(raw)
 
             try:
                 completion = await self._with_retries(send, sends_images=has_image_parts(messages),
@@ -330,6 +346,47 @@ class ModelClient:
                  response.duration_ms, response.prompt_tokens, response.completion_tokens)
         return response
 
+    async def _read_capped(self, raw: Any) -> Any:
+        """The chat completion of a streamed HTTP reply, read up to `provider.max_reply_mb` (decoded
+        bytes, so a compressed bomb is caught too); over it, `_ReplyOverCap` before the rest is read."""
+        import openai
+        from openai.types.chat import ChatCompletion
+
+        cap = reply_cap_bytes(self.provider)
+        declared = raw.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > cap:
+            raise _ReplyOverCap(int(declared), b"")
+        body = bytearray()
+        try:
+            async for chunk in raw.iter_bytes():
+                body += chunk
+                if len(body) > cap:
+                    raise _ReplyOverCap(None, bytes(body[:_DETAIL_LIMIT]))
+        except _ReplyOverCap:
+            raise
+        except Exception as exc:          # the connection broke or timed out mid-body
+            request = raw.http_response.request
+            if "timeout" in type(exc).__name__.lower():
+                raise openai.APITimeoutError(request=request) from exc
+            raise openai.APIConnectionError(request=request) from exc
+        try:
+            data = json.loads(body)
+        except ValueError:
+            data = None
+        if not isinstance(data, dict):
+            return None                    # `_to_response` says: not a chat completion
+        return ChatCompletion.construct(**data)
+
+    def _over_cap(self, error: _ReplyOverCap) -> _Failure:
+        """The step error for a reply over the cap: its size (or that it passed the cap) and the setting."""
+        cap_mb = self.provider.max_reply_mb
+        size = f"{error.size / 1_000_000:.1f} MB" if error.size is not None else f"more than {cap_mb:g} MB"
+        head = self._redact(error.head.decode("utf-8", "replace"))
+        return _Failure(ModelReplyTooLarge,
+                        f"The model's reply was {size}, over the {cap_mb:g} MB cap, and was refused without being "
+                        f"read or stored (setting provider.max_reply_mb). Check the model and server, or raise "
+                        f"the cap in Settings.", False, 200, head)
+
     # ------------------------------------------------------------------ retries and errors
 
     async def _with_retries(self, call: Callable[[], Awaitable[T]], *, listing_models: bool = False,
@@ -350,6 +407,8 @@ class ModelClient:
             except openai.APITimeoutError:
                 failure = _Failure(ModelTimeout, f"The model at {self.provider.base_url} did not answer within "
                                                  f"{self.provider.timeout_seconds:g} s", retryable=True)
+            except _ReplyOverCap as exc:
+                failure = self._over_cap(exc)
             except openai.APIConnectionError as exc:
                 reason = self._redact(str(exc.__cause__ or exc)) or "no reason given"
                 failure = _Failure(ModelUnreachable, f"Could not connect to the model server at "
@@ -428,6 +487,11 @@ class ModelClient:
         if self._secret:
             text = text.replace(self._secret, REDACTED)
         return redact(_SHORT_OR_MASKED_KEY.sub(REDACTED, text))
+
+
+def reply_cap_bytes(provider: ProviderSettings) -> int:
+    """`provider.max_reply_mb` in bytes."""
+    return int(provider.max_reply_mb * 1_000_000)
 
 
 def _raw_text(response: ModelResponse) -> str:

@@ -9,12 +9,14 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import re
+import struct
 import time
 from dataclasses import dataclass
 from typing import Callable
 
 from app.core.perception.controls import Control
-from app.core.perception.hierarchy import HierarchyError, UiHierarchy, parse_hierarchy, select_controls
+from app.core.config import LimitSettings
+from app.core.perception.hierarchy import DumpTooLarge, HierarchyError, UiHierarchy, parse_hierarchy, select_controls
 
 from . import input_commands as cmd
 from .adb_transport import DEFAULT_TIMEOUT, AdbTransport
@@ -25,6 +27,7 @@ from .errors import (
     DeviceError,
     DeviceTimeout,
     HierarchyDumpFailed,
+    ScreenshotFailed,
     TextInputUnsupported,
 )
 from app.android.keycodes import KEYCODES, keycode_from_string
@@ -39,6 +42,25 @@ DUMP_PATH = "/sdcard/window_dump.xml"
 DUMP_COMMAND = f"rm -f {DUMP_PATH}; uiautomator dump {DUMP_PATH} 2>&1 >/dev/null; cat {DUMP_PATH} 2>/dev/null"
 _ERROR_MARKERS = ("Exception occurred", "Error:", "Error type", "Usage:", "inaccessible or not found",
                   "Unknown input method")
+
+
+@dataclass(frozen=True)
+class InputLimits:
+    """Caps on what the phone sends (settings `limits`): a hostile or broken screen fails one step
+    with an error naming the cap, instead of costing seconds and hundreds of MB."""
+
+    max_dump_bytes: int
+    max_dump_nodes: int
+    max_screenshot_side: int
+    max_screenshot_bytes: int
+
+    @classmethod
+    def from_settings(cls, limits: LimitSettings) -> "InputLimits":
+        return cls(int(limits.max_dump_mb * 1_000_000), limits.max_dump_nodes, limits.max_screenshot_side,
+                   int(limits.max_screenshot_mb * 1_000_000))
+
+
+DEFAULT_LIMITS = InputLimits.from_settings(LimitSettings())
 
 
 @dataclass(frozen=True)
@@ -99,8 +121,10 @@ def parse_foreground(output: str) -> ForegroundApp | None:
 class AndroidDevice:
     """Async access to one phone through an ADB server."""
 
-    def __init__(self, transport: AdbTransport, serial: str, *, timeout: float = DEFAULT_TIMEOUT):
+    def __init__(self, transport: AdbTransport, serial: str, *, timeout: float = DEFAULT_TIMEOUT,
+                 limits: InputLimits = DEFAULT_LIMITS):
         self.transport = transport
+        self.limits = limits
         self.serial = serial
         self.timeout = timeout
         self.capture_method: str | None = None
@@ -179,6 +203,7 @@ class AndroidDevice:
         started = time.perf_counter()
         data = await self.exec_out(CAPTURE_SERVICES[method].removeprefix("exec:"))
         fetched = time.perf_counter()
+        check_screenshot_size(data, self.limits, png=method == PNG_METHOD)      # before decoding: a huge image is refused unread
         image = await asyncio.to_thread(DECODERS[method], data)
         done = time.perf_counter()
         return Screenshot(image, method, (fetched - started) * 1000, (done - fetched) * 1000)
@@ -208,6 +233,11 @@ class AndroidDevice:
         problem = ""
         for attempt in range(retries):
             output = await self.shell(DUMP_COMMAND, timeout=timeout)
+            if len(output) > self.limits.max_dump_bytes:     # not retried: the next dump is as large
+                raise HierarchyDumpFailed(
+                    f"The phone's UI dump was {len(output) / 1_000_000:.1f} MB, over the "
+                    f"{self.limits.max_dump_bytes / 1_000_000:g} MB cap (setting limits.max_dump_mb); its "
+                    "controls were not read this step.", DUMP_COMMAND)
             start = min((i for i in (output.find("<?xml"), output.find("<hierarchy")) if i >= 0), default=-1)
             if start >= 0 and "</hierarchy>" in output:
                 return output[start:]
@@ -240,7 +270,7 @@ class AndroidDevice:
         dumped = time.perf_counter()
         screen = await self.screen_info()
         # Parsing is a few ms of Python: a worker thread keeps it off the caller's loop (a GUI's, say).
-        hierarchy, controls = await asyncio.to_thread(_read_controls, xml, screen)
+        hierarchy, controls = await asyncio.to_thread(_read_controls, xml, screen, self.limits)
         snapshot = ControlsSnapshot(controls, hierarchy, xml, time.monotonic(), (dumped - started) * 1000)
         if generation == self._input_generation:     # no input since the dump began: the cache is good
             self._controls = snapshot
@@ -376,10 +406,34 @@ def _retrieve(future: asyncio.Future) -> None:
         future.exception()
 
 
-def _read_controls(xml: str, screen: ScreenInfo) -> tuple[UiHierarchy, list[Control]]:
-    """The hierarchy of a dump and the controls selected from it, sized to the screen."""
+def check_screenshot_size(data: bytes, limits: InputLimits, *, png: bool) -> None:
+    """Refuse a screenshot over the caps from its bytes and header alone (raw `screencap`: width and
+    height first; PNG: the IHDR chunk), before any decoding: `ScreenshotFailed` naming the cap."""
+    if len(data) > limits.max_screenshot_bytes:
+        raise ScreenshotFailed(f"The phone's screenshot was {len(data) / 1_000_000:.1f} MB, over the "
+                               f"{limits.max_screenshot_bytes / 1_000_000:g} MB cap (setting "
+                               "limits.max_screenshot_mb).")
+    start = data.find(b"\x89PNG", 0, 1024) if png else -1
+    if start >= 0 and len(data) >= start + 24:
+        width, height = struct.unpack_from(">II", data, start + 16)
+    elif not png and len(data) >= 8:
+        width, height = struct.unpack_from("<II", data)
+    else:
+        return                          # too short to say: the decoder reports it
+    side = limits.max_screenshot_side
+    if width > side or height > side:
+        raise ScreenshotFailed(f"The phone's screenshot is {width}x{height} pixels, over the {side}x{side} cap "
+                               "(setting limits.max_screenshot_side).")
+
+
+def _read_controls(xml: str, screen: ScreenInfo,
+                   limits: InputLimits = DEFAULT_LIMITS) -> tuple[UiHierarchy, list[Control]]:
+    """The hierarchy of a dump and the controls selected from it, sized to the screen (in the
+    dump's rotation) and within the caps of `limits`."""
     try:
-        hierarchy = parse_hierarchy(xml)
+        hierarchy = parse_hierarchy(xml, max_bytes=limits.max_dump_bytes, max_nodes=limits.max_dump_nodes)
+    except DumpTooLarge as exc:
+        raise HierarchyDumpFailed(str(exc), DUMP_COMMAND) from exc
     except HierarchyError as exc:
         raise HierarchyDumpFailed(f"The phone sent controls that cannot be read: {exc}", DUMP_COMMAND) from exc
     size = screen.display_size

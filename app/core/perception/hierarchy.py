@@ -23,6 +23,7 @@ from app.core.perception.controls import Control, Rect
 from app.core.perception.selection import select_controls
 
 __all__ = [
+    "DumpTooLarge",
     "HierarchyError",
     "UiHierarchy",
     "UiNode",
@@ -44,6 +45,19 @@ _END = "</hierarchy>"
 
 class HierarchyError(ValueError):
     """The dump is empty, not XML, or an error message from uiautomator instead of a dump."""
+
+
+class DumpTooLarge(HierarchyError):
+    """The dump is over a cap (bytes or nodes): refused before it costs seconds and hundreds of MB.
+    The message names the cap and its setting."""
+
+
+MAX_COORDINATE = 100_000
+"""Bounds with a coordinate beyond ±this are absurd (a hostile or broken dump): treated as malformed."""
+
+
+class _TooManyNodes(Exception):
+    """Raised inside the parser target to stop the parse at the node cap."""
 
 
 @dataclass(slots=True, eq=False)
@@ -88,33 +102,52 @@ class UiHierarchy:
 
 
 def parse_bounds(value: str) -> Rect | None:
-    """`"[l,t][r,b]"` → (l, t, r, b); None when malformed. Empty rects are kept (validated later)."""
+    """`"[l,t][r,b]"` → (l, t, r, b); None when malformed or absurd (a coordinate beyond
+    ±MAX_COORDINATE). Empty and inverted rects are kept (validated later)."""
+    rect: Rect | None = None
     if value.startswith("[") and value.endswith("]") and "][" in value:
         try:  # the form uiautomator writes, without the regex's cost
             left, top, right, bottom = value[1:-1].replace("][", ",").split(",")
-            return int(left), int(top), int(right), int(bottom)
+            rect = int(left), int(top), int(right), int(bottom)
         except ValueError:
             pass
-    match = _BOUNDS.search(value)
-    if match is None:
+    if rect is None:
+        match = _BOUNDS.search(value)
+        if match is None:
+            return None
+        left, top, right, bottom = match.groups()
+        rect = int(left), int(top), int(right), int(bottom)
+    if any(abs(edge) > MAX_COORDINATE for edge in rect):
         return None
-    left, top, right, bottom = match.groups()
-    return int(left), int(top), int(right), int(bottom)
+    return rect
 
 
-def parse_hierarchy(xml: str | bytes) -> UiHierarchy:
-    """Parse the output of `uiautomator dump` (file content or /dev/tty output)."""
+def parse_hierarchy(xml: str | bytes, *, max_bytes: int | None = None,
+                    max_nodes: int | None = None) -> UiHierarchy:
+    """Parse the output of `uiautomator dump` (file content or /dev/tty output).
+
+    `max_bytes` / `max_nodes` (None: no cap) refuse a dump over them with `DumpTooLarge`: the
+    size is checked before parsing, the node count stops the parse as soon as it passes the cap.
+    """
+    if max_bytes is not None and len(xml) > max_bytes:
+        raise DumpTooLarge(f"The phone's UI dump was {len(xml) / 1_000_000:.1f} MB, over the "
+                           f"{max_bytes / 1_000_000:g} MB cap (setting limits.max_dump_mb); its controls were "
+                           "not read this step.")
     document = _extract_document(_as_text(xml))
     data = document.encode("utf-8", errors="replace")
     try:
-        return _parse_xml(data, recover=False)
-    except etree.XMLSyntaxError:
-        # Recover what the phone wrote: drop illegal characters, let libxml2 repair the rest.
-        data = _XML_ILLEGAL.sub("?", document).encode("utf-8", errors="replace")
         try:
-            return _parse_xml(data, recover=True)
-        except etree.XMLSyntaxError as error:
-            raise HierarchyError(f"The UI dump is not readable XML: {error}") from None
+            return _parse_xml(data, recover=False, max_nodes=max_nodes)
+        except etree.XMLSyntaxError:
+            # Recover what the phone wrote: drop illegal characters, let libxml2 repair the rest.
+            data = _XML_ILLEGAL.sub("?", document).encode("utf-8", errors="replace")
+            try:
+                return _parse_xml(data, recover=True, max_nodes=max_nodes)
+            except etree.XMLSyntaxError as error:
+                raise HierarchyError(f"The UI dump is not readable XML: {error}") from None
+    except _TooManyNodes:
+        raise DumpTooLarge(f"The phone's UI dump has more than {max_nodes} nodes, over the cap (setting "
+                           "limits.max_dump_nodes); its controls were not read this step.") from None
 
 
 def extract_controls(xml: str | bytes, screen_size: tuple[int, int] | None = None) -> list[Control]:
@@ -181,11 +214,11 @@ def _explain_missing_hierarchy(text: str) -> str:
     return f"This is not a uiautomator dump (no <hierarchy> element). It starts with: {preview!r}"
 
 
-def _parse_xml(data: bytes, *, recover: bool) -> UiHierarchy:
+def _parse_xml(data: bytes, *, recover: bool, max_nodes: int | None = None) -> UiHierarchy:
     # The document starts at <hierarchy>, so no DTD (and no custom entity) can be in it;
     # resolve_entities=False would make libxml2 report "&amp;" as "&#38;" to a target.
     parser = etree.XMLParser(
-        target=_TreeBuilder(), huge_tree=True, recover=recover, resolve_entities="internal", no_network=True
+        target=_TreeBuilder(max_nodes), huge_tree=True, recover=recover, resolve_entities="internal", no_network=True
     )
     hierarchy = etree.fromstring(data, parser)
     if hierarchy is None:
@@ -200,7 +233,9 @@ class _TreeBuilder:
     in `<node>`s under the root `<hierarchy>` become nodes; anything else is ignored.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, max_nodes: int | None = None) -> None:
+        self._max_nodes = max_nodes
+        self._nodes = 0
         self._root_tag: str | None = None
         self._rotation = 0
         self._windows: list[UiNode] = []
@@ -217,6 +252,9 @@ class _TreeBuilder:
         if tag != "node" or (parent is None and not is_window):
             self._open.append(None)
             return
+        self._nodes += 1
+        if self._max_nodes is not None and self._nodes > self._max_nodes:
+            raise _TooManyNodes()
         bounds = attrib.get("bounds")
         siblings = self._windows if parent is None else parent.children
         node = UiNode(

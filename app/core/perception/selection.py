@@ -45,9 +45,11 @@ def select_controls(hierarchy: UiHierarchy, screen_size: tuple[int, int] | None 
 
     Selection (seed 000): clickable, long-clickable, scrollable or checkable nodes, nodes
     with a text or content-desc, and nodes whose class tail contains "Edit" or "Button".
-    Dropped: `visible-to-user="false"`, malformed or empty bounds (right <= left or
-    bottom <= top), and, when `screen_size` is given, nodes with nothing left after
-    clipping to the screen (the kept rect is the clipped one).
+    Dropped: `visible-to-user="false"`, malformed, absurd or empty bounds (right <= left or
+    bottom <= top), nodes wholly outside the window that holds them (a hostile or stale dump:
+    nothing there can be tapped), and, when `screen_size` is given (the size in the dump's
+    rotation), nodes with nothing left after clipping to the screen (the kept rect is the
+    clipped one).
 
     Merging, so that one thing on screen is one control:
     - a tappable (clickable or long-clickable, not scrollable) node takes in the
@@ -67,11 +69,12 @@ def select_controls(hierarchy: UiHierarchy, screen_size: tuple[int, int] | None 
     locators = LocatorIndex()
     candidates: list[_Candidate] = []
     absorbers: list[_Candidate] = []
+    window_rects = [w.bounds for w in hierarchy.windows]
     stack: list[tuple[UiNode, _Candidate | None]] = [(w, None) for w in reversed(hierarchy.windows)]
     while stack:
         node, absorber = stack.pop()
         locators.add(node.attributes)
-        actionable, candidate = _candidate(node, screen_size)
+        actionable, candidate = _candidate(node, screen_size, window_rects[node.window])
         if candidate is not None:
             if actionable or absorber is None:
                 candidates.append(candidate)
@@ -100,7 +103,8 @@ def select_controls(hierarchy: UiHierarchy, screen_size: tuple[int, int] | None 
     return [_to_control(index, c, locators) for index, c in enumerate(ordered, start=1)]
 
 
-def _candidate(node: UiNode, screen_size: tuple[int, int] | None) -> tuple[bool, _Candidate | None]:
+def _candidate(node: UiNode, screen_size: tuple[int, int] | None,
+               window: Rect | None = None) -> tuple[bool, _Candidate | None]:
     """Whether the node is actionable, and its candidate (None: not selected or not visible)."""
     get = node.attributes.get
     clickable = get("clickable") == "true"
@@ -113,17 +117,22 @@ def _candidate(node: UiNode, screen_size: tuple[int, int] | None) -> tuple[bool,
     label = _clean_label(text) or _clean_label(get("content-desc"))
     if not (actionable or label):
         return False, None
-    rect = _visible_rect(node, screen_size)
+    rect = _visible_rect(node, screen_size, window)
     if rect is None:
         return actionable, None
     checked = get("checked") == "true"
     return actionable, _Candidate(node, rect, label, clickable, long_clickable, scrollable, checkable, checked)
 
 
-def _visible_rect(node: UiNode, screen_size: tuple[int, int] | None) -> Rect | None:
+def _visible_rect(node: UiNode, screen_size: tuple[int, int] | None, window: Rect | None = None) -> Rect | None:
+    """The node's rect clipped to the screen; None when it is hidden, malformed, empty, wholly
+    outside its window (`window`: the window root's valid bounds) or wholly off the screen."""
     if node.bounds is None or node.attributes.get("visible-to-user") == "false":
         return None
     left, top, right, bottom = node.bounds
+    if window is not None and window[2] > window[0] and window[3] > window[1] and not (
+            left < window[2] and right > window[0] and top < window[3] and bottom > window[1]):
+        return None
     if screen_size is not None:
         width, height = screen_size
         left, top, right, bottom = max(left, 0), max(top, 0), min(right, width), min(bottom, height)

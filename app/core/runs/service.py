@@ -23,6 +23,7 @@ from app.core.agent.llm_client import ModelClient
 from app.core.agent.memory import RunResult
 from app.core.agent.trajectory import RunSummary, TrajectoryWriter, list_runs
 from app.core.config import AgentSettings, ProviderSettings, Settings, needs_api_key
+from app.core.device.android_device import InputLimits
 from app.core.device.errors import DeviceError
 from app.core.device.phone_id import PhoneId
 from app.core.device.phone_lock import PhoneBusy
@@ -70,9 +71,9 @@ def settings_for(base: Settings, request: RunRequest) -> Settings:
                                            ("timeout_seconds", request.timeout_seconds)) if value is not None}
     provider = {key: value for key, value in request.provider.items() if value not in (None, "")}
     try:
-        return Settings(provider=ProviderSettings.model_validate({**base.provider.model_dump(), **provider}),
-                        images=base.images, prices=base.prices,
-                        agent=AgentSettings.model_validate({**base.agent.model_dump(), **agent}))
+        return base.model_copy(update={   # every other section (images, prices, limits…) as saved
+            "provider": ProviderSettings.model_validate({**base.provider.model_dump(), **provider}),
+            "agent": AgentSettings.model_validate({**base.agent.model_dump(), **agent})})
     except ValueError as exc:
         raise RunRefused(f"The run's settings are not valid: {exc}") from exc
 
@@ -178,6 +179,7 @@ class RunService:
         recorder = RunRecorder(writer, events)
         result: RunResult | None = None
         error = ""
+        session.device.limits = InputLimits.from_settings(settings.limits)   # this run's caps on dumps and pictures
         try:
             async with self.client_factory(settings.provider, key, on_retry=events.message) as client:
                 run = AgentRun(handle.request, session.device, settings, client, handle, frames=session.frames,

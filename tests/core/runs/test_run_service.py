@@ -7,6 +7,7 @@ import asyncio
 import functools
 import os
 import subprocess
+from pathlib import Path
 import sys
 
 import pytest
@@ -227,3 +228,23 @@ def test_two_processes_never_drive_one_phone_at_once(two_phone_server, agent_hom
     sides = ["first" if x < 540 else "second" for x in xs]
     assert len(xs) == 8 and sides in (["first"] * 4 + ["second"] * 4, ["second"] * 4 + ["first"] * 4), xs
     assert any("another Agent Desk process" in out for out in outputs), outputs
+
+
+@pytest.mark.asyncio
+async def test_the_runs_caps_on_pictures_reach_the_phone(two_phone_server):
+    """settings.limits are the caps the phone's pictures and dumps are read with during the run."""
+    settings = settings_for_tests()
+    settings.limits.max_screenshot_side = 256          # the virtual phone's screen is 1080x2400
+    phones = await open_registry(two_phone_server)
+    service = RunService(phones, settings, client_factory=functools.partial(ModelClient, backoff_seconds=0.01))
+    try:
+        with FakeOpenAIServer(taps([100])) as model:
+            handle = await service.start(RunRequest("capped", api_key=API_KEY, phone="emulator-5554",
+                                                    provider={"base_url": model.base_url}))
+            result = await handle.wait()
+    finally:
+        await service.shutdown()
+        await phones.close()
+    recorded = (Path(result.run_dir) / "steps.jsonl").read_text() + result.completion_reason
+    assert "limits.max_screenshot_side" in recorded
+    assert tapped_xs(two_phone_server.device("emulator-5554")) == []
