@@ -18,9 +18,10 @@ import time
 from typing import Callable
 
 from .profiles import ANDROID_14, DeviceProfile
-from .storage_nodes import (ACCES, EXIST, INVAL, ISDIR, LOOP, NOENT, NOSPC, NOTDIR, NOTEMPTY, ROFS, ROOT, SHELL,
-                            SYSTEM, Dir, File, Link, Node, Stat, StorageError)
-from .storage_system import SYSTEM_BINARIES, SYSTEM_PROGRAMS, proc_files
+from .storage_nodes import (ACCES, EXIST, INVAL, ISDIR, LOOP, NOENT, NOSPC, NOTDIR, NOTEMPTY, ROFS, SHELL, Dir,
+                            File, Link, Node, Stat, StorageError)
+from .storage_rules import UNLISTABLE, check_writable, default_mode, default_owner, normalise_path
+from .storage_system import initial_tree
 
 __all__ = ["ACCES", "EXIST", "ISDIR", "NOENT", "NOSPC", "NOTDIR", "NOTEMPTY", "ROFS", "PhoneStorage", "Stat",
            "StorageError"]
@@ -29,10 +30,6 @@ DEFAULT_CAPACITY = 256 * 1024 * 1024
 MAX_ENTRIES = 100_000
 MAX_SYMLINK_HOPS = 40
 
-_WRITABLE = ("/sdcard", "/data/local/tmp")
-_READ_ONLY = ("/system", "/vendor", "/product", "/apex")
-_UNLISTABLE = ("/data", "/data/local", "/data/data", "/data/app")
-_ALIASES = ("/storage/emulated/0", "/storage/self/primary", "/mnt/sdcard", "/mnt/user/0/primary")
 
 
 class PhoneStorage:
@@ -52,35 +49,8 @@ class PhoneStorage:
 
     # ------------------------------------------------------------------ set-up
     def _build(self) -> None:
-        sdcard_owner = (10215, 1023) if self.profile.sdk >= 30 else (ROOT, 1015)   # MediaProvider / sdcard_rw
-        folders = [("/system", 0o755, ROOT, ROOT), ("/system/bin", 0o755, ROOT, SHELL),
-                   ("/system/etc", 0o755, ROOT, ROOT), ("/vendor", 0o755, ROOT, SHELL),
-                   ("/product", 0o755, ROOT, ROOT), ("/apex", 0o755, ROOT, ROOT), ("/proc", 0o555, ROOT, ROOT),
-                   ("/dev", 0o755, ROOT, ROOT), ("/data", 0o771, SYSTEM, SYSTEM), ("/data/local", 0o751, ROOT, ROOT),
-                   ("/data/local/tmp", 0o771, SHELL, SHELL), ("/storage", 0o755, ROOT, ROOT),
-                   ("/sdcard", 0o2770 if self.profile.sdk >= 30 else 0o771, *sdcard_owner)]
-        for name in ("Alarms", "DCIM", "Documents", "Download", "Movies", "Music", "Notifications", "Pictures",
-                     "Podcasts", "Ringtones"):
-            folders.append((f"/sdcard/{name}", 0o2770 if self.profile.sdk >= 30 else 0o771, *sdcard_owner))
-        for path, mode, uid, gid in folders:
-            self._install(path, Dir(stat.S_IFDIR | mode, uid, gid))
-        self._install("/system/bin/toybox", File(stat.S_IFREG | 0o755, ROOT, SHELL, data=bytearray(b"\x7fELF")))
-        self._install("/system/bin/sh", File(stat.S_IFREG | 0o755, ROOT, SHELL, data=bytearray(b"\x7fELF")))
-        for name, target in SYSTEM_BINARIES.items():
-            if name == target:
-                continue
-            self._install(f"/system/bin/{name}", Link(stat.S_IFLNK | 0o755, ROOT, SHELL, target=target))
-        self._install("/etc", Link(stat.S_IFLNK | 0o644, target="/system/etc"))
-        self._install("/system/etc/hosts", File(stat.S_IFREG | 0o644, data=bytearray(b"127.0.0.1       localhost\n::1             ip6-localhost\n")))
-        self._install("/system/build.prop", File(stat.S_IFREG | 0o600, data=bytearray(
-            f"ro.build.version.sdk={self.profile.sdk}\nro.build.version.release={self.profile.release}\n".encode())))
-        for name in SYSTEM_PROGRAMS:
-            self._install(f"/system/bin/{name}", File(stat.S_IFREG | 0o755, ROOT, SHELL, data=bytearray(b"\x7fELF")))
-        for name, produce in proc_files(lambda: self.profile).items():
-            self._install(f"/proc/{name}", File(stat.S_IFREG | 0o444, produce=produce))
-        self._install("/dev/null", File(stat.S_IFCHR | 0o666))
-        self._install("/dev/zero", File(stat.S_IFCHR | 0o666, endless=b"\0"))
-        self._install("/dev/urandom", File(stat.S_IFCHR | 0o666, endless=b"\x5a\xa5"))
+        for path, node in initial_tree(lambda: self.profile):
+            self._install(path, node)
 
     def _install(self, path: str, node: Node) -> None:
         node.mtime = node.mtime or self.clock()
@@ -106,16 +76,7 @@ class PhoneStorage:
                                       f"ro.build.version.release={profile.release}\n").encode()
 
     # ------------------------------------------------------------------ paths
-    @staticmethod
-    def normalise(path: str) -> str:
-        path = posixpath.normpath("/" + path.strip())
-        if path.startswith("//"):
-            path = "/" + path.lstrip("/")
-        # /storage/emulated/0 and /mnt/sdcard are the same place as /sdcard on a phone.
-        for alias in _ALIASES:
-            if path == alias or path.startswith(alias + "/"):
-                path = "/sdcard" + path[len(alias):]
-        return path
+    normalise = staticmethod(normalise_path)
 
     def _lookup(self, path: str, follow: bool, hops: int = 0) -> Node:
         """The node at an absolute path; symbolic links on the way are followed."""
@@ -168,23 +129,13 @@ class PhoneStorage:
         name = posixpath.basename(self.normalise(path))
         if not name:
             raise StorageError(EXIST)
-        self._check_writable(real)
+        check_writable(real)
         return parent, name, self.normalise(f"{real}/{name}")
-
-    @staticmethod
-    def _check_writable(folder: str) -> None:
-        if any(folder == root or folder.startswith(root + "/") for root in _WRITABLE):
-            return
-        if folder == "/proc" or folder.startswith("/proc/"):
-            raise StorageError(ACCES if folder == "/proc" else ROFS)
-        if any(folder == root or folder.startswith(root + "/") for root in _READ_ONLY) or folder == "/":
-            raise StorageError(ROFS)
-        raise StorageError(ACCES)
 
     def writable(self, path: str) -> bool:
         """Whether the shell user may change what is at `path`."""
         try:
-            self._check_writable(self.realpath(path))
+            check_writable(self.realpath(path))
             return True
         except StorageError:
             return False
@@ -262,7 +213,7 @@ class PhoneStorage:
             node = self._lookup(real, follow=True)
             if not isinstance(node, Dir):
                 raise StorageError(NOTDIR)
-            if real in _UNLISTABLE:
+            if real in UNLISTABLE:
                 raise StorageError(ACCES)
             names = sorted(node.entries)
         return [(name, self.lstat(f"{real}/{name}")) for name in names]
@@ -306,8 +257,8 @@ class PhoneStorage:
                 node.mtime = self.clock()
                 return
             self._charge(len(data), 1)
-            uid, gid = owner or self._default_owner(real)
-            parent.entries[name] = File(stat.S_IFREG | ((mode if mode is not None else self._default_mode(real)) & 0o7777),
+            uid, gid = owner or default_owner(real, self.profile.sdk)
+            parent.entries[name] = File(stat.S_IFREG | ((mode if mode is not None else default_mode(real)) & 0o7777),
                                         uid, gid, self.clock(), self._new_ino(), bytearray(data))
             parent.mtime = self.clock()
 
@@ -350,14 +301,6 @@ class PhoneStorage:
             return False
         return stat.S_ISCHR(node.mode)
 
-    def _default_owner(self, path: str) -> tuple[int, int]:
-        if path.startswith("/sdcard"):
-            return (10215, 1023) if self.profile.sdk >= 30 else (ROOT, 1015)
-        return SHELL, SHELL
-
-    def _default_mode(self, path: str) -> int:
-        return 0o660 if path.startswith("/sdcard") else 0o666
-
     def write(self, path: str, data: bytes, append: bool = False, mode: int = 0o100660) -> bool:
         """Write a file, creating missing folders as adb push does; False when it cannot be written."""
         try:
@@ -394,7 +337,7 @@ class PhoneStorage:
             if name in parent.entries:
                 raise StorageError(EXIST)
             self._charge(0, 1)
-            uid, gid = self._default_owner(real)
+            uid, gid = default_owner(real, self.profile.sdk)
             if real.startswith("/sdcard"):
                 mode = 0o2770 if self.profile.sdk >= 30 else 0o771
             parent.entries[name] = Dir(stat.S_IFDIR | (mode & 0o7777), uid, gid, self.clock(), self._new_ino())
@@ -488,7 +431,7 @@ class PhoneStorage:
     def chmod(self, path: str, mode: int) -> None:
         with self._lock:
             node = self._lookup(path, follow=True)
-            self._check_writable(self.realpath_unlocked(path))
+            check_writable(self.realpath_unlocked(path))
             node.mode = stat.S_IFMT(node.mode) | (mode & 0o7777)
 
     def touch(self, path: str, mtime: float | None = None, create: bool = True) -> None:
@@ -499,7 +442,7 @@ class PhoneStorage:
                 if not self.exists(path):
                     return
             node = self._lookup(path, follow=True)
-            self._check_writable(self.realpath_unlocked(posixpath.dirname(self.normalise(path))))
+            check_writable(self.realpath_unlocked(posixpath.dirname(self.normalise(path))))
             node.mtime = self.clock() if mtime is None else mtime
 
     def usage(self) -> tuple[int, int]:

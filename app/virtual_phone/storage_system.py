@@ -6,10 +6,13 @@ Android 14, 4.9 for Android 9); the CPU is x86_64, as `getprop ro.product.cpu.ab
 
 from __future__ import annotations
 
+import stat
 import time
 from typing import Callable
 
 from .profiles import DeviceProfile
+from .storage_nodes import ROOT, SHELL, SYSTEM, Dir, File, Link, Node
+from .storage_rules import default_owner
 
 TOYBOX_COMMANDS = (
     "[", "base64", "basename", "cat", "chmod", "cp", "cut", "date", "df", "dirname", "du", "echo", "env",
@@ -72,3 +75,38 @@ def proc_files(profile: Callable[[], DeviceProfile]) -> dict[str, Callable[[], b
         "uptime": uptime,
         "loadavg": lambda: b"0.52 0.61 0.58 1/1432 4321\n",
     }
+
+
+def initial_tree(profile: Callable[[], DeviceProfile]) -> list[tuple[str, Node]]:
+    """The folders, files, links and devices a phone ships with, parents first."""
+    sdk = profile().sdk
+    sdcard_owner = default_owner("/sdcard", sdk)            # MediaProvider, or sdcard_rw before Android 11
+    sdcard_mode = 0o2770 if sdk >= 30 else 0o771
+    folders = [("/system", 0o755, ROOT, ROOT), ("/system/bin", 0o755, ROOT, SHELL),
+               ("/system/etc", 0o755, ROOT, ROOT), ("/vendor", 0o755, ROOT, SHELL),
+               ("/product", 0o755, ROOT, ROOT), ("/apex", 0o755, ROOT, ROOT), ("/proc", 0o555, ROOT, ROOT),
+               ("/dev", 0o755, ROOT, ROOT), ("/data", 0o771, SYSTEM, SYSTEM), ("/data/local", 0o751, ROOT, ROOT),
+               ("/data/local/tmp", 0o771, SHELL, SHELL), ("/storage", 0o755, ROOT, ROOT),
+               ("/sdcard", sdcard_mode, *sdcard_owner)]
+    folders += [(f"/sdcard/{name}", sdcard_mode, *sdcard_owner) for name in (
+        "Alarms", "DCIM", "Documents", "Download", "Movies", "Music", "Notifications", "Pictures", "Podcasts",
+        "Ringtones")]
+    tree: list[tuple[str, Node]] = [(path, Dir(stat.S_IFDIR | mode, uid, gid)) for path, mode, uid, gid in folders]
+
+    def binary() -> File:
+        return File(stat.S_IFREG | 0o755, ROOT, SHELL, data=bytearray(b"\x7fELF"))
+
+    tree += [("/system/bin/toybox", binary()), ("/system/bin/sh", binary())]
+    tree += [(f"/system/bin/{name}", Link(stat.S_IFLNK | 0o755, ROOT, SHELL, target=target))
+             for name, target in SYSTEM_BINARIES.items() if name != target]
+    tree += [("/etc", Link(stat.S_IFLNK | 0o644, target="/system/etc")),
+             ("/system/etc/hosts", File(stat.S_IFREG | 0o644, data=bytearray(
+                 b"127.0.0.1       localhost\n::1             ip6-localhost\n"))),
+             ("/system/build.prop", File(stat.S_IFREG | 0o600, data=bytearray(
+                 f"ro.build.version.sdk={sdk}\nro.build.version.release={profile().release}\n".encode())))]
+    tree += [(f"/system/bin/{name}", binary()) for name in SYSTEM_PROGRAMS]
+    tree += [(f"/proc/{name}", File(stat.S_IFREG | 0o444, produce=produce))
+             for name, produce in proc_files(profile).items()]
+    tree += [("/dev/null", File(stat.S_IFCHR | 0o666)), ("/dev/zero", File(stat.S_IFCHR | 0o666, endless=b"\0")),
+             ("/dev/urandom", File(stat.S_IFCHR | 0o666, endless=b"\x5a\xa5"))]
+    return tree

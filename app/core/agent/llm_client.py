@@ -25,7 +25,6 @@ import re
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from app.core.agent.records import ModelReplyRecord
@@ -33,6 +32,10 @@ from app.core.config import ProviderSettings, Settings
 from app.core.redaction import REDACTED, redact
 from app.core.secrets import register_secret
 
+from .model_errors import (  # noqa: F401  (the errors are part of this module's API)
+    ADVICE, DETAIL_LIMIT, Failure, ModelAuthError, ModelBadRequest, ModelError, ModelImagesRefused, ModelNotFound,
+    ModelRateLimited, ModelReplyTooLarge, ModelServerError, ModelTimeout, ModelUnreachable, failed_try_record,
+    retry_after_seconds)
 from .text_only import MessageRewriter, TextOnlyModels, has_image_parts, is_image_refusal, strip_image_parts
 
 if TYPE_CHECKING:
@@ -41,7 +44,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 MAX_RETRY_DELAY_SECONDS = 30.0
-_DETAIL_LIMIT = 300
 # Key-shaped text the shared patterns leave alone: short or masked keys ("sk-ab***cd") in server messages.
 _SHORT_OR_MASKED_KEY = re.compile(r"\b(?:sk|rk)-[A-Za-z0-9_\-*.]{4,}")
 T = TypeVar("T")
@@ -70,52 +72,6 @@ MAX_OUTPUT_TOKENS_CAP = 32768
 """The largest output budget a cut-off reply is retried with (the settings' own upper bound)."""
 
 
-class ModelError(Exception):
-    """A model call failed. The message tells a person what happened and what to do;
-    `detail` is the server's own (key-free) explanation, when it gave one."""
-
-    def __init__(self, message: str, *, status_code: int | None = None, detail: str = "") -> None:
-        super().__init__(message)
-        self.status_code = status_code
-        self.detail = detail
-
-
-class ModelAuthError(ModelError):
-    """401/403: the key was refused."""
-
-
-class ModelRateLimited(ModelError):
-    """429 after every retry, or no quota left."""
-
-
-class ModelServerError(ModelError):
-    """5xx after every retry, or an answer that is not a chat completion."""
-
-
-class ModelTimeout(ModelError):
-    """No answer within the provider timeout, on every try."""
-
-
-class ModelUnreachable(ModelError):
-    """Connection refused, DNS failure, TLS failure: the server was never reached."""
-
-
-class ModelNotFound(ModelError):
-    """404: no such model (or a wrong base URL)."""
-
-
-class ModelBadRequest(ModelError):
-    """400 and other 4xx: the server refused the request itself."""
-
-
-class ModelImagesRefused(ModelBadRequest):
-    """The server said the model cannot take images (any status): it reads text only."""
-
-
-class ModelReplyTooLarge(ModelError):
-    """The reply was over `provider.max_reply_mb`: refused before it was all read, never stored."""
-
-
 class _ReplyOverCap(Exception):
     """Raised while reading a reply body that passed the cap; `size` is its length when the server
     said it (Content-Length), else None; `head` is the first bytes read, for the record."""
@@ -124,27 +80,6 @@ class _ReplyOverCap(Exception):
         super().__init__(size)
         self.size = size
         self.head = head
-
-
-@dataclass
-class _Failure:
-    """One failed try, classified. `message` is complete for a failure that is not retried; for a
-    retryable one it says what happened, and the advice is added when the tries run out."""
-
-    kind: type[ModelError]
-    message: str
-    retryable: bool
-    status_code: int | None = None
-    detail: str = ""
-    retry_after: float | None = None
-
-
-_ADVICE: dict[type[ModelError], str] = {
-    ModelRateLimited: "Wait a minute and try again, or check the rate limits and quota of your account.",
-    ModelServerError: "This is a problem on the provider's side; try again later.",
-    ModelTimeout: "Try again, or raise the timeout in Settings.",
-    ModelUnreachable: "Check the base URL in Settings, the network connection, and that the server is running.",
-}
 
 
 def estimate_cost(settings: Settings, model: str, prompt_tokens: int, completion_tokens: int) -> float:
@@ -361,7 +296,7 @@ class ModelClient:
             async for chunk in raw.iter_bytes():
                 body += chunk
                 if len(body) > cap:
-                    raise _ReplyOverCap(None, bytes(body[:_DETAIL_LIMIT]))
+                    raise _ReplyOverCap(None, bytes(body[:DETAIL_LIMIT]))
         except _ReplyOverCap:
             raise
         except Exception as exc:          # the connection broke or timed out mid-body
@@ -377,12 +312,12 @@ class ModelClient:
             return None                    # `_to_response` says: not a chat completion
         return ChatCompletion.construct(**data)
 
-    def _over_cap(self, error: _ReplyOverCap) -> _Failure:
+    def _over_cap(self, error: _ReplyOverCap) -> Failure:
         """The step error for a reply over the cap: its size (or that it passed the cap) and the setting."""
         cap_mb = self.provider.max_reply_mb
         size = f"{error.size / 1_000_000:.1f} MB" if error.size is not None else f"more than {cap_mb:g} MB"
         head = self._redact(error.head.decode("utf-8", "replace"))
-        return _Failure(ModelReplyTooLarge,
+        return Failure(ModelReplyTooLarge,
                         f"The model's reply was {size}, over the {cap_mb:g} MB cap, and was refused without being "
                         f"read or stored (setting provider.max_reply_mb). Check the model and server, or raise "
                         f"the cap in Settings.", False, 200, head)
@@ -405,16 +340,16 @@ class ModelClient:
             except openai.APIStatusError as exc:
                 failure = self._classify_status(exc, listing_models, sends_images)
             except openai.APITimeoutError:
-                failure = _Failure(ModelTimeout, f"The model at {self.provider.base_url} did not answer within "
+                failure = Failure(ModelTimeout, f"The model at {self.provider.base_url} did not answer within "
                                                  f"{self.provider.timeout_seconds:g} s", retryable=True)
             except _ReplyOverCap as exc:
                 failure = self._over_cap(exc)
             except openai.APIConnectionError as exc:
                 reason = self._redact(str(exc.__cause__ or exc)) or "no reason given"
-                failure = _Failure(ModelUnreachable, f"Could not connect to the model server at "
+                failure = Failure(ModelUnreachable, f"Could not connect to the model server at "
                                                      f"{self.provider.base_url} ({reason})", retryable=True)
             if replies is not None:
-                replies.append(_failed_try(failure, len(replies) + 1, budget, tried_at))
+                replies.append(failed_try_record(failure, len(replies) + 1, budget, tried_at))
             if not failure.retryable or attempt >= tries:
                 raise self._final_error(failure, attempt) from None
             delay = self._retry_delay(failure, attempt)
@@ -425,49 +360,49 @@ class ModelClient:
             await asyncio.sleep(delay)
 
     def _classify_status(self, exc: openai.APIStatusError, listing_models: bool,
-                         sends_images: bool = False) -> _Failure:
+                         sends_images: bool = False) -> Failure:
         status = exc.status_code
         detail = self._server_detail(exc)
         base = self.provider.base_url
-        retry_after = _retry_after_seconds(exc.response.headers)
+        retry_after = retry_after_seconds(exc.response.headers)
         if sends_images and is_image_refusal(status, detail):
-            return _Failure(ModelImagesRefused, f"The model '{self.provider.model}' at {base} cannot read images "
+            return Failure(ModelImagesRefused, f"The model '{self.provider.model}' at {base} cannot read images "
                                                 f"(HTTP {status}: {detail}). Set Images → Send to \"none\" (text "
                                                 "only) in Settings, or choose a model that can see.",
                             False, status, detail)
         if status in (401, 403):
             reason = f"HTTP {status}" if status == 401 else f"HTTP 403: {detail}"
-            return _Failure(ModelAuthError, f"The API key was refused by {base} ({reason}). Check it in Settings "
+            return Failure(ModelAuthError, f"The API key was refused by {base} ({reason}). Check it in Settings "
                                             "or with `agentdesk key set`.", False, status, detail)
         if status == 404 and listing_models:
-            return _Failure(ModelNotFound, f"The server at {base} has no model list (HTTP 404: {detail}). Check "
+            return Failure(ModelNotFound, f"The server at {base} has no model list (HTTP 404: {detail}). Check "
                                            "the base URL in Settings (it usually ends in /v1).", False, status, detail)
         if status == 404:
-            return _Failure(ModelNotFound, f"The model '{self.provider.model}' was not found at {base} (HTTP 404: "
+            return Failure(ModelNotFound, f"The model '{self.provider.model}' was not found at {base} (HTTP 404: "
                                            f"{detail}). Check the model name in Settings, and the base URL (it "
                                            "usually ends in /v1).", False, status, detail)
         if status == 429 and getattr(exc, "code", None) == "insufficient_quota":
-            return _Failure(ModelRateLimited, f"The account at {base} has no quota left (HTTP 429: {detail}). "
+            return Failure(ModelRateLimited, f"The account at {base} has no quota left (HTTP 429: {detail}). "
                                               "Check your plan and billing with the provider.", False, status, detail)
         if status == 429:
-            return _Failure(ModelRateLimited, f"The model provider at {base} is limiting requests (HTTP 429: "
+            return Failure(ModelRateLimited, f"The model provider at {base} is limiting requests (HTTP 429: "
                                               f"{detail})", True, status, detail, retry_after)
         if status == 408:
-            return _Failure(ModelTimeout, f"The model server at {base} timed out (HTTP 408)", True, status, detail)
+            return Failure(ModelTimeout, f"The model server at {base} timed out (HTTP 408)", True, status, detail)
         if status >= 500:
-            return _Failure(ModelServerError, f"The model server at {base} failed (HTTP {status}: {detail})",
+            return Failure(ModelServerError, f"The model server at {base} failed (HTTP {status}: {detail})",
                             True, status, detail, retry_after)
-        return _Failure(ModelBadRequest, f"The model server refused the request (HTTP {status}: {detail}). Check "
+        return Failure(ModelBadRequest, f"The model server refused the request (HTTP {status}: {detail}). Check "
                                          "the model and provider settings.", False, status, detail)
 
-    def _final_error(self, failure: _Failure, tries: int) -> ModelError:
+    def _final_error(self, failure: Failure, tries: int) -> ModelError:
         message = failure.message
         if failure.retryable:
             after = f"; gave up after {tries} tries" if tries > 1 else ""
-            message = f"{message}{after}. {_ADVICE[failure.kind]}"
+            message = f"{message}{after}. {ADVICE[failure.kind]}"
         return failure.kind(message, status_code=failure.status_code, detail=failure.detail)
 
-    def _retry_delay(self, failure: _Failure, attempt: int) -> float:
+    def _retry_delay(self, failure: Failure, attempt: int) -> float:
         delay = failure.retry_after if failure.retry_after is not None else self.backoff_seconds * 2 ** (attempt - 1)
         return max(0.0, min(MAX_RETRY_DELAY_SECONDS, delay))
 
@@ -481,7 +416,7 @@ class ModelClient:
             text = body
         text = str(text or exc.message or "no message").strip()
         text = self._redact(text)
-        return text if len(text) <= _DETAIL_LIMIT else text[: _DETAIL_LIMIT - 1] + "…"
+        return text if len(text) <= DETAIL_LIMIT else text[: DETAIL_LIMIT - 1] + "…"
 
     def _redact(self, text: str) -> str:
         if self._secret:
@@ -497,34 +432,3 @@ def reply_cap_bytes(provider: ProviderSettings) -> int:
 def _raw_text(response: ModelResponse) -> str:
     """What a reply is read from: the tool-call arguments when there are any, else the text."""
     return response.tool_arguments if response.tool_arguments else response.text
-
-
-def _failed_try(failure: _Failure, attempt: int, budget: int, tried_at: float) -> ModelReplyRecord:
-    """The record of one HTTP try that got no completion: a refusal (an image or a parameter the
-    server does not take) or an error; the server's own (key-free, short) words are its raw text."""
-    refused = failure.kind is ModelImagesRefused or failure.kind is ModelBadRequest
-    return ModelReplyRecord(
-        attempt=attempt, outcome="refused" if refused else "error", problem=failure.message[:_DETAIL_LIMIT],
-        raw_text=failure.detail, max_output_tokens=budget, http_status=failure.status_code,
-        duration_ms=round((time.perf_counter() - tried_at) * 1000, 1))
-
-
-def _retry_after_seconds(headers: Any) -> float | None:
-    """Seconds from `retry-after-ms` or `Retry-After` (seconds or an HTTP date); None when absent."""
-    milliseconds = headers.get("retry-after-ms")
-    if milliseconds:
-        try:
-            return float(milliseconds) / 1000
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if not value:
-        return None
-    try:
-        return float(value)
-    except ValueError:
-        pass
-    try:
-        return parsedate_to_datetime(value).timestamp() - time.time()
-    except (TypeError, ValueError):
-        return None
