@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from .shell_ast import Arith, CommandSub, Lit, Node, Param, Redirect, Word
 
 MAX_NESTING = 60
+_ESCAPABLE_IN_DOUBLE_QUOTES = ('"', "\\", "$", "`", "\n")
+_ESCAPABLE_IN_TEXT_BODY = ("\\", "$", "`", "\n")   # here-documents and arithmetic: " stays as it is
 
 
 class ShellSyntaxError(ValueError):
@@ -185,18 +187,7 @@ class Lexer:
             if ch == '"':
                 self.pos += 1
                 break
-            if ch == "\\" and text[self.pos + 1:self.pos + 2] in ('"', "\\", "$", "`", "\n"):
-                if text[self.pos + 1] != "\n":
-                    literal.append(text[self.pos + 1])
-                self.pos += 2
-            elif ch in "$`":
-                if literal:
-                    word.parts.append(Lit("".join(literal), True))
-                    literal.clear()
-                word.parts.append(self.lex_expansion(True))
-            else:
-                literal.append(ch)
-                self.pos += 1
+            self.lex_quoted_char(word, literal, _ESCAPABLE_IN_DOUBLE_QUOTES)
         if literal or len(word.parts) == parts_before:
             word.parts.append(Lit("".join(literal), True))   # "" is still an (empty) argument
 
@@ -291,25 +282,30 @@ class Lexer:
             raise ShellSyntaxError(f"${{{name}: bad substitution")
         self.pos += 1
 
+    def lex_quoted_char(self, word: Word, literal: list[str], escapable: tuple[str, ...]) -> None:
+        """One step through quoted text: a backslash before one of `escapable` (a backslash-newline
+        vanishes), an expansion, or a literal character gathered into `literal`."""
+        text, ch = self.text, self.text[self.pos]
+        if ch == "\\" and text[self.pos + 1:self.pos + 2] in escapable:
+            if text[self.pos + 1] != "\n":
+                literal.append(text[self.pos + 1])
+            self.pos += 2
+        elif ch in "$`":
+            if literal:
+                word.parts.append(Lit("".join(literal), True))
+                literal.clear()
+            word.parts.append(self.lex_expansion(True))
+        else:
+            literal.append(ch)
+            self.pos += 1
+
     def lex_text_body(self) -> Word:
         """Text where only $, ` and backslash are special (here-documents, arithmetic)."""
         word = Word()
         literal: list[str] = []
         text = self.text
         while self.pos < len(text):
-            ch = text[self.pos]
-            if ch == "\\" and text[self.pos + 1:self.pos + 2] in ("\\", "$", "`", "\n"):
-                if text[self.pos + 1] != "\n":
-                    literal.append(text[self.pos + 1])
-                self.pos += 2
-            elif ch in "$`":
-                if literal:
-                    word.parts.append(Lit("".join(literal), True))
-                    literal.clear()
-                word.parts.append(self.lex_expansion(True))
-            else:
-                literal.append(ch)
-                self.pos += 1
+            self.lex_quoted_char(word, literal, _ESCAPABLE_IN_TEXT_BODY)
         if literal:
             word.parts.append(Lit("".join(literal), True))
         return word

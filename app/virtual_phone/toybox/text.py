@@ -17,20 +17,30 @@ def _numeric_shortcut(args: list[str]) -> list[str]:
     return [("-n" + arg[1:]) if re.fullmatch(r"-\d+", arg) else arg for arg in args]
 
 
+def _file_headers(tool: Tool, operands: list[str], options: dict):
+    """What head and tail print before each input: "==> NAME <==" when there are several (-q: never,
+    -v: always), with a blank line between inputs."""
+    shown = len(operands) > 1 and "q" not in options or "v" in options
+    first = True
+
+    def header(name: str) -> None:
+        nonlocal first
+        if shown:
+            tool.write(("" if first else "\n") + f"==> {name} <==\n")
+        first = False
+    return header
+
+
 def head(tool: Tool, args: list[str]) -> int:
     options, operands = parse_options(_numeric_shortcut(args), "qv", valued="nc")
     lines = number(options["n"][-1]) if "n" in options else 10
     chars = number(options["c"][-1]) if "c" in options else None
-    many = len(operands) > 1 and "q" not in options or "v" in options
-    first = True
+    header = _file_headers(tool, operands, options)
 
     def each(name: str, data: bytes) -> None:
-        nonlocal first
-        if many:
-            tool.write(("" if first else "\n") + f"==> {name} <==\n")
-        first = False
+        header(name)
         if chars is not None:
-            tool.write(data[:chars] if chars >= 0 else data[:chars])
+            tool.write(data[:chars])
         else:
             kept = data.split(b"\n")
             tool.write(b"\n".join(kept[:lines]) + (b"\n" if len(kept) > lines else b""))
@@ -57,14 +67,10 @@ def tail(tool: Tool, args: list[str]) -> int:
     options, operands = parse_options(_numeric_shortcut(args), "fFqv", valued="nc")
     count_text = options.get("n", ["10"])[-1]
     chars_text = options.get("c", [None])[-1]
-    many = len(operands) > 1 and "q" not in options or "v" in options
-    first = True
+    header = _file_headers(tool, operands, options)
 
     def each(name: str, data: bytes) -> None:
-        nonlocal first
-        if many:
-            tool.write(("" if first else "\n") + f"==> {name} <==\n")
-        first = False
+        header(name)
         if chars_text is not None:
             count = number(chars_text.lstrip("+"))
             tool.write(data[count - 1:] if chars_text.startswith("+") else data[-count:] if count else b"")
