@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
-from PySide6.QtCore import QItemSelectionModel, Qt
+from PySide6.QtCore import QCoreApplication, QItemSelectionModel, Qt
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtTest import QTest
 
@@ -121,10 +121,11 @@ async def panel(qtbot):
     # Hidden, it paints no more rows, so it starts no more thumbnail loads. Closing the panel
     # leaves the loads it started running (it does not cancel them itself): end them here.
     widget.close()
-    tasks = [*widget._tasks, *widget.thumbnails.loading.values()]
-    for task in tasks:
+    loads = list(widget.thumbnails.loading.values())
+    widget.thumbnails.cancel()
+    for task in widget._tasks:
         task.cancel()
-    await asyncio.gather(*tasks, return_exceptions=True)
+    await asyncio.gather(*widget._tasks, *loads, return_exceptions=True)
 
 
 async def until(condition, timeout: float = 10.0) -> None:
@@ -193,6 +194,28 @@ async def test_thumbnails_load_in_worker_threads_while_the_loop_runs(panel, run_
         assert pixmap.height() == THUMBNAIL_BOX.height() and pixmap.width() <= THUMBNAIL_BOX.width()
     # the screenshot-only step has no annotated picture: its clean one is shown
     assert panel.model.thumbnail_paths(steps[4])[0].name == "step_005.png"
+
+
+@pytest.mark.asyncio
+async def test_thumbnails_finish_loading_when_qt_delivers_them_outside_the_running_loop(panel, run_dir):
+    """pytest-qt, and any nested event processing, runs queued callbacks while asyncio does not count
+    the loop as running: a load must finish there too, not fail with "no running event loop"."""
+    await panel.load_run(run_dir)
+    steps = panel.model.steps
+    cache = panel.thumbnails
+    for step in steps:
+        cache.get(panel.model.thumbnail_paths(step))
+    assert len(cache.loading) == timeline_model.THUMBNAILS_AT_ONCE   # the rest wait for a slot
+    loop = asyncio.get_running_loop()
+    asyncio.events._set_running_loop(None)   # as while pytest-qt processes events between a test and its teardown
+    try:
+        deadline = time.monotonic() + 10
+        while not all(cache.is_loaded(panel.model.thumbnail_paths(s)) for s in steps) and time.monotonic() < deadline:
+            QCoreApplication.processEvents()
+            time.sleep(0.01)
+    finally:
+        asyncio.events._set_running_loop(loop)
+    assert all(cache.is_loaded(panel.model.thumbnail_paths(s)) for s in steps) and not cache.loading
 
 
 @pytest.mark.asyncio

@@ -43,8 +43,9 @@ class ThumbnailCache(QObject):
         self.box = box
         self.placeholder = placeholder_pixmap(box)
         self._pixmaps: OrderedDict[str, QPixmap | None] = OrderedDict()   # None: there is no readable image
-        self.loading: dict[str, asyncio.Task] = {}
-        self._slots = asyncio.Semaphore(THUMBNAILS_AT_ONCE)   # bound to the running loop on first use
+        self.loading: dict[str, asyncio.Future] = {}           # decoding in a worker thread now
+        self._queued: OrderedDict[str, list[Path]] = OrderedDict()   # waiting for a free decoding slot
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     def get(self, paths: list[Path]) -> QPixmap | None:
         """The thumbnail for the first readable of `paths`, or None until it has loaded (it starts loading)."""
@@ -54,27 +55,45 @@ class ThumbnailCache(QObject):
         if key in self._pixmaps:
             self._pixmaps.move_to_end(key)
             return self._pixmaps[key]
-        if key not in self.loading:
+        if self._loop is None:
             try:
-                self.loading[key] = asyncio.get_running_loop().create_task(self._load(key, paths))
+                self._loop = asyncio.get_running_loop()
             except RuntimeError:   # no event loop yet: asked again on the next paint
-                pass
+                return None
+        if key not in self.loading and key not in self._queued:
+            self._queued[key] = paths
+            self._start_loads()
         return None
 
     def is_loaded(self, paths: list[Path]) -> bool:
         return bool(paths) and str(paths[0]) in self._pixmaps
 
-    async def _load(self, key: str, paths: list[Path]) -> None:
-        try:
-            async with self._slots:
-                image = await asyncio.to_thread(read_scaled_image, paths, self.box)
-        finally:
-            self.loading.pop(key, None)
-        if not isValid(self):   # the timeline was closed meanwhile
+    def cancel(self) -> None:
+        """Forget the queued loads and cancel those not yet started (the timeline is closing)."""
+        self._queued.clear()
+        for future in self.loading.values():
+            future.cancel()
+
+    def _start_loads(self) -> None:
+        # Executor futures with done-callbacks rather than tasks: Qt may deliver a callback while
+        # asyncio does not count the loop as running (a nested event-processing call), and a
+        # callback, unlike a task's step, does not need a running loop.
+        while self._queued and len(self.loading) < THUMBNAILS_AT_ONCE:
+            key, paths = self._queued.popitem(last=False)
+            future = self._loop.run_in_executor(None, read_scaled_image, paths, self.box)
+            self.loading[key] = future
+            future.add_done_callback(lambda done, key=key: self._loaded(key, done))
+
+    def _loaded(self, key: str, future: asyncio.Future) -> None:
+        self.loading.pop(key, None)
+        if not isValid(self) or future.cancelled():   # the timeline was closed meanwhile
             return
+        error = future.exception()
+        image = None if error is not None else future.result()
         self._pixmaps[key] = QPixmap.fromImage(image) if image is not None else None
         while len(self._pixmaps) > THUMBNAILS_KEPT:
             self._pixmaps.popitem(last=False)
+        self._start_loads()
         self.ready.emit(key)
 
 
