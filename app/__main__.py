@@ -10,7 +10,18 @@ STARTUP_PROBE = "AGENTDESK_STARTUP_PROBE"
 WINDOW_SHOWN = "agentdesk: window shown"
 
 
-async def _run_app() -> None:
+def _tell_unwritable(window, text: str) -> None:
+    """Say once, in a dialog that does not block the loop, that the data folder cannot be written to."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QMessageBox
+
+    box = QMessageBox(QMessageBox.Icon.Warning, "Agent Desk cannot save its files",
+                      f"{text}\n\nRuns cannot start until it can.", QMessageBox.StandardButton.Ok, window)
+    box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    box.open()
+
+
+async def _run_app(unwritable: str = "") -> None:
     from PySide6.QtWidgets import QApplication
 
     from app.gui.error_dialog import install_exception_hooks
@@ -24,6 +35,8 @@ async def _run_app() -> None:
     window = MainWindow(closed)
     install_exception_hooks(lambda: window)
     window.show()
+    if unwritable:                         # the window still opens; runs are refused with the same sentence
+        _tell_unwritable(window, unwritable)
     if os.environ.get(STARTUP_PROBE):      # `agentdesk bench startup`: say when the window is up, then leave
         app.processEvents()                # the first paint
         print(WINDOW_SHOWN, flush=True)
@@ -42,7 +55,11 @@ def main() -> int:
     from app.gui.app_icon import app_icon
     from app.gui.theme import apply_theme
 
-    setup_logging()
+    from app.core.data_folder import data_folder_problem
+
+    unwritable = data_folder_problem()
+    if not unwritable:
+        setup_logging()
     app = QApplication(sys.argv)
     app.setApplicationName("Agent Desk")
     app.setOrganizationName("AgentDesk")
@@ -50,7 +67,7 @@ def main() -> int:
     app.setWindowIcon(app_icon())
     apply_theme(app)
     try:
-        qasync.run(_run_app())
+        qasync.run(_run_app(unwritable))
     except asyncio.CancelledError:
         pass
     return 0

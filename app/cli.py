@@ -226,6 +226,13 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--max-steps", type=int, metavar="N", help="stop after N steps (default 30)")
     run.add_argument("--timeout", type=float, metavar="SECONDS", help="end the run after this much of the "
                      "agent's own time (default 900; time waiting for you does not count)")
+    run.add_argument("--max-tokens", type=int, metavar="N", help="end the run once its model calls have used N "
+                     "tokens (0 = no cap; default from settings)")
+    run.add_argument("--max-cost", type=float, metavar="USD", help="end the run once its model calls have cost USD "
+                     "dollars, where the model's price is known (0 = no cap)")
+    run.add_argument("--preset", metavar="NAME", help="a provider preset for this run (OpenAI, Anthropic, Gemini, "
+                     "OpenRouter, Groq, DashScope, Ollama, \"LM Studio\", vLLM, llama.cpp, …): its base URL, model, "
+                     "timeout and retries; --base-url and --model still win")
     run.add_argument("--base-url", metavar="URL", help="an OpenAI-compatible endpoint (overrides settings)")
     run.add_argument("--model", metavar="M", help="the model name (overrides settings)")
     run.add_argument("--api-key-env", metavar="NAME", help="read this run's API key from the environment "

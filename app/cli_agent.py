@@ -15,12 +15,17 @@ from pydantic import ValidationError
 
 from app.console import ConsoleSupervisor
 from app.core import paths
-from app.core.agent.events import Message, QuestionAsked, ReviewRequested, StepRecorded
+from app.core.data_folder import data_folder_problem
+from app.core.agent.events import Message, ModelWords, QuestionAsked, ReviewRequested, StepRecorded
+from app.core.agent.run_words import ending_words
 from app.core.agent.llm_client import ModelClient, ModelError, ModelImagesRefused
+from app.core.agent.spending import SpendingCap, with_spending_caps
 from app.core.config import ProviderSettings, Settings, describe_validation_error, load_settings
 from app.core.device.errors import ADB_KEYBOARD_FIX, DeviceError
 from app.core.device.input_commands import ADB_KEYBOARD_IME
 from app.core.device.phone_session import PhoneRegistry
+from app.core.providers import (AZURE_PLACEHOLDER, CUSTOM, UnknownPreset, connection_defaults_for_url, find_preset,
+                                pricing_for)
 from app.core.redaction import setup_logging
 from app.core.runs.handle import RunHandle
 from app.core.runs.service import MissingApiKey, RunRefused, RunRequest, RunService, api_key_for, settings_for
@@ -37,12 +42,53 @@ def load_user_settings(err=None) -> Settings:
 
 
 def run_request_from_args(args) -> RunRequest:
-    """`agentdesk run`'s options as a RunRequest (the run service applies and validates them)."""
+    """`agentdesk run`'s options as a RunRequest (the run service applies and validates them).
+    Raises RunRefused for an unknown `--preset`, naming the presets."""
     mode = "auto" if args.auto else "step" if args.step else None
     return RunRequest(args.request, phone=args.device, mode=mode, max_steps=args.max_steps,
                       timeout_seconds=getattr(args, "timeout", None),
-                      provider={"base_url": args.base_url, "model": args.model},
+                      provider=provider_overrides(getattr(args, "preset", None), args.base_url, args.model),
                       api_key_env=getattr(args, "api_key_env", None))
+
+
+def provider_overrides(preset_name: str | None, base_url: str | None, model: str | None) -> dict[str, object]:
+    """The provider settings of this run: `--preset`'s base URL, model, timeout and retries, with `--base-url`
+    and `--model` over them. A `--base-url` without a preset brings the timeout and retries of the preset
+    whose URL it is, or a local server's (minutes, one retry): the saved ones belong to another server."""
+    provider: dict[str, object] = {}
+    if preset_name:
+        try:
+            preset = find_preset(preset_name)
+        except UnknownPreset as exc:
+            raise RunRefused(str(exc)) from None
+        provider.update(preset.settings_values())
+        if not preset.model and not model and preset.name != CUSTOM:
+            raise RunRefused(f"The preset {preset.name} has no default model: give the "
+                             f"{preset.model_placeholder} with --model.")
+        if AZURE_PLACEHOLDER in preset.base_url and not base_url:
+            raise RunRefused(f"The preset {preset.name} needs your resource's URL: give --base-url "
+                             f"({preset.base_url} with {AZURE_PLACEHOLDER} replaced).")
+    elif base_url:
+        provider.update(connection_defaults_for_url(base_url))
+    provider.update({key: value for key, value in (("base_url", base_url), ("model", model)) if value})
+    return provider
+
+
+def run_spending_caps(args, settings: Settings) -> Settings:
+    """`--max-tokens` / `--max-cost` applied to the settings; RunRefused names a bad value."""
+    try:
+        return with_spending_caps(settings, getattr(args, "max_tokens", None), getattr(args, "max_cost", None))
+    except ValidationError as exc:
+        raise RunRefused(f"The run's spending cap is not valid: {describe_validation_error(exc)}") from None
+
+
+def spending_caps_line(settings: Settings) -> str:
+    """The console's line about the run's spending caps ("" when there are none)."""
+    cap = SpendingCap(settings)
+    parts = [f"{cap.max_tokens:,} tokens"] if cap.max_tokens else []
+    if cap.max_cost_usd:
+        parts.append(f"${cap.max_cost_usd:g}" + ("" if cap.money_checkable else " (cannot be checked: price unknown)"))
+    return f"Spending cap: {' and '.join(parts)}" if parts else ""
 
 
 def follow_on_console(handle: RunHandle, console: ConsoleSupervisor) -> None:
@@ -69,6 +115,8 @@ def follow_on_console(handle: RunHandle, console: ConsoleSupervisor) -> None:
             console.step_finished(event.item)
         elif isinstance(event, Message):
             console.say(f"  {event.text}")
+        elif isinstance(event, ModelWords):
+            console.model_words(event.step, event.text_so_far)
         elif isinstance(event, ReviewRequested):
             spawn(review(event.proposal))
         elif isinstance(event, QuestionAsked):
@@ -88,13 +136,21 @@ class SignalStop:
     signal while the run is stopping ends the process at once (what was recorded stays readable).
     """
 
-    def __init__(self, handle: RunHandle, console: ConsoleSupervisor) -> None:
+    def __init__(self, handle: RunHandle | None, console: ConsoleSupervisor) -> None:
         self.handle = handle
         self.console = console
         self.signum: int | None = None
         self._installed: list[int] = []
+        self._starting: asyncio.Task | None = None
+
+    def attach(self, handle: RunHandle) -> None:
+        """The run has started: a signal from now on stops it (one that came before stops it at once)."""
+        self.handle = handle
+        if self.signum is not None:
+            handle.stop(f"stopped by {signal.Signals(self.signum).name}")
 
     def install(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._starting = asyncio.current_task(loop)     # before the run starts, a signal cancels this task
         for signum in STOP_SIGNALS:
             try:
                 loop.add_signal_handler(signum, self._received, signum)
@@ -119,6 +175,11 @@ class SignalStop:
             os._exit(128 + signum)
         self.signum = signum
         how = "Ctrl+C" if signum == signal.SIGINT else name
+        if self.handle is None:          # still loading settings or connecting: nothing to stop yet
+            self.console.say(f"\n{how}: quitting before the run began.")
+            if self._starting is not None:
+                self._starting.cancel()
+            return
         self.console.say(f"\n{how}: stopping the run (Ctrl+C again quits at once).")
         self.handle.stop(f"stopped by {how}")
 
@@ -129,9 +190,27 @@ def key_source_line(key: str | None, source: str) -> str:
 
 
 async def run_request(args) -> int:
-    base = load_user_settings()
-    request = run_request_from_args(args)
+    """`agentdesk run`: a signal before the run has begun ends it too, with 128 + the signal's number."""
+    console = ConsoleSupervisor(out=sys.stderr if args.json else sys.stdout)
+    stopper = SignalStop(None, console)
+    loop = asyncio.get_running_loop()
+    stopper.install(loop)
     try:
+        return await _start_and_follow(args, console, stopper)
+    except asyncio.CancelledError:
+        if stopper.exit_code is None:
+            raise
+        asyncio.current_task().uncancel()
+        return stopper.exit_code
+    finally:
+        stopper.remove(loop)
+
+
+async def _start_and_follow(args, console: ConsoleSupervisor, stopper: SignalStop) -> int:
+    base = load_user_settings()
+    try:
+        request = run_request_from_args(args)
+        base = run_spending_caps(args, base)
         settings = settings_for(base, request)
         key, key_source = await asyncio.to_thread(api_key_for, settings, None, None, request.api_key_env)
     except RunRefused as exc:
@@ -143,10 +222,7 @@ async def run_request(args) -> int:
     except DeviceError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    console = ConsoleSupervisor(out=sys.stderr if args.json else sys.stdout)
     service = RunService(phones, base)
-    loop = asyncio.get_running_loop()
-    stopper: SignalStop | None = None
     try:
         if connection.note:
             print(connection.note, file=sys.stderr)
@@ -156,24 +232,26 @@ async def run_request(args) -> int:
             print(f"error: {exc}", file=sys.stderr)
             return 2
         follow_on_console(handle, console)
-        stopper = SignalStop(handle, console)
-        stopper.install(loop)
+        stopper.attach(handle)
         console.say(f"Running “{args.request}” on {connection.session.id} with {settings.provider.model} "
                     f"({settings.agent.mode} mode, at most {settings.agent.max_steps} steps)")
         console.say(key_source_line(key, key_source))
+        if caps := spending_caps_line(settings):
+            console.say(caps)
         result = await handle.wait()
     finally:
         await service.shutdown()
         await phones.close()
         await asyncio.to_thread(connection.close)
-        if stopper is not None:
-            stopper.remove(loop)
     if result is None:
         print("error: the run ended unexpectedly without a result", file=sys.stderr)
         return 1
     waited = f"; {result.waiting_seconds:.1f} s of it waiting for you" if result.waiting_seconds >= 0.05 else ""
     console.say(f"\nResult: {result.status} after {result.steps_taken} steps in {result.time_seconds:.1f} s{waited}"
                 f" — {result.completion_reason}")
+    if ending := ending_words(result):
+        console.say(f"Ending: {ending}")
+    console.say(f"Tokens: {sum(result.tokens.values()):,}; cost: {pricing_for(settings).words(result.cost_usd)}")
     console.say(f"Trajectory: {result.run_dir}\nReport:     {result.report_path}")
     if args.json:
         print(json.dumps(result.to_dict(), indent=1))
@@ -183,7 +261,13 @@ async def run_request(args) -> int:
 
 
 def cmd_run(args) -> int:
-    """Run the request; after a stop by signal, exit without waiting for a keyboard read that may never end."""
+    """Run the request; after a stop by signal, exit without waiting for a keyboard read that may never end.
+
+    First the data folder: a run that could not be recorded must not start (one plain line, no traceback)."""
+    unwritable = data_folder_problem()
+    if unwritable:
+        print(f"error: {unwritable}", file=sys.stderr)
+        return 2
     setup_logging(args.verbose)
     runner = asyncio.Runner()
     try:

@@ -25,14 +25,44 @@ async def read_line(prompt: str) -> str | None:
     return await asyncio.to_thread(ask)
 
 
+LIVE_WORDS_WIDTH = 100   # characters of the model's latest words shown on the live line
+
+
 class ConsoleSupervisor:
-    """Shows each proposal and reads the person's answer from the keyboard."""
+    """Shows each proposal and reads the person's answer from the keyboard.
+
+    On a terminal, the model's words as they stream in are shown on one line that is rewritten in
+    place (a slow local server is visibly working); the next printed line replaces it. Piped
+    output gets no live line, only the lines that stay."""
 
     def __init__(self, out=None):
         self.out = out or sys.stdout
+        self._live_line = False
+
+    @property
+    def is_terminal(self) -> bool:
+        isatty = getattr(self.out, "isatty", None)
+        return bool(isatty and isatty())
 
     def say(self, text: str = "") -> None:
+        self._end_live_line()
         print(text, file=self.out, flush=True)
+
+    def model_words(self, step: int, text_so_far: str) -> None:
+        """The model's reply so far, on the live line (terminals only)."""
+        if not self.is_terminal:
+            return
+        words = " ".join(text_so_far.split())
+        if len(words) > LIVE_WORDS_WIDTH:
+            words = "…" + words[-(LIVE_WORDS_WIDTH - 1):]
+        self.out.write(f"\r\x1b[2K  step {step}, the model writes: {words}")
+        self.out.flush()
+        self._live_line = True
+
+    def _end_live_line(self) -> None:
+        if self._live_line:
+            self.out.write("\r\x1b[2K")
+            self._live_line = False
 
     async def review(self, proposal: Proposal) -> ReviewAnswer:
         self.say(f"\n── Step {proposal.step}: the model proposes ──")

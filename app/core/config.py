@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from pathlib import Path
 from typing import Literal
 
@@ -31,14 +32,19 @@ class ProviderSettings(_Section):
     base_url: str = "https://api.openai.com/v1"
     model: str = "gpt-4o"
     key_name: str = Field("default", description="which keyring entry holds the key")
-    timeout_seconds: float = Field(60.0, gt=0, le=600)
-    http_retries: int = Field(3, ge=0, le=10, description="retries on 429 / 5xx / timeouts, with backoff")
+    timeout_seconds: float = Field(60.0, gt=0, le=3600, description="how long one reply may take; a local server "
+                                   "that is busy generating may need minutes")
+    http_retries: int = Field(3, ge=0, le=10, description="retries on 429 / 5xx / timeouts, with backoff (a local "
+                              "server's timeout is retried at most once)")
     use_tools: bool = Field(True, description="send the actions as tools; JSON in text is always accepted")
     temperature: float | None = Field(0.0, ge=0, le=2)
     max_output_tokens: int = Field(1024, ge=64, le=32768)
     coordinate_mode: Literal["image", "normalized"] = Field(
         "image", description="model coordinates are pixels of the sent image, or 0-1000 normalised")
     max_reply_mb: float = Field(1.0, gt=0, le=64, description="a model reply larger than this is refused unread")
+    stream: bool = Field(True, description="ask for the reply streamed, so the model's words show as they arrive")
+    structured_output: Literal["auto", "json_schema", "json_object", "off"] = Field(
+        "auto", description="response_format sent when tools are not: auto = what the provider preset supports")
 
     @field_validator("base_url")
     @classmethod
@@ -59,6 +65,7 @@ def needs_api_key(base_url: str) -> bool:
 
 
 IMAGE_SEND_CHOICES = ("both", "annotated", "clean", "none")
+_PACKAGE_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*(?:\.[A-Za-z][A-Za-z0-9_]*)*")
 
 
 class ImageSettings(_Section):
@@ -68,6 +75,29 @@ class ImageSettings(_Section):
     max_side: int = Field(1280, ge=256, le=4096)
     format: Literal["jpeg", "png"] = "jpeg"
     jpeg_quality: int = Field(80, ge=30, le=95)
+    never_send_apps: list[str] = Field(
+        default_factory=list,
+        description="package names whose screenshots are never sent to the model, only their controls as text "
+                    "(e.g. banking apps, password managers; see docs/private-data.md)")
+
+    @field_validator("never_send_apps", mode="before")
+    @classmethod
+    def _never_send_apps(cls, value: object) -> object:
+        """A list of package names, or one string of them separated by commas or spaces; duplicates
+        and blanks dropped. Anything that is not a package name gets an error naming it."""
+        if isinstance(value, str):
+            value = value.replace(",", " ").split()
+        if not isinstance(value, (list, tuple)):
+            return value
+        packages: list[str] = []
+        for item in value:
+            name = item.strip() if isinstance(item, str) else item
+            if not isinstance(name, str) or not _PACKAGE_NAME.fullmatch(name):
+                raise ValueError(f"images.never_send_apps holds package names such as com.example.bank, "
+                                 f"not {item!r}")
+            if name not in packages:
+                packages.append(name)
+        return packages
 
     @field_validator("send", mode="before")
     @classmethod
@@ -96,9 +126,24 @@ class AgentSettings(_Section):
     stuck_threshold: int = Field(3, ge=2, le=10, description="same action on an unchanged screen this often = stuck")
     settle_seconds: float = Field(0.6, ge=0, le=10, description="wait after an action before the next screenshot")
     reflection: bool = True
+    completion_check: Literal["screen_or_model", "screen_only", "off"] = Field(
+        "screen_or_model", description="after FINISH, check a fresh screen (and ask the model when the screen "
+                                       "cannot tell) before calling the run a success")
+    max_unconfirmed_finishes: int = Field(2, ge=0, le=10, description="times a FINISH the check found not done "
+                                                                      "goes back into the loop before the run fails")
     model_reflection: bool = Field(False, description="ask the model to judge before/after when the diff is unclear")
     recent_steps_in_prompt: int = Field(5, ge=0, le=30)
     sensitive_words: list[str] = Field(default_factory=lambda: list(DEFAULT_SENSITIVE_WORDS))
+    max_tokens_per_run: int = Field(0, ge=0, le=1_000_000_000, description="the run ends once its model calls have "
+                                    "used this many tokens (prompt + reply); 0 = no cap")
+    max_cost_usd_per_run: float = Field(0.0, ge=0, le=100_000, description="the run ends once its model calls have "
+                                        "cost this many USD, where the model's price is known; 0 = no cap")
+
+    @field_validator("max_tokens_per_run", "max_cost_usd_per_run", mode="before")
+    @classmethod
+    def _no_cap(cls, value: object) -> object:
+        """None (or an empty field) means no cap, as 0 does."""
+        return 0 if value is None or (isinstance(value, str) and not value.strip()) else value
 
 
 class LimitSettings(_Section):

@@ -22,6 +22,8 @@ from app.core.secrets import known_secrets
 REDACTED = "[redacted]"
 PASSWORD_MASK = "••••"
 """What a record keeps instead of a password field's text (or text typed into one)."""
+PASSWORD_HIDDEN = "(hidden: password field)"
+"""What the model is shown instead of a password field's text."""
 LOG_FILE_NAME = "agentdesk.log"
 LOG_MAX_BYTES = 1_000_000
 LOG_BACKUPS = 5

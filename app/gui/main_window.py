@@ -27,6 +27,7 @@ from app.core.device.phone_session import PhoneRegistry
 from app.core.loop_thread import LoopThread
 from app.core.runs.service import MissingApiKey, RunRefused, RunRequest, RunService, api_key_for
 from app.core.secrets import SecretStore
+from app.core.providers import pricing_for
 
 from app.gui.runs.approval_panel import ApprovalPanel
 from app.gui.phones.device_panel import DevicePanel
@@ -42,6 +43,7 @@ from app.gui.runs.timeline import TimelinePanel
 from app.gui.window_state import restore_window_state, save_window_state
 
 log = logging.getLogger(__name__)
+MODEL_WORDS_SHOWN = 160   # characters of the streaming reply shown under the request (its newest end)
 
 
 def warm_up_agent(settings: Settings) -> None:
@@ -172,10 +174,12 @@ class MainWindow(QMainWindow):
         controller.proposal_shown.connect(self._proposal_shown)
         controller.question_asked.connect(self.approval.show_question)
         controller.step_finished.connect(self._step_finished)
-        controller.run_started.connect(self.timeline.start_run)
+        controller.run_started.connect(lambda run_dir, request: self.timeline.start_run(
+            run_dir, request, pricing_for(self.settings)))
         controller.run_finished.connect(self._run_finished)
         controller.state_changed.connect(lambda status, reason: self.request.set_status(f"{status}: {reason}"))
         controller.message.connect(self.show_status)
+        controller.model_words.connect(self._model_words)
         self.approval.answered.connect(self._answered)
         self.approval.question_answered.connect(controller.answer_question)
         self.approval.pick_requested.connect(self._pick_mode)
@@ -243,6 +247,13 @@ class MainWindow(QMainWindow):
 
     def show_status(self, text: str) -> None:
         self.status.setText(text)
+
+    def _model_words(self, step: int, text_so_far: str) -> None:
+        """The model's reply as it streams in, under the request: a slow server is visibly working."""
+        words = " ".join(text_so_far.split())
+        if len(words) > MODEL_WORDS_SHOWN:
+            words = "…" + words[-(MODEL_WORDS_SHOWN - 1):]
+        self.request.set_status(f"Step {step} · the model writes: {words}")
 
     # ------------------------------------------------------------------ runs
 

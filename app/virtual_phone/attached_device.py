@@ -24,6 +24,7 @@ class Faults:
     truncated_screenshots: int = 0   # the next N `screencap` answers are cut in half
     delay_seconds: float = 0.0       # every device service waits this long before answering
     dropped_typed_characters: int = 0  # the next N `input text` commands lose their last character
+    hostile_dumps: list[str] = field(default_factory=list)   # the next dumps, hostile (`hostile_dumps.KINDS`)
 
     def take(self, name: str) -> bool:
         """Consume one occurrence of a counted fault; True when it fires."""

@@ -56,6 +56,10 @@ class WindowsMixin:
         if self._built is not None and self._built[0] == self._version:
             return self._built[1], self._built[2]
         m = self.metrics()
+        if self.keyguard_showing:     # the lock screen covers every app
+            keyguard, status = self.keyguard_window(m), self._status_window(m, None)
+            self._built = (self._version, [keyguard, status], [status, keyguard])
+            return self._built[1], self._built[2]
         content = self._content_rect(m)
         launcher_shown = self.overview or self.fg == LAUNCHER
         app = self.apps[LAUNCHER] if self.overview else self.foreground_app

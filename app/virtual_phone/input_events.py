@@ -51,7 +51,7 @@ class InputMixin:
 
     def tap(self: "VirtualPhone", x: int, y: int) -> None:
         with self.lock:
-            if not self.screen_on:
+            if self.input_blocked():
                 return
             x, y = int(x), int(y)
             win = self._window_at(x, y)
@@ -76,7 +76,7 @@ class InputMixin:
 
     def long_press(self: "VirtualPhone", x: int, y: int, duration_ms: int = 600) -> None:
         with self.lock:
-            if not self.screen_on:
+            if self.input_blocked():
                 return
             win = self._window_at(int(x), int(y))
             if win is None or not contains(win.bounds, int(x), int(y)):
@@ -91,7 +91,7 @@ class InputMixin:
 
     def swipe(self: "VirtualPhone", x1: int, y1: int, x2: int, y2: int, duration_ms: int = 300) -> None:
         with self.lock:
-            if not self.screen_on:
+            if self.input_blocked():
                 return
             x1, y1, x2, y2 = int(x1), int(y1), int(x2), int(y2)
             dx, dy = x2 - x1, y2 - y1
@@ -128,11 +128,13 @@ class InputMixin:
             if code == POWER:
                 self.screen_on = not self.screen_on
                 self.hide_keyboard() if not self.screen_on else None
+                self.screen_turned_off() if not self.screen_on else None
                 self.changed()
                 return
             if code in (224, 223):  # WAKEUP, SLEEP
                 if self.screen_on != (code == 224):
                     self.screen_on = code == 224
+                    self.screen_turned_off() if not self.screen_on else None
                     self.changed()
                 return
             if code in (24, 25, 164):  # volume up / down / mute
@@ -140,7 +142,7 @@ class InputMixin:
                 vol = 0 if code == 164 else max(0, min(15, vol + (1 if code == 24 else -1)))
                 self.settings.put("system", "volume_music", str(vol), notify=False)
                 return
-            if not self.screen_on:
+            if self.input_blocked():
                 return
             if code == HOME:
                 self.go_home()
@@ -196,8 +198,10 @@ class InputMixin:
     def input_text(self: "VirtualPhone", text: str) -> None:
         """`input text`: types into the focused field (as key events, so Enter acts); no field → nothing."""
         with self.lock:
+            if self.input_blocked():
+                return
             focus = self.focused()
-            if focus is None or not self.screen_on:
+            if focus is None:
                 return
             screen, key = focus
             for part in _split_newlines(text):
@@ -215,7 +219,7 @@ class InputMixin:
         """The ADB Keyboard broadcast: commits any Unicode text when it is the current IME."""
         from .keyboard import ADB_IME
         with self.lock:
-            if self.current_ime != ADB_IME or not self.screen_on:
+            if self.current_ime != ADB_IME or self.input_blocked():
                 return False
             focus = self.focused()
             if focus is None:

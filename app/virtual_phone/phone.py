@@ -17,6 +17,7 @@ from .android_system import AndroidSystem
 from .apps import ADB_KEYBOARD, LAUNCHER, SYSTEM_PACKAGES, App, Screen, create_apps
 from .compositor import WindowsMixin
 from .input_events import InputMixin
+from .keyguard import KeyguardMixin
 from .latency import QUICK, LatencyProfile, Timing, latency_named
 from .motion import ScreenMotion
 from .profiles import ANDROID_14, DeviceProfile, profile_named
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
     from PIL import Image
 
 
-class VirtualPhone(InputMixin, WindowsMixin):
+class VirtualPhone(InputMixin, KeyguardMixin, WindowsMixin):
     def __init__(self, serial: str = "emulator-5554", width: int | None = None, height: int | None = None,
                  density: int | None = None, model: str | None = None, adb_keyboard_installed: bool = False,
                  clock: Callable[[], datetime] | None = None, profile: DeviceProfile | str = ANDROID_14,
@@ -325,6 +326,8 @@ class VirtualPhone(InputMixin, WindowsMixin):
                 "keyboard_visible": self.keyboard_visible,
                 "rotation": self.rotation,
                 "screen_on": self.screen_on,
+                "locked": self.keyguard_showing,
+                "stay_on_while_plugged_in": self.stay_on_setting,
                 "current_ime": self.current_ime,
                 "recents": list(self.recents),
             }

@@ -164,7 +164,7 @@ async def test_tools_unsupported_are_dropped_once_and_remembered():
             first = await client.complete(MESSAGES, tools=[ACT_TOOL])
             second = await client.complete(MESSAGES, tools=[ACT_TOOL])
     assert json.loads(first.text) == {"a": 1} and second.text == "second"
-    assert client.tools_supported is False
+    assert client.shape.tools_supported is False
     assert ["tools" in request.body for request in server.chat_requests] == [True, False, False]
 
 

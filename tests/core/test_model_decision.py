@@ -38,10 +38,10 @@ def conversation(builder: PromptBuilder) -> list[dict]:
 
 async def decide(server: FakeOpenAIServer, *, retries: int = 3, use_tools: bool = False, validate=on_this_screen):
     builder = PromptBuilder(Settings())
-    provider = ProviderSettings(base_url=server.base_url, model="fake-model", http_retries=0, timeout_seconds=5)
+    provider = ProviderSettings(base_url=server.base_url, model="fake-model", http_retries=0, timeout_seconds=5,
+                                use_tools=use_tools)
     async with ModelClient(provider, "sk-test", backoff_seconds=0.01) as client:
-        return await ask_for_action(client, builder, conversation(builder), validate=validate, retries=retries,
-                                    use_tools=use_tools)
+        return await ask_for_action(client, builder, conversation(builder), validate=validate, retries=retries)
 
 
 def last_user_text(request) -> str:

@@ -111,7 +111,7 @@ async def test_the_switch_costs_no_try_and_the_prompt_says_controls_are_all(tmp_
     with FakeOpenAIServer([json_reply(act("wait", seconds=1))], refuse_images="llama.cpp") as server:
         async with make_client(server, store, []) as client:
             outcome = await ask_for_action(client, builder, [builder.system_message(), user], validate=lambda r: None,
-                                           retries=1, use_tools=False)
+                                           retries=1)
     assert outcome.attempts == 1 and outcome.reply.action.function == "wait"
     resent = server.chat_requests[1].body["messages"][1]["content"]
     assert [part["type"] for part in resent] == ["text"]

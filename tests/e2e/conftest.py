@@ -26,6 +26,7 @@ from app.core.device.phone_session import PhoneRegistry
 from app.core.runs.handle import RunHandle
 from app.core.runs.service import RunRequest, RunService
 from app.virtual_phone.adb_server import VirtualAdbServer
+from app.virtual_phone.attached_device import AttachedDevice
 from app.virtual_phone.phone import VirtualPhone
 from tests.support.memory_keyring import MemoryKeyring
 from tests.support.openai_server import FakeOpenAIServer
@@ -84,6 +85,14 @@ class ScriptedPerson:
         handle.events.subscribe(on_event)
 
 
+PHONE_ACTING_PROGRAMS = ("input", "am", "monkey")    # taps, keys, typing, app launches
+
+
+def phone_actions(device: AttachedDevice) -> list[list[str]]:
+    """The commands that acted on a virtual phone (taps, keys, typing, launching apps), in order."""
+    return [argv for argv in device.command_lines() if argv and argv[0] in PHONE_ACTING_PROGRAMS]
+
+
 def approve(_proposal: Proposal) -> ReviewAnswer:
     return ReviewAnswer.approve()
 
@@ -95,10 +104,15 @@ class RunOutcome:
     model: FakeOpenAIServer
     phone: VirtualPhone
     person: ScriptedPerson
+    device: AttachedDevice
 
     @property
     def state(self) -> dict:
         return self.phone.state()
+
+    def phone_actions(self) -> list[list[str]]:
+        """Every command that acted on the phone (taps, keys, typing, app launches), as it reached it."""
+        return phone_actions(self.device)
 
     def trajectory_problems(self) -> list[str]:
         return check_run(self.result.run_dir)
@@ -111,20 +125,21 @@ def e2e_settings(base_url: str, mode: str = "step", provider: dict | None = None
     provider_settings = {"base_url": base_url, "model": "gpt-4o", "timeout_seconds": 10, "http_retries": 2,
                          **(provider or {})}
     return Settings(provider=ProviderSettings(**provider_settings),
-                    agent=AgentSettings(mode=mode, settle_seconds=0, **agent))
+                    agent=AgentSettings(mode=mode, **agent))   # the app's own settle time after each action
 
 
 @pytest.fixture
 def run_agent(phone_server):
     """Run a request with a scripted model and person through the run service; returns a RunOutcome."""
     async def run(request: str, script: list, person: ScriptedPerson | None = None, mode: str = "step",
-                  backoff: float = 0.01, provider: dict | None = None, **agent) -> RunOutcome:
+                  backoff: float = 0.01, provider: dict | None = None, completion_checks: str = "yes",
+                  **agent) -> RunOutcome:
         person = person or ScriptedPerson()
         attached = phone_server.devices[0]
         transport = AdbTransport("127.0.0.1", phone_server.port)
         phones = PhoneRegistry()
         phones.open(transport, transport.list_devices()[0], virtual=True, timeout=10)
-        with FakeOpenAIServer(script) as model:
+        with FakeOpenAIServer(script, completion_checks=completion_checks) as model:
             service = RunService(phones, e2e_settings(model.base_url, mode, provider, **agent),
                                  client_factory=functools.partial(ModelClient, backoff_seconds=backoff))
             try:
@@ -135,5 +150,5 @@ def run_agent(phone_server):
                 await service.shutdown()
                 await phones.close()
         assert not person.unexpected, f"unexpected reviews: {person.unexpected}"
-        return RunOutcome(result, handle, model, attached.phone, person)
+        return RunOutcome(result, handle, model, attached.phone, person, attached)
     return run

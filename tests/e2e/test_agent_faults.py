@@ -12,6 +12,16 @@ pytestmark = pytest.mark.asyncio
 FINISH = json_reply(act("", status="FINISH"))
 
 
+KEY_NAMES = {"3": "HOME", "4": "BACK", "66": "ENTER"}
+
+
+def keys(argv: list[str]) -> str:
+    """The key of an `input keyevent` command ("HOME", by code or name); other commands as they are."""
+    if argv[:2] != ["input", "keyevent"]:
+        return " ".join(argv)
+    return KEY_NAMES.get(argv[-1], argv[-1].removeprefix("KEYCODE_"))
+
+
 def sent_back(outcome, request_index: int) -> str:
     """What the app told the model in a given request (its last user message)."""
     return str(outcome.model.chat_requests[request_index].body["messages"][-1])
@@ -31,6 +41,7 @@ async def test_bad_reply_is_sent_back_then_corrected(run_agent, bad_reply, compl
     assert outcome.result.status == "success", outcome.result
     assert complaint.lower() in sent_back(outcome, 1).lower()
     assert outcome.steps()[0].model_attempts == 2
+    assert [keys(argv) for argv in outcome.phone_actions()] == ["HOME"], "only the corrected action reached the phone"
     assert outcome.trajectory_problems() == []
 
 
@@ -40,6 +51,7 @@ async def test_model_that_never_gives_a_valid_reply_fails_the_run(run_agent):
     assert outcome.result.status == "failed"
     assert "no usable action after 3 tries" in outcome.result.completion_reason
     assert len(outcome.model.chat_requests) == 3
+    assert outcome.phone_actions() == [], "no refused reply reached the phone"
     assert outcome.trajectory_problems() == []
 
 
@@ -48,6 +60,7 @@ async def test_rate_limit_and_server_error_are_retried(run_agent, status):
     script = [http_error(status, "busy", retry_after=0), json_reply(act("press_key", key_code="HOME")), FINISH]
     outcome = await run_agent("Go home", script, ScriptedPerson([approve, approve]))
     assert outcome.result.status == "success", outcome.result
+    assert [keys(argv) for argv in outcome.phone_actions()] == ["HOME"], "the retried reply acted once"
 
 
 async def test_server_errors_that_persist_fail_with_a_readable_reason(run_agent):
@@ -55,6 +68,7 @@ async def test_server_errors_that_persist_fail_with_a_readable_reason(run_agent)
     outcome = await run_agent("Go home", script)
     assert outcome.result.status == "failed"
     assert "HTTP 500" in outcome.result.completion_reason and "the model crashed" in outcome.result.completion_reason
+    assert outcome.phone_actions() == []
     assert outcome.trajectory_problems() == []
 
 
@@ -63,6 +77,7 @@ async def test_model_timeout(run_agent):
     outcome = await run_agent("Go home", script, provider={"timeout_seconds": 0.5, "http_retries": 1})
     assert outcome.result.status == "failed"
     assert "0.5" in outcome.result.completion_reason or "in time" in outcome.result.completion_reason
+    assert outcome.phone_actions() == [], "a reply that came too late never acts"
     assert outcome.trajectory_problems() == []
 
 
@@ -79,6 +94,8 @@ async def test_phone_unplugged_mid_step(run_agent, phone_server):
     steps = outcome.steps()
     assert steps[0].result.success is False and "not connected" in steps[0].result.message
     assert "not connected" in steps[-1].error
+    assert outcome.phone_actions() == [], "nothing reached a phone that was gone"
+    assert outcome.state["foreground"] == "com.android.launcher3"
     assert outcome.trajectory_problems() == []
 
 
@@ -91,6 +108,7 @@ async def test_failing_dumps_give_a_screenshot_only_step(run_agent, phone_server
     assert steps[0].screen_only is True and steps[0].controls_count == 0
     assert "screenshot only" in sent_back(outcome, 0).lower() or "screenshot-only" in sent_back(outcome, 0).lower()
     assert steps[1].screen_only is False
+    assert [argv[:2] for argv in outcome.phone_actions()] == [["input", "tap"]]
     assert outcome.trajectory_problems() == []
 
 
@@ -102,6 +120,7 @@ async def test_action_failure_is_recorded_and_the_run_goes_on(run_agent):
     first = outcome.steps()[0].result
     assert first.success is False and "com.example.missing" in first.message
     assert "failed" in sent_back(outcome, 1) and "com.example.missing" in sent_back(outcome, 1)
+    assert outcome.state["foreground"] == "com.android.settings", "the second launch reached the phone"
 
 
 async def test_stuck_model_is_warned_then_failed(run_agent):
@@ -110,6 +129,8 @@ async def test_stuck_model_is_warned_then_failed(run_agent):
     assert outcome.result.status == "failed"
     assert "stuck" in outcome.result.completion_reason.lower()
     assert any("did not change" in sent_back(outcome, i) for i in range(len(outcome.model.chat_requests)))
+    taps = [argv for argv in outcome.phone_actions() if argv[:2] == ["input", "tap"]]
+    assert len(taps) == len(outcome.result.actions_executed) < 6, "the repeated tap stopped reaching the phone"
     assert outcome.trajectory_problems() == []
 
 
@@ -118,3 +139,5 @@ async def test_step_limit(run_agent):
     outcome = await run_agent("Wander", script, mode="auto", max_steps=2)
     assert outcome.result.status == "timeout" and "2 steps" in outcome.result.completion_reason
     assert outcome.result.steps_taken == 2 and outcome.trajectory_problems() == []
+    assert len(outcome.phone_actions()) == 2, "the third proposal never reached the phone"
+    assert outcome.state["foreground"] == "com.android.settings"

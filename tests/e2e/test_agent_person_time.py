@@ -77,20 +77,21 @@ async def test_a_person_slower_than_the_time_limit_does_not_end_the_run(run_agen
 
 async def test_an_agent_slower_than_the_time_limit_times_out_and_acts_no_more(run_agent):
     """Step 1 opens Settings (the person waits 1.5 s, which does not count); step 2's model reply
-    takes 5 s of the agent's time, past the 1 s limit: the run times out and nothing more reaches the phone."""
+    would take 8 s of the agent's time, past the 2 s limit (step 1's settle after the tap counts
+    too): the run times out and nothing more reaches the phone."""
     person = SlowPerson(delays=[1.5])
-    script = [OPEN_SETTINGS, delayed(5, click("Network & internet"))]
+    script = [OPEN_SETTINGS, delayed(8, click("Network & internet"))]
     started = time.monotonic()
     try:
-        outcome = await run_agent("Open the network settings", script, person, timeout_seconds=1)
+        outcome = await run_agent("Open the network settings", script, person, timeout_seconds=2)
     finally:
         person.cancel()
     elapsed = time.monotonic() - started
     result = outcome.result
     assert result.status == "timeout", result
-    assert "1 s of the agent's own time" in result.completion_reason
-    assert elapsed < 4.5                                    # it did not wait for the slow reply
-    assert result.waiting_seconds >= 1.4 and 1 <= result.agent_seconds < 2.5
+    assert "2 s of the agent's own time" in result.completion_reason
+    assert elapsed < 6.5                                    # it did not wait for the slow reply
+    assert result.waiting_seconds >= 1.4 and 2 <= result.agent_seconds < 3.5
     assert len(person.shown) == 1                           # step 2 never reached the person
     state = outcome.state
     assert state["foreground"] == "com.android.settings"

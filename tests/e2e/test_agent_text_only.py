@@ -22,7 +22,7 @@ from app.core.device.adb_transport import AdbTransport
 from app.core.device.phone_session import PhoneRegistry
 from app.core.runs.service import RunRequest, RunService
 from tests.e2e.conftest import API_KEY, e2e_settings
-from tests.support.openai_server import FakeOpenAIServer, act, click, has_images, json_reply
+from tests.support.openai_server import FakeOpenAIServer, act, click, has_images, is_completion_check, json_reply
 
 WIFI_SCRIPT = [json_reply(act("launch_app", package_name="com.android.settings")),
                click("Network & internet"), click("Wi-Fi"), click("Use Wi-Fi"),
@@ -63,7 +63,11 @@ async def test_a_text_only_model_finishes_the_task_and_is_remembered(phone_serve
         requests = model.chat_requests
         assert has_images(requests[0].body), "the first step tried with images"
         assert not any(has_images(request.body) for request in requests[1:]), "no image after the refusal"
-        assert len(requests) == len(WIFI_SCRIPT) + 1, "one refused request, then one per step: nothing retried"
+        steps = [request for request in requests if not is_completion_check(request.body)]
+        assert len(steps) == len(WIFI_SCRIPT) + 1, "one refused request, then one per step: nothing retried"
+        checks = model.completion_check_requests
+        assert len(checks) == 1 and not has_images(checks[0].body), "the FINISH was checked, as text"
+        assert result.verification == "model"
         assert len(switch_messages(messages)) == 1, messages
         assert "all you get of the screen" in str(requests[1].body["messages"][-1]["content"])
         assert TextOnlyModels().contains(model.base_url, "gpt-4o")
@@ -75,7 +79,7 @@ async def test_a_text_only_model_finishes_the_task_and_is_remembered(phone_serve
         second, second_messages = await run_on(model, phone_server, "Check that Wi-Fi is on")
     assert second.status == "success", second
     assert not any(has_images(request.body) for request in model.chat_requests[before:])
-    assert len(model.chat_requests) - before == 1
+    assert len(model.chat_requests) - before == 2, "the FINISH and its completion check"
     assert switch_messages(second_messages) == []
     assert any("earlier run" in text for text in second_messages)
     assert phone.state()["wifi"] is True

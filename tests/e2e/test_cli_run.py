@@ -21,7 +21,7 @@ WIFI_SCRIPT = [json_reply(act("launch_app", package_name="com.android.settings")
 
 @pytest.fixture
 def cli_env(phone_server, monkeypatch):
-    save_settings(Settings(agent=AgentSettings(settle_seconds=0)), paths.settings_path())
+    save_settings(Settings(agent=AgentSettings()), paths.settings_path())
     monkeypatch.setenv("OPENAI_API_KEY", API_KEY)
     return phone_server
 
@@ -37,6 +37,7 @@ def test_step_mode_answered_at_the_keyboard(cli_env, monkeypatch, capsys):
     assert cli_env.devices[0].phone.state()["wifi"] is True
     assert "Step 1: Open the app com.android.settings [approved] → ok" in out
     assert "Result: success" in out
+    assert "Ending: verified by the model: the screen shows the request is done" in out
     report = Path(out.split("Report:", 1)[1].split()[0])
     assert report.is_file() and "Turn on Wi-Fi" in report.read_text()
 

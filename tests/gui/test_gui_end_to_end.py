@@ -39,7 +39,7 @@ async def test_note_task_with_approvals_an_edit_and_an_override_on_the_mirror(qa
     try:
         with FakeOpenAIServer(script) as model:
             window.settings = Settings(provider=ProviderSettings(base_url=model.base_url, model="gpt-4o"),
-                                       agent=AgentSettings(settle_seconds=0))
+                                       agent=AgentSettings())
             await window.start()
             await until(lambda: window.mirror.device_size != (0, 0))
             window.request.request.setPlainText("Create a note called Groceries with milk, eggs")

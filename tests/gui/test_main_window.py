@@ -131,3 +131,12 @@ async def test_settings_store_then_remove_the_key_and_the_notice_follows(qapp, h
         await window.shutdown()
         for dialog in window.findChildren(SettingsDialog):
             dialog.deleteLater()
+
+
+@pytest.mark.asyncio
+async def test_the_models_streaming_words_show_under_the_request(window):
+    """A slow model is visibly working: its reply so far shows under the request, its newest end."""
+    window.controller.model_words.emit(3, '{"thought": "Settings\nis open", "action": ' + "y" * 400)
+    status = window.request.status.text()
+    assert status.startswith("Step 3 · the model writes: …")
+    assert status.endswith("y" * 100) and len(status) < 220, "only the newest end of a long reply"

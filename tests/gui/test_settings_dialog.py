@@ -150,7 +150,8 @@ def test_valid_edits_round_trip_into_result_settings(make_dialog, qtbot):
                                             "model": "my-model", "timeout_seconds": 45.0, "use_tools": False,
                                             "coordinate_mode": "normalized"}
     assert result.images.model_dump() == {"send": "clean", "max_side": 1024, "format": "png",
-                                          "jpeg_quality": original.images.jpeg_quality}
+                                          "jpeg_quality": original.images.jpeg_quality,
+                                          "never_send_apps": original.images.never_send_apps}
     assert (result.agent.mode, result.agent.max_steps, result.agent.timeout_seconds) == ("auto", 12, 300.0)
     assert (result.agent.max_consecutive_failures, result.agent.reply_retries, result.agent.stuck_threshold,
             result.agent.settle_seconds, result.agent.reflection) == (4, 2, 5, 1.5, False)

@@ -20,6 +20,8 @@ from app.core.agent.memory import ActionOutcome, Decision, MemoryItem, RunResult
 from app.core.agent.report import write_report
 from app.core.agent.run_words import Word
 from app.core.agent.trajectory import STEPS_FILE, TrajectoryWriter
+from app.core.config import ProviderSettings, Settings
+from app.core.providers import pricing_for
 from app.core.perception.annotate import annotate
 from app.core.perception.hierarchy import extract_controls
 from app.gui.runs.past_runs import PastRunsDialog
@@ -367,3 +369,28 @@ async def test_the_report_the_timeline_and_the_detail_take_their_words_from_one_
     assert "changed by hand" in facts(dialog)["Decision"]
     await until(lambda: dialog.clean_view.image is not None and dialog.annotated_view.image is not None)
     await until(lambda: not panel.thumbnails.loading)
+
+
+def tokens_tip(panel, row: int) -> str:
+    return panel.model.index(row, panel.model.TOKENS).data(Qt.ItemDataRole.ToolTipRole)
+
+
+@pytest.mark.asyncio
+async def test_costs_are_worded_by_the_runs_pricing(panel, screens, agentdesk_home):
+    """A local model's run says "free (local)", one with an unknown price "cost unknown", never a made-up $."""
+    local = {"provider": {"base_url": "http://localhost:8080/v1", "model": "smollm2"}}
+    writer = TrajectoryWriter.create("Turn on Wi-Fi", {"serial": "emulator-5554"}, {"model": "smollm2"}, local)
+    record_steps(writer, screens)
+    writer.finish(RunResult("success", 5, [], 3.0, tokens={"prompt": 900, "completion": 80}, cost_usd=0.0))
+    await panel.load_run(writer.run_dir)
+    assert tokens_tip(panel, 0).endswith("· free (local)")
+    assert "free (local)" in panel.status.text()
+    dialog = panel.open_step_detail(panel.model.steps[0])
+    assert facts(dialog)["Usage"].endswith("· free (local)")
+
+    panel.start_run(writer.run_dir, "Turn on Wi-Fi", pricing=pricing_for(
+        Settings(provider=ProviderSettings(base_url="https://models.example.com/v1", model="mystery-1"))))
+    panel.add_step(record_steps(writer, screens)[0])
+    panel.finish_run(RunResult("success", 1, [], 1.0, tokens={"prompt": 10, "completion": 2}, cost_usd=0.0))
+    assert tokens_tip(panel, 0).endswith("· cost unknown")
+    assert "cost unknown" in panel.status.text() and "$" not in panel.status.text()

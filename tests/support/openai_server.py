@@ -37,6 +37,7 @@ class ScriptedReply:
     completion_tokens: int = 20
     finish_reason: str | None = None      # None: "stop" (or "tool_calls" with tool arguments)
     undeclared_length: bool = False       # no Content-Length: the body ends when the connection closes
+    stream_error: str = ""                # streamed: the server fails with this after the first words
 
 
 Responder = Callable[[dict[str, Any]], ScriptedReply]
@@ -202,6 +203,21 @@ def has_images(body: dict[str, Any]) -> bool:
                for message in body.get("messages", []))
 
 
+COMPLETION_CHECK_OPENING = "You check whether a request on an Android phone has been carried out."
+
+
+def is_completion_check(body: dict[str, Any]) -> bool:
+    """Whether a request is the agent's completion check (its one question after a FINISH)."""
+    return any(message.get("role") == "system" and isinstance(message.get("content"), str)
+               and message["content"].startswith(COMPLETION_CHECK_OPENING) for message in body.get("messages", []))
+
+
+def check_answer(done: bool, reason: str = "") -> Responder:
+    """A scripted answer to the completion check."""
+    reason = reason or ("the screen shows the request is done" if done else "the screen does not show it yet")
+    return json_reply({"done": done, "reason": reason})
+
+
 # ----------------------------------------------------------------------------- server
 
 
@@ -234,12 +250,17 @@ class _Handler(BaseHTTPRequestHandler):
         if not self.path.rstrip("/").endswith("/chat/completions"):
             self._send_error(404, f"unknown path {self.path}", "not_found")
             return
+        refused = next((name for name in self.server.fake.refuse_parameters if name in body), None)
+        if refused is not None:                          # an older server: the parameter itself is refused
+            self._send_error(400, f"Unsupported parameter: '{refused}' is not supported by this server.",
+                             "unsupported_parameter")
+            return
         refusal = self.server.fake.refuse_images
         if refusal is not None and has_images(body):     # a text-only model: no script entry is used
             status, message = IMAGE_REFUSALS[refusal]
             self._send_error(status, message, "invalid_value" if status < 500 else "server_error")
             return
-        responder = self.server.fake.next_responder()
+        responder = self.server.fake.next_responder(body)
         if responder is None:
             self._send_error(500, f"FakeOpenAIServer: the script ran out (request #{len(self.server.fake.requests)} "
                                   "had no scripted reply); add more replies to the test's script", "server_error")
@@ -254,6 +275,8 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if scripted.status != 200:
             self._send_error(scripted.status, scripted.error_message, scripted.error_code, scripted.headers)
+        elif body.get("stream") and self.server.fake.stream_replies:
+            self._send_stream(body, scripted)
         else:
             self._send_json(200, self._completion(body, scripted), declare_length=not scripted.undeclared_length)
 
@@ -273,6 +296,44 @@ class _Handler(BaseHTTPRequestHandler):
         return {"id": f"chatcmpl-{next(self.server.fake.ids)}", "object": "chat.completion",
                 "created": int(time.time()), "model": body.get("model", "fake-model"),
                 "choices": [{"index": 0, "message": message, "finish_reason": finish_reason}], "usage": usage}
+
+    def _send_stream(self, body: dict[str, Any], scripted: ScriptedReply) -> None:
+        """The completion as server-sent events: the text and the tool arguments a few characters a
+        chunk, then the finish reason, the usage (when asked for) and [DONE]."""
+        completion = self._completion(body, scripted)
+        message, choice = completion["choices"][0]["message"], completion["choices"][0]
+        head = {"id": completion["id"], "object": "chat.completion.chunk", "created": completion["created"],
+                "model": completion["model"]}
+
+        def chunk(delta: dict[str, Any], finish_reason: str | None = None) -> dict[str, Any]:
+            return {**head, "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}]}
+
+        events = [chunk({"role": "assistant", "content": ""})]
+        text = message.get("content") or ""
+        size = max(8, len(text) // 200)          # a long reply in at most ~200 chunks
+        events += [chunk({"content": text[i:i + size]}) for i in range(0, len(text), size)]
+        for call in message.get("tool_calls") or []:
+            arguments = call["function"]["arguments"]
+            events.append(chunk({"tool_calls": [{"index": 0, "id": call["id"], "type": "function",
+                                                 "function": {"name": call["function"]["name"], "arguments": ""}}]}))
+            events += [chunk({"tool_calls": [{"index": 0, "function": {"arguments": arguments[i:i + 8]}}]})
+                       for i in range(0, len(arguments), 8)]
+        if scripted.stream_error:
+            events = events[:2] + [{"error": {"message": scripted.stream_error, "type": "server_error"}}]
+        else:
+            events.append(chunk({}, choice["finish_reason"]))
+            if (body.get("stream_options") or {}).get("include_usage"):
+                events.append({**head, "choices": [], "usage": completion["usage"]})
+        data = "".join(f"data: {json.dumps(event)}\n\n" for event in events) + "data: [DONE]\n\n"
+        try:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Connection", "close")
+            self.close_connection = True
+            self.end_headers()
+            self.wfile.write(data.encode("utf-8"))
+        except (BrokenPipeError, ConnectionResetError):
+            pass
 
     def _send_error(self, status: int, message: str, code: str, headers: dict[str, str] | None = None) -> None:
         error = {"error": {"message": message, "type": "invalid_request_error" if status < 500 else "server_error",
@@ -308,13 +369,28 @@ class FakeOpenAIServer:
 
     `refuse_images` (a key of IMAGE_REFUSALS: "llama.cpp", "openai", ...) makes it a text-only model:
     every request carrying an image is refused with that server's own status and words.
+
+    `completion_checks` says how the agent's completion check after a FINISH is answered: "yes" or
+    "no" without using the script (the default "yes" keeps scripts about other things short), or
+    "script" to take the answer from the script like any other request (see `check_answer`).
+
+    `refuse_parameters` (e.g. ("response_format",) or ("tool_choice",)) makes it a server that answers
+    HTTP 400 naming the parameter to every request carrying one of them; no script entry is used.
+    A request with `stream: true` is answered as server-sent events, unless `stream_replies` is False
+    (a server that ignores `stream` and sends plain JSON).
     """
 
     def __init__(self, script: Iterable[Responder] = (), models: Iterable[str] = ("fake-model", "fake-vision"),
-                 refuse_images: str | None = None):
+                 refuse_images: str | None = None, completion_checks: str = "yes",
+                 refuse_parameters: Iterable[str] = (), stream_replies: bool = True):
         if refuse_images is not None and refuse_images not in IMAGE_REFUSALS:
             raise ValueError(f"refuse_images must be one of {sorted(IMAGE_REFUSALS)}, not {refuse_images!r}")
+        if completion_checks not in ("yes", "no", "script"):
+            raise ValueError(f"completion_checks must be 'yes', 'no' or 'script', not {completion_checks!r}")
+        self.completion_checks = completion_checks
         self.refuse_images = refuse_images
+        self.refuse_parameters = tuple(refuse_parameters)
+        self.stream_replies = stream_replies
         self.script = list(script)
         self.models = list(models)
         self.requests: list[RecordedRequest] = []
@@ -329,9 +405,15 @@ class FakeOpenAIServer:
         with self._lock:
             self.script.extend(responders)
 
-    def next_responder(self) -> Responder | None:
+    def next_responder(self, body: dict[str, Any] | None = None) -> Responder | None:
+        if body is not None and self.completion_checks != "script" and is_completion_check(body):
+            return check_answer(self.completion_checks == "yes")
         with self._lock:
             return self.script.pop(0) if self.script else None
+
+    @property
+    def completion_check_requests(self) -> list[RecordedRequest]:
+        return [request for request in self.chat_requests if is_completion_check(request.body)]
 
     def record(self, request: RecordedRequest) -> None:
         with self._lock:

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+from functools import cached_property
 
 from .actions import Action, AskUser, ModelReply, check_against_screen, describe_action
 from .collection_strategies import RunStrategy
 from .coordinates import CoordinateMapper
-from .events import ActionExecuted, ProposalMade, StepFinished
+from .events import ActionExecuted, ModelWords, ProposalMade, StepFinished
 from .memory import ActionOutcome, Decision, MemoryItem
 from .model_decision import ReplyUnusable, ask_for_action
 from .pipeline import StepContext
 from .prompts import ScreenContext
 from .run_context import ScreenRecord
+from .spending import SpendingCap, check_before_model_call
 from .states import AgentStatus
 from .supervisor import Proposal, ReviewAnswer, RunStopped, action_target, sensitive_reason
 
@@ -68,8 +70,15 @@ class Decide(RunStrategy):
              "screen_only", "fingerprint")
     provides = ("proposal", "reply", "model_usage")
 
+    @cached_property
+    def spending(self) -> SpendingCap:
+        """The run's spending cap (settings agent.max_tokens_per_run / max_cost_usd_per_run)."""
+        return SpendingCap(self.rc.settings, self.rc.events.message)
+
     async def run(self, ctx: StepContext) -> None:
         rc = self.rc
+        # the cap is checked before the model is asked: a reached cap ends the run (SpendingCapReached is fatal)
+        check_before_model_call(self.spending, rc.memory, ctx.get_or("model_usage"))
         shot = ctx.get("screenshot")
         controls = ctx.get("controls")
         images = ctx.get("model_images")
@@ -89,15 +98,19 @@ class Decide(RunStrategy):
             mapped["action"] = action
 
         replies = []
+        if rc.settings.provider.stream:   # the words are shown as they arrive (console, window)
+            rc.client.on_words = lambda text: rc.events.emit(ModelWords(ctx.step, text))
         try:
             outcome = await rc.control.interruptible(ask_for_action(
                 rc.client, rc.prompts, [rc.system_message, user], validate=validate,
-                retries=rc.settings.agent.reply_retries, use_tools=rc.settings.provider.use_tools,
+                retries=rc.settings.agent.reply_retries,
                 replies=replies))
         except BaseException as error:      # a failed step keeps its replies, tokens and prompt too
             attempts = error.attempts if isinstance(error, ReplyUnusable) else 0
             self._keep_usage(ctx, replies, attempts, user, getattr(error, "raw_text", None))
             raise
+        finally:
+            rc.client.on_words = None
         self._keep_usage(ctx, replies, outcome.attempts, user, outcome.raw_text)
         rc.pending_feedback = ""
         reply = outcome.reply
@@ -239,6 +252,7 @@ class Remember(RunStrategy):
             foreground=ctx.get_or("foreground") or "", activity=ctx.get_or("activity") or "",
             controls_count=len(controls), screen_signature=ctx.get_or("fingerprint") or "",
             screen_only=bool(ctx.get_or("screen_only")),
+            images_withheld=ctx.get_or("images_withheld") or "",
             timings_ms=dict(ctx.timings_ms),
             tokens={"prompt": usage.get("prompt", 0), "completion": usage.get("completion", 0)},
             cost_usd=rc.client.estimate_cost(rc.settings, rc.settings.provider.model, usage.get("prompt", 0),
@@ -246,7 +260,8 @@ class Remember(RunStrategy):
             model_attempts=usage.get("attempts", 0),
             error="; ".join(f"{name}: {error}" for name, error in ctx.errors),
             prompt_text=usage.get("prompt_text", ""), raw_reply=usage.get("raw_reply", ""),
-            model_replies=replies_stored_once(usage.get("replies", []), usage.get("raw_reply", "")))
+            model_replies=replies_stored_once(usage.get("replies", []), usage.get("raw_reply", "")),
+            completion_check=completion.to_dict() if (completion := ctx.get_or("completion")) else None)
         focused = next((control for control in controls if control.focused), None)
 
         def target_of(action):   # type_text without a control id types into the focused field

@@ -142,6 +142,24 @@ class Action(BaseModel):
         return self.function != NO_ACTION
 
 
+class Expectation(BaseModel):
+    """What a FINISH says the screen now shows, so a fresh dump can check it: a control (by its
+    name or text) and its state or text — or, without a control, a text shown somewhere."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    control: str = ""
+    checked: bool | None = None
+    selected: bool | None = None
+    text: str | None = None
+
+    @property
+    def names_a_fact(self) -> bool:
+        """A state or text to look for: a control merely being there proves nothing."""
+        return self.text is not None and self.text.strip() != "" or (
+            bool(self.control.strip()) and (self.checked is not None or self.selected is not None))
+
+
 class ModelReply(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
@@ -150,6 +168,19 @@ class ModelReply(BaseModel):
     comment: str = ""
     plan: list[str] = Field(default_factory=list)
     questions: list[str] = Field(default_factory=list)
+    expect: Expectation | None = None      # with FINISH: what the screen should now show
+
+    @field_validator("expect", mode="before")
+    @classmethod
+    def _lenient_expectation(cls, value: Any) -> Any:
+        """A malformed expectation is dropped (the FINISH is then checked by the model), never
+        a reason to refuse the whole reply."""
+        if not isinstance(value, dict):
+            return None
+        try:
+            return Expectation.model_validate(value)
+        except ValidationError:
+            return None
 
     @field_validator("plan", "questions", mode="before")
     @classmethod
@@ -171,7 +202,7 @@ def parse_reply_dict(data: Any) -> ModelReply:
         raise ReplyInvalid("The reply must be a JSON object with keys thought, action, comment.")
     if "action" not in data and "function" in data:
         data = {"thought": data.get("thought", ""), "comment": data.get("comment", ""),
-                "plan": data.get("plan"), "questions": data.get("questions"),
+                "plan": data.get("plan"), "questions": data.get("questions"), "expect": data.get("expect"),
                 "action": {k: data[k] for k in ("function", "arguments", "status") if k in data}}
     try:
         return ModelReply.model_validate(data)

@@ -22,6 +22,7 @@ from app.core.device.errors import DeviceError
 from app.core.device.frames import FrameSource
 
 from .action_strategies import Decide, Execute, Remember, Review, StuckFailure, TooManyRejections
+from .completion_check import CheckCompletion, CompletionVerdict
 from .collection_strategies import CaptureScreenshot, CollectApps, CollectControls, PrepareModelImages, Reflect
 from .events import EventStream, StateChanged, StepStarted
 from .executor import ActionExecutor
@@ -32,12 +33,13 @@ from .model_decision import ReplyUnusable
 from .pipeline import ComposedStrategy, PhaseFailed, ProcessingPhase, StepContext, StepProcessor, Strategy
 from .prompts import PromptBuilder
 from .run_context import RunContext
+from .spending import SpendingCapReached
 from .states import AgentStatus, StateMachine
 from .supervisor import NeedsPerson, RunControl, RunStopped, RunTimedOut, Supervisor
 
 log = logging.getLogger(__name__)
 
-FATAL_ERRORS = (*FATAL_DEVICE_ERRORS, ModelError, ReplyUnusable, StuckFailure, TooManyRejections)
+FATAL_ERRORS = (*FATAL_DEVICE_ERRORS, ModelError, ReplyUnusable, StuckFailure, TooManyRejections, SpendingCapReached)
 
 
 Pipeline = list[tuple[ProcessingPhase, Strategy]]
@@ -63,6 +65,7 @@ def seed_pipeline(rc: RunContext) -> Pipeline:
         (ProcessingPhase.ACTION_EXECUTION, ComposedStrategy([
             Review(rc, decide, fail_fast=True),
             Execute(rc, fail_fast=False),
+            CheckCompletion(rc, fail_fast=False),
         ], name="ActionExecution", fail_fast=False)),
         (ProcessingPhase.MEMORY_UPDATE, Remember(rc, fail_fast=False)),
     ]
@@ -87,6 +90,7 @@ class AgentRun:
         self.rc.system_message = prompts.system_message()
         self.processor = StepProcessor(pipeline(self.rc), initial=set())
         self.result: RunResult | None = None
+        self.verification: tuple[str, str] = ("", "")   # how a success was verified, and what the check saw
 
     # controls for the face (GUI/CLI); safe to call at any moment
     def pause(self) -> None:
@@ -109,6 +113,7 @@ class AgentRun:
         status: RunStatus = "failed"
         reason, error = "", ""
         consecutive_failures = 0
+        refuted_finishes = 0      # FINISHes the completion check found not done
         step = 0
         try:
             while True:
@@ -145,7 +150,20 @@ class AgentRun:
                     break
                 decided = ctx.get("approved_action").status
                 if decided == "FINISH":
-                    status, reason = "success", ctx.get("proposal").comment or "the model reported the task done"
+                    verdict: CompletionVerdict = ctx.get_or("completion") or CompletionVerdict(None)
+                    claim = ctx.get("proposal").comment or "the model reported the task done"
+                    if verdict.refuted:
+                        refuted_finishes += 1
+                        if refuted_finishes > self.settings.agent.max_unconfirmed_finishes:
+                            status, reason = "failed", (f"the model said the task was done {refuted_finishes} times, "
+                                                        f"but the check found it not done: {verdict.reason}")
+                            break
+                        rc.pending_feedback = (f"You said the task is done ({claim}), but a check of the screen "
+                                               f"found it is not: {verdict.reason}. Carry on, or say FAIL if it "
+                                               "cannot be done.")
+                        continue
+                    status, reason = "success", claim
+                    self.verification = verdict.ending, verdict.reason
                     break
                 if decided == "FAIL":
                     proposal = ctx.get("proposal")
@@ -186,5 +204,7 @@ class AgentRun:
                                 time_seconds=round(time.monotonic() - started, 2), error=error,
                                 completion_reason=reason, tokens=tokens, cost_usd=round(cost, 6),
                                 agent_seconds=round(self.control.clock.agent_seconds, 2),
-                                waiting_seconds=round(self.control.clock.waiting_seconds, 2))
+                                waiting_seconds=round(self.control.clock.waiting_seconds, 2),
+                                **(dict(zip(("verification", "verification_note"), self.verification))
+                                   if status == "success" else {}))
         return self.result

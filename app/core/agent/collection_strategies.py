@@ -9,10 +9,14 @@ from dataclasses import dataclass
 
 from PIL import Image
 
+from app.core.device.errors import DeviceError
 from app.core.perception.annotate import annotate
 from app.core.perception.controls import Control
 from app.core.perception.hierarchy import UiHierarchy
 from app.core.perception.model_image import data_url, encode_image, fit_for_model
+from app.core.perception.protected_screen import (
+    PROTECTED_MESSAGE, PROTECTED_REASON, UNKNOWN_APP_REASON, withheld_reason,
+)
 from app.core.perception.screen_diff import screen_fingerprint
 
 from .events import ReflectionMade
@@ -124,20 +128,60 @@ def prepare_model_images(image: Image.Image, controls: list[Control], max_side: 
 class PrepareModelImages(RunStrategy):
     """Downscale, annotate and encode for the model; then tell the run's readers about the screen
     (the recorder writes the step's images in the background). Nothing is encoded for a text-only
-    model: the setting says so (`images.send = "none"`), or the client found the model cannot see."""
+    model: the setting says so (`images.send = "none"`), or the client found the model cannot see.
+
+    Nor for a screen whose picture must not reach the model (`protected_screen.withheld_reason`):
+    a protected (FLAG_SECURE) screen, black in the capture while the dump lists its controls, or
+    an app in `images.never_send_apps`. The step keeps the reason (`images_withheld`) and the
+    person is told once per such screen (a protected stretch of one app, or a listed app)."""
 
     needs = ("screenshot", "controls")
-    provides = ("model_images",)
+    provides = ("model_images", "images_withheld")
+
+    def __init__(self, rc: RunContext, fail_fast: bool):
+        super().__init__(rc, fail_fast)
+        self._protected_app: str | None = None      # the app of the protected screen last told about
+        self._told_never_send: set[str] = set()
 
     async def run(self, ctx: StepContext) -> None:
         settings = self.rc.settings.images
         shot = ctx.get("screenshot")
-        send = "none" if settings.text_only or getattr(self.rc.client, "text_only", False) else settings.send
-        images = await asyncio.to_thread(prepare_model_images, shot.image, ctx.get("controls"),
+        controls = ctx.get("controls")
+        withheld = await self._withheld(ctx, shot.image, controls)
+        ctx.set("images_withheld", withheld)
+        text_only = settings.text_only or getattr(self.rc.client, "text_only", False)
+        send = "none" if text_only or withheld else settings.send
+        images = await asyncio.to_thread(prepare_model_images, shot.image, controls,
                                          settings.max_side, settings.format, settings.jpeg_quality, send)
         ctx.set("model_images", images)
         self.rc.observed(ctx.step, shot.image, images.annotated, ctx.get("controls"), ctx.get_or("foreground") or "",
                          bool(ctx.get_or("screen_only")))
+
+    async def _withheld(self, ctx: StepContext, image: Image.Image, controls: list[Control]) -> str:
+        """Why this step's picture must not reach the model ("" when it may), telling the person
+        the first time a screen is withheld."""
+        never_send = self.rc.settings.images.never_send_apps
+        foreground = ctx.get_or("foreground") or ""
+        if never_send and not foreground:       # no dump this step: ask the phone which app is in front
+            try:
+                app = await self.rc.control.interruptible(self.rc.device.foreground_app())
+                foreground = app.package if app is not None else ""
+            except DeviceError:                 # unknown: withheld_reason then withholds to be safe
+                foreground = ""
+        reason = await asyncio.to_thread(withheld_reason, image, controls, foreground, never_send)
+        if reason == PROTECTED_REASON:
+            if self._protected_app != foreground:
+                self._protected_app = foreground
+                self.rc.events.message(f"Step {ctx.step}: {PROTECTED_MESSAGE}")
+            return reason
+        self._protected_app = None
+        if reason and foreground and foreground not in self._told_never_send:
+            self._told_never_send.add(foreground)
+            self.rc.events.message(f"Step {ctx.step}: screenshots of {foreground} are never sent to the model "
+                                   "(settings: images.never_send_apps); it gets the controls as text only.")
+        elif reason and not foreground:
+            self.rc.events.message(f"Step {ctx.step}: {UNKNOWN_APP_REASON}.")
+        return reason
 
 
 class Reflect(RunStrategy):

@@ -157,6 +157,23 @@ class Message(RunEvent):
 
 
 @dataclass(frozen=True)
+class ModelWords(RunEvent):
+    """The model's reply so far, while it streams in (at most a few times a second), so a face can
+    show that a slow server is working and what it is writing."""
+
+    kind: ClassVar[str] = "model_words"
+    step: int
+    text_so_far: str
+
+    def for_history(self) -> "ModelWords":
+        """Late readers get the tail only: the whole reply is in the step's record."""
+        return dataclasses.replace(self, text_so_far=self.text_so_far[-MODEL_WORDS_HISTORY_CHARS:])
+
+
+MODEL_WORDS_HISTORY_CHARS = 200
+
+
+@dataclass(frozen=True)
 class PhaseFinished(RunEvent):
     kind: ClassVar[str] = "phase_finished"
     step: int

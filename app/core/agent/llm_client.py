@@ -3,8 +3,17 @@
 The `openai` client's own retries are off (`max_retries=0`): `ModelClient` retries 429,
 5xx, timeouts and connection errors itself so that every retry can be reported
 (`on_retry`, the log) and the final failure says what happened and what to do. Requests
-a server rejects for an unsupported feature (tools, `max_tokens`, `temperature`) are
-adapted once and sent again; the adaptation is kept for the client's lifetime.
+a server rejects for an unsupported feature (tools, `tool_choice`, `response_format`, `max_tokens`,
+`temperature`) are adapted once and sent again; the adaptation is kept for the client's lifetime.
+
+What goes into a request (tools and `tool_choice`, or a `response_format` JSON schema; streaming;
+the token parameter's name) is `request_shape.RequestShape`'s business. A local server that timed
+out is asked again at most once: it is still busy with the first request.
+
+Streaming: while `on_words` is set the reply is asked for streamed (`stream`, with
+`stream_options.include_usage` for the token counts) and `on_words` gets the reply so far as it
+arrives (`reply_stream.StreamedReply`); a server that answers plain JSON is read as before, and one
+that refuses the parameters is asked again without them.
 
 A model that cannot see (the server refuses an image: `text_only.is_image_refusal`) is not
 retried either: the client switches to text only for its lifetime, tells the person once
@@ -29,6 +38,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from app.core.agent.records import ModelReplyRecord
 from app.core.config import ProviderSettings, Settings
+from app.core.providers import is_local, pricing_for
 from app.core.redaction import REDACTED, redact
 from app.core.secrets import register_secret
 
@@ -36,6 +46,8 @@ from .model_errors import (  # noqa: F401  (the errors are part of this module's
     ADVICE, DETAIL_LIMIT, Failure, ModelAuthError, ModelBadRequest, ModelError, ModelImagesRefused, ModelNotFound,
     ModelRateLimited, ModelReplyTooLarge, ModelServerError, ModelTimeout, ModelUnreachable, failed_try_record,
     retry_after_seconds)
+from .reply_stream import WORDS_INTERVAL_SECONDS, StreamedReply
+from .request_shape import RequestShape, reply_format  # noqa: F401  (reply_format: part of the API)
 from .text_only import MessageRewriter, TextOnlyModels, has_image_parts, is_image_refusal, strip_image_parts
 
 if TYPE_CHECKING:
@@ -44,6 +56,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 MAX_RETRY_DELAY_SECONDS = 30.0
+LOCAL_TIMEOUT_TRIES = 2
+"""Tries of a request that timed out on a local server (this machine or network): the first and one more."""
 # Key-shaped text the shared patterns leave alone: short or masked keys ("sk-ab***cd") in server messages.
 _SHORT_OR_MASKED_KEY = re.compile(r"\b(?:sk|rk)-[A-Za-z0-9_\-*.]{4,}")
 T = TypeVar("T")
@@ -72,6 +86,10 @@ MAX_OUTPUT_TOKENS_CAP = 32768
 """The largest output budget a cut-off reply is retried with (the settings' own upper bound)."""
 
 
+class _StreamFailed(Exception):
+    """The server sent an error in the middle of a streamed reply; the argument is its (key-free) words."""
+
+
 class _ReplyOverCap(Exception):
     """Raised while reading a reply body that passed the cap; `size` is its length when the server
     said it (Content-Length), else None; `head` is the first bytes read, for the record."""
@@ -83,12 +101,9 @@ class _ReplyOverCap(Exception):
 
 
 def estimate_cost(settings: Settings, model: str, prompt_tokens: int, completion_tokens: int) -> float:
-    """USD for the tokens at the price table of `settings`; 0.0 for a model without a price."""
-    price = settings.price_for(model)
-    if price is None:
-        return 0.0
-    per_million_in, per_million_out = price
-    return (prompt_tokens * per_million_in + completion_tokens * per_million_out) / 1_000_000
+    """USD for the tokens at the settings' provider (`providers.pricing_for`): 0.0 on a local server
+    (free) and for a model without a known price, whose cost faces show as "cost unknown"."""
+    return pricing_for(settings, model).cost(prompt_tokens, completion_tokens)
 
 
 class ModelClient:
@@ -102,8 +117,12 @@ class ModelClient:
 
     def __init__(self, provider: ProviderSettings, api_key: str | None, *, backoff_seconds: float = 1.0,
                  on_retry: Callable[[str], None] | None = None,
-                 text_only_models: TextOnlyModels | None = None) -> None:
+                 text_only_models: TextOnlyModels | None = None,
+                 on_words: Callable[[str], None] | None = None) -> None:
         self.provider = provider
+        # Set (here or later) to stream replies: it gets the reply so far, a few times a second.
+        self.on_words = on_words
+        self.words_interval_seconds = WORDS_INTERVAL_SECONDS
         self.backoff_seconds = backoff_seconds
         self.on_retry = on_retry
         self.text_only_models = text_only_models or TextOnlyModels()
@@ -112,9 +131,7 @@ class ModelClient:
         self._text_only_remembered = self.text_only
         self._text_only_told = False
         self.without_images: MessageRewriter = strip_image_parts
-        self.tools_supported = True
-        self._token_parameter = "max_tokens"
-        self._send_temperature = provider.temperature is not None
+        self.shape = RequestShape(provider)      # what this server takes, narrowed by its refusals
         self._secret = api_key or ""
         register_secret(api_key)       # the app's log filter redacts it too
         import openai                  # here, not at the top: it takes ~350 ms, which the app's start need not wait
@@ -156,7 +173,7 @@ class ModelClient:
         if self.text_only and fall_back_to_text and has_image_parts(messages):
             messages = strip_image_parts(without_images(messages))
         while True:
-            request = self._chat_request(messages, tools, budget)
+            request = self.shape.build(messages, tools, budget, stream=self.on_words is not None)
             sent: dict[str, float] = {}
 
             async def send(request: dict[str, Any] = request) -> Any:
@@ -174,7 +191,7 @@ class ModelClient:
                     raise
                 messages = strip_image_parts(without_images(messages))
             except ModelBadRequest as error:
-                if not self._adapt_to(error.detail, request):
+                if not self.shape.adapt_to(error.detail, request):
                     raise
         response = self._to_response(completion, started)
         if replies is not None:
@@ -229,36 +246,6 @@ class ModelClient:
         if self.on_retry is not None:
             self.on_retry(text)
 
-    # ------------------------------------------------------------------ request shape
-
-    def _chat_request(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None,
-                      budget: int | None = None) -> dict[str, Any]:
-        request: dict[str, Any] = {"model": self.provider.model, "messages": messages,
-                                   self._token_parameter: budget or self.provider.max_output_tokens}
-        if self._send_temperature:
-            request["temperature"] = self.provider.temperature
-        if tools and self.tools_supported:
-            request["tools"] = tools
-        return request
-
-    def _adapt_to(self, detail: str, request: dict[str, Any]) -> bool:
-        """Drop or rename what a 400 says the server does not support; False when nothing fits."""
-        lowered = detail.lower()
-        if "max_tokens" in request and "max_completion_tokens" in lowered:
-            self._token_parameter = "max_completion_tokens"
-            change = "max_completion_tokens instead of max_tokens"
-        elif "temperature" in request and "temperature" in lowered:
-            self._send_temperature = False
-            change = "no temperature"
-        elif "tools" in request and ("tool" in lowered or "function call" in lowered):
-            self.tools_supported = False
-            change = "no tools (the reply is read from the text)"
-        else:
-            return False
-        log.info("The server at %s refused a request (%s); sending again with %s.",
-                 self.provider.base_url, detail, change)
-        return True
-
     def _to_response(self, completion: Any, started: float) -> ModelResponse:
         choices = getattr(completion, "choices", None)
         if not choices:
@@ -291,11 +278,18 @@ class ModelClient:
         declared = raw.headers.get("content-length", "")
         if declared.isdigit() and int(declared) > cap:
             raise _ReplyOverCap(int(declared), b"")
+        streamed = (StreamedReply(self.on_words, self.words_interval_seconds)
+                    if "text/event-stream" in raw.headers.get("content-type", "") else None)
         body = bytearray()
+        size = 0
         try:
             async for chunk in raw.iter_bytes():
-                body += chunk
-                if len(body) > cap:
+                size += len(chunk)
+                if streamed is None or len(body) < DETAIL_LIMIT:
+                    body += chunk
+                if streamed is not None:
+                    streamed.feed(chunk)
+                if size > cap:
                     raise _ReplyOverCap(None, bytes(body[:DETAIL_LIMIT]))
         except _ReplyOverCap:
             raise
@@ -304,10 +298,16 @@ class ModelClient:
             if "timeout" in type(exc).__name__.lower():
                 raise openai.APITimeoutError(request=request) from exc
             raise openai.APIConnectionError(request=request) from exc
-        try:
-            data = json.loads(body)
-        except ValueError:
-            data = None
+        if streamed is not None:
+            streamed.finish()
+            if streamed.error:
+                raise _StreamFailed(self._redact(streamed.error)[:DETAIL_LIMIT])
+            data = streamed.completion()
+        else:
+            try:
+                data = json.loads(body)
+            except ValueError:
+                data = None
         if not isinstance(data, dict):
             return None                    # `_to_response` says: not a chat completion
         return ChatCompletion.construct(**data)
@@ -331,7 +331,10 @@ class ModelClient:
         import openai
 
         tries = self.provider.http_retries + 1
-        attempt = 0
+        # A local server that timed out is still busy with the request: a second identical one only queues
+        # behind it, so it is sent again at most once.
+        timeout_tries = min(tries, LOCAL_TIMEOUT_TRIES) if is_local(self.provider) else tries
+        attempt = timeouts = 0
         while True:
             attempt += 1
             tried_at = time.perf_counter()
@@ -340,17 +343,21 @@ class ModelClient:
             except openai.APIStatusError as exc:
                 failure = self._classify_status(exc, listing_models, sends_images)
             except openai.APITimeoutError:
+                timeouts += 1
                 failure = Failure(ModelTimeout, f"The model at {self.provider.base_url} did not answer within "
                                                  f"{self.provider.timeout_seconds:g} s", retryable=True)
             except _ReplyOverCap as exc:
                 failure = self._over_cap(exc)
+            except _StreamFailed as exc:
+                failure = Failure(ModelServerError, f"The model server at {self.provider.base_url} failed while "
+                                                     f"answering ({exc})", True, 200, str(exc))
             except openai.APIConnectionError as exc:
                 reason = self._redact(str(exc.__cause__ or exc)) or "no reason given"
                 failure = Failure(ModelUnreachable, f"Could not connect to the model server at "
                                                      f"{self.provider.base_url} ({reason})", retryable=True)
             if replies is not None:
                 replies.append(failed_try_record(failure, len(replies) + 1, budget, tried_at))
-            if not failure.retryable or attempt >= tries:
+            if not failure.retryable or attempt >= tries or failure.kind is ModelTimeout and timeouts >= timeout_tries:
                 raise self._final_error(failure, attempt) from None
             delay = self._retry_delay(failure, attempt)
             notice = f"{failure.message}; trying again in {delay:.1f} s (try {attempt + 1} of {tries})."

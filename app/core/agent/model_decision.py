@@ -64,7 +64,7 @@ def cut_off_problem(response: ModelResponse, budget: int) -> str:
 
 
 async def ask_for_action(client: ModelClient, builder: PromptBuilder, messages_base: Sequence[dict[str, Any]], *,
-                         validate: Callable[[ModelReply], None], retries: int, use_tools: bool,
+                         validate: Callable[[ModelReply], None], retries: int,
                          replies: list[ModelReplyRecord] | None = None) -> DecisionOutcome:
     """Up to `retries` tries for a reply that passes `validate`; raises `ReplyUnusable` when none does.
 
@@ -77,7 +77,9 @@ async def ask_for_action(client: ModelClient, builder: PromptBuilder, messages_b
     budget = client.provider.max_output_tokens
     larger_budget_tried = False
     correction = ""
-    tools = [builder.reply_tool()] if use_tools else None
+    # The reply tool always goes to the client: sent as a tool when tools are in use, else as the
+    # response_format's JSON schema where the server takes one (the client decides which).
+    tools = [builder.reply_tool()]
     errors: list[str] = []
     prompt_tokens = completion_tokens = 0
     raw_text = ""

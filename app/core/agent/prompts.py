@@ -31,6 +31,7 @@ from app.core.agent.memory import MemoryItem
 from app.core.config import Settings
 from app.core.device.app_catalog import WELL_KNOWN_LABELS
 from app.core.perception.controls import Control
+from app.core.perception.protected_screen import hide_password
 
 REPLY_TOOL_NAME = "act"
 APPS_CHAR_LIMIT = 400
@@ -155,6 +156,20 @@ class PromptBuilder:
         return [{"role": "system", "content": sections["system"].substitute().strip()},
                 {"role": "user", "content": content}]
 
+    def completion_check_messages(self, request: str, claim: str, controls: Sequence[Control],
+                                  screen_size: tuple[int, int], image_url: str | None) -> list[dict[str, Any]]:
+        """The completion check's one short question: the request, the model's claim that it is
+        done, and the fresh screen (the picture when one is sent, the controls as text)."""
+        sections = _sections("completion.txt")
+        listed = control_lines(controls, CoordinateMapper(screen_size, screen_size)) if controls else ""
+        text = sections["user"].substitute(request=request.strip(), claim=_neutralise(claim.strip() or "(no comment)"),
+                                           controls=listed or "(the controls could not be read)").strip()
+        content: list[dict[str, Any]] = [_text_part(text)]
+        if image_url:
+            content.insert(0, _image_part(image_url))
+        return [{"role": "system", "content": sections["system"].substitute().strip()},
+                {"role": "user", "content": content}]
+
     def reply_tool(self) -> dict[str, Any]:
         """The one tool whose call arguments are the whole reply object (GUIDE §2)."""
         strings = {"type": "array", "items": {"type": "string"}}
@@ -165,7 +180,10 @@ class PromptBuilder:
             "required": ["function", "arguments", "status"]}
         parameters = {"type": "object", "properties": {
             "thought": {"type": "string"}, "action": action, "comment": {"type": "string"},
-            "plan": strings, "questions": strings},
+            "plan": strings, "questions": strings, "expect": {
+                "type": "object", "description": "with FINISH: what the screen now shows",
+                "properties": {"control": {"type": "string"}, "checked": {"type": "boolean"},
+                               "selected": {"type": "boolean"}, "text": {"type": "string"}}}},
             "required": ["thought", "action", "comment"]}
         description = _sections("system.txt")["tool_description"].template.strip()
         return {"type": "function",
@@ -188,7 +206,9 @@ class PromptBuilder:
 
 
 def control_lines(controls: Sequence[Control], mapper: CoordinateMapper) -> str:
-    """`Control.to_prompt_line()` per control, centres in the model's coordinates, block tags neutralised."""
+    """`Control.to_prompt_line()` per control, centres in the model's coordinates, block tags neutralised;
+    a password field's text is never shown (`hide_password`)."""
+    controls = [hide_password(control) for control in controls]
     if not mapper.is_identity:
         controls = [replace(control, rect=mapper.rect_to_model(control.rect)) for control in controls]
     return "\n".join(_neutralise(control.to_prompt_line()) for control in controls)

@@ -112,6 +112,7 @@ class StepRecord:
     controls_count: int = 0
     screen_signature: str = ""                                # `screen_fingerprint` of the screen's controls
     screen_only: bool = False                                 # the controls could not be read this step
+    images_withheld: str = ""                                 # why no screenshot went to the model (protected screen…)
     target: TargetLocator | None = None                       # the control the action acted on, to find it again
     controls: list[ControlSummary] = field(default_factory=list)   # the screen's controls, compact
     timings_ms: dict[str, float] = field(default_factory=dict)
@@ -123,6 +124,7 @@ class StepRecord:
     prompt_text: str = ""                                     # the text part of the prompt (no images)
     raw_reply: str = ""
     model_replies: list[ModelReplyRecord] = field(default_factory=list)   # every model call of the step
+    completion_check: dict[str, Any] | None = None            # after a FINISH: done, verified_by, reason
     timestamp: str = field(default_factory=now_iso)
     problems: list[str] = field(default_factory=list, compare=False, repr=False)   # from reading; never written
 
@@ -188,6 +190,8 @@ class RunResult:
     cost_usd: float = 0.0
     agent_seconds: float = 0.0          # the agent's own time: what the time limit counts
     waiting_seconds: float = 0.0        # time spent waiting for the person (reviews, answers, pauses)
+    verification: str = ""              # a success: "screen" / "model" (verified by) or "claimed" (not verified)
+    verification_note: str = ""         # what the completion check saw or was told
 
     @property
     def succeeded(self) -> bool:

@@ -18,9 +18,10 @@ from typing import Any
 from PIL import Image, UnidentifiedImageError
 
 from app.core.agent.records import Decision, ModelReplyRecord, RunRecord, RunResult, StepRecord
-from app.core.agent.run_words import (NEUTRAL, SCREEN_ONLY_NOTE, action_words, decision_note, decision_word,
+from app.core.agent.run_words import (ENDINGS, NEUTRAL, SCREEN_ONLY_NOTE, action_words, decision_note, decision_word,
                                       result_words, run_status_word, step_outcome_word, target_words)
 from app.core.agent.trajectory import REPORT_FILE, LoadedRun, load_run, step_file, write_text_atomically
+from app.core.providers import Pricing, cost_words, pricing_from_record
 from app.core.redaction import redact
 
 __all__ = ["REPORT_FILE", "action_words", "render_report", "write_report"]
@@ -78,7 +79,8 @@ def write_report(run_dir: Path | str) -> Path:
 
 def render_report(record: LoadedRun) -> str:
     """The whole report page for a run, as HTML text."""
-    steps = [_step_card(record.run_dir, step) for step in record.steps]
+    pricing = pricing_from_record(record.run.settings)
+    steps = [_step_card(record.run_dir, step, pricing) for step in record.steps]
     notice = "".join(f'<div class="notice">{_e(problem[:1].upper() + problem[1:])}</div>'
                      for problem in record.problems)
     body = "".join(steps) if steps else '<div class="card empty">No steps were recorded in this run.</div>'
@@ -86,7 +88,7 @@ def render_report(record: LoadedRun) -> str:
     return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">'
             f'<title>{_e(title)}</title><style>{CSS}</style></head>\n'
-            f'<body><main>{_header(record.run)}{notice}{body}</main></body></html>\n')
+            f'<body><main>{_header(record.run, pricing)}{notice}{body}</main></body></html>\n')
 
 
 def _e(value: Any) -> str:
@@ -138,11 +140,7 @@ def _tokens(tokens: dict[str, int]) -> str:
     return ", ".join(f"{value:,} {name}" for name, value in tokens.items()) or "–"
 
 
-def _cost(cost: float) -> str:
-    return f"${cost:.4f}"
-
-
-def _header(run: RunRecord) -> str:
+def _header(run: RunRecord, pricing: Pricing | None = None) -> str:
     facts = [_fact("Device", _describe(run.device)), _fact("Model", _describe(run.model)),
              _fact("Started", _e(_when(run.started_at))), _fact("Finished", _e(_when(run.finished_at)))]
     result: RunResult | None = run.result
@@ -154,10 +152,13 @@ def _header(run: RunRecord) -> str:
             _fact("Actions executed", _e(len(result.actions_executed))),
             _fact("Time", _e(_duration(result.time_seconds))),
             _fact("Tokens", _e(_tokens(result.tokens))),
-            _fact("Cost", _e(_cost(result.cost_usd))),
+            _fact("Cost", _e(cost_words(result.cost_usd, pricing))),
         ]
         if result.completion_reason:
             facts.append(_fact("Completion reason", f'<span class="text">{_e(result.completion_reason)}</span>'))
+        if ending := ENDINGS.get(result.verification) if result.status == "success" else None:
+            note = f' <span class="text">{_e(result.verification_note)}</span>' if result.verification_note else ""
+            facts.append(_fact("Ending", _badge(ending.text, ending.colour) + note))
         if result.error:
             facts.append(_fact("Error", f'<span class="error">{_e(result.error)}</span>'))
         action_list = "".join(f"<li>{_e(action)}</li>" for action in result.actions_executed)
@@ -230,9 +231,9 @@ def _reflection_row(reflection: dict[str, Any] | None) -> str:
     return _row("Screen check", verdict)
 
 
-def _cost_row(step: StepRecord) -> str:
+def _cost_row(step: StepRecord, pricing: Pricing | None) -> str:
     phases = " · ".join(f"{name.replace('_', ' ')} {value:,.0f} ms" for name, value in step.timings_ms.items())
-    parts = [phases or "no timings", f"tokens: {_tokens(step.tokens)}", f"cost: {_cost(step.cost_usd)}"]
+    parts = [phases or "no timings", f"tokens: {_tokens(step.tokens)}", f"cost: {cost_words(step.cost_usd, pricing)}"]
     if step.model_attempts > 1:
         parts.append(f"{step.model_attempts} model attempts")
     return f'<div class="row meta">{_e(" | ".join(parts))}</div>'
@@ -279,11 +280,13 @@ def _replies_row(replies: list[ModelReplyRecord]) -> str:
                                  f"<ol>{lines}</ol></details>")
 
 
-def _step_card(run_dir: Path, step: StepRecord) -> str:
+def _step_card(run_dir: Path, step: StepRecord, pricing: Pricing | None = None) -> str:
     outcome = step_outcome_word(step)
     heading = [f"Step {_e(step.step)}", _badge(outcome.text, outcome.colour)]
     if step.screen_only:
         heading.append(f'<span class="badge muted">{SCREEN_ONLY_NOTE}: the controls could not be read</span>')
+    if step.images_withheld:
+        heading.append(f'<span class="badge muted">no picture sent: {_e(step.images_withheld)}</span>')
     if step.foreground:
         app = step.foreground + (f" / {step.activity}" if step.activity else "")
         heading.append(f'<span class="meta">{_e(app)}</span>')
@@ -304,7 +307,7 @@ def _step_card(run_dir: Path, step: StepRecord) -> str:
     rows += [_decision_row(step.decision), _result_row(step), _reflection_row(step.reflection)]
     if step.error:
         rows.append(_row("Error", f'<span class="error">{_e(step.error)}</span>'))
-    rows.append(_cost_row(step))
+    rows.append(_cost_row(step, pricing))
     rows.append(_replies_row(step.model_replies))
     for text, label in ((step.raw_reply, "Model reply"), (step.prompt_text, "Prompt text")):
         if text:

@@ -14,7 +14,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from .records import Decision, StepRecord
+from .records import Decision, RunResult, StepRecord
 
 
 @dataclass(frozen=True)
@@ -49,6 +49,11 @@ DECISIONS: dict[str, Word] = {          # Decision.kind
     "reject": Word("rejected", AMBER),
     "stop": Word("stopped", NEUTRAL),
     "auto": Word("auto-approved", TEAL),
+}
+ENDINGS: dict[str, Word] = {           # RunResult.verification: how a success was established
+    "screen": Word("verified by the screen", GREEN),
+    "model": Word("verified by the model", TEAL),
+    "claimed": Word("claimed by the model, not verified", AMBER),
 }
 BY_AUTO_POLICY = "by the auto policy"
 NO_ACTION = "no action"
@@ -147,3 +152,12 @@ def target_words(step: StepRecord) -> str:
 def step_action_text(step: StepRecord) -> str:
     """The executed action in words, as the agent described it."""
     return step.action_text or action_words(step.action) or NO_ACTION
+
+
+def ending_words(result: RunResult) -> str:
+    """How a successful run's ending stands, with what the check saw: "verified by the screen:
+    “Wi-Fi” is on". "" for a run that did not succeed or was recorded before endings were checked."""
+    word = ENDINGS.get(result.verification)
+    if result.status != "success" or word is None:
+        return ""
+    return word.text + (f": {result.verification_note}" if result.verification_note else "")

@@ -68,11 +68,36 @@ def _to_json(data: Any, **options: Any) -> str:
 def write_text_atomically(path: Path, text: str) -> None:
     """Write to a temporary file, fsync, then rename over `path`: never half a file."""
     temp = path.with_name(path.name + TEMP_SUFFIX)
-    with temp.open("w", encoding="utf-8") as handle:
-        handle.write(text)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temp, path)
+    try:
+        with temp.open("w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        temp.unlink(missing_ok=True)      # a full or read-only disk leaves the old file as it was
+        raise
+
+
+def append_atomically(path: Path, data: bytes) -> None:
+    """Append `data` to `path` and fsync; if the write fails (disk full…), cut the file back to
+    where it was, so it never ends in part of a line."""
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+    try:
+        start = os.fstat(fd).st_size
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+        except BaseException:
+            try:
+                os.ftruncate(fd, start)
+            except OSError:
+                pass          # the read side skips a half-written last line and says so
+            raise
+    finally:
+        os.close(fd)
 
 
 def _save_png_atomically(image: Image.Image, path: Path) -> None:
@@ -119,8 +144,17 @@ class TrajectoryWriter:
         run = RunRecord(request=request, device=device, model=model, settings=settings, started_at=now_iso(),
                         version=FORMAT_VERSION)
         writer = cls(run_dir, run)
-        write_text_atomically(run_dir / RUN_FILE, _to_json(run.to_dict(), indent=2))
-        (run_dir / STEPS_FILE).touch()
+        try:
+            write_text_atomically(run_dir / RUN_FILE, _to_json(run.to_dict(), indent=2))
+            (run_dir / STEPS_FILE).touch()
+        except OSError:
+            try:                                   # leave no half-made run behind (a full disk)
+                for name in (STEPS_FILE, RUN_FILE):
+                    (run_dir / name).unlink(missing_ok=True)
+                run_dir.rmdir()
+            except OSError:
+                pass
+            raise
         return writer
 
     def save_screens(self, step: int, clean: Image.Image,
@@ -137,12 +171,10 @@ class TrajectoryWriter:
         return clean_name, annotated_name
 
     def append_step(self, item: StepRecord) -> None:
-        """Append the step as one JSON line and force it to disk before returning."""
+        """Append the step as one JSON line and force it to disk before returning (all of it or none)."""
         line = _to_json(item.to_dict()) + "\n"
-        with self._lock, (self.run_dir / STEPS_FILE).open("a", encoding="utf-8") as handle:
-            handle.write(line)
-            handle.flush()
-            os.fsync(handle.fileno())
+        with self._lock:
+            append_atomically(self.run_dir / STEPS_FILE, line.encode("utf-8"))
 
     def finish(self, result: RunResult) -> None:
         """Record the result, the finishing time and the report's name in run.json (atomically).

@@ -5,6 +5,15 @@ written by one worker thread, in the order they came, so a step's line is append
 after the images it names are complete on disk; then `StepRecorded` is told on the stream
 (the window's timeline shows a step from that event, so its thumbnail is never missing).
 `close()` waits for every write, then records the result and writes the report.
+
+A run that cannot be recorded must not go on acting (issue 12, item 6). The first write that
+fails for the disk's sake (full, read-only, not allowed: any OSError) is the run's *storage
+fault*: the recorder says it on the stream, stops the run through `on_fault`, and writes
+nothing after it that could leave a gap. `guard_pipeline` puts a `RecordingGate` in front of
+the strategy that acts on the phone: it waits until everything told so far is on disk, so no
+action reaches the phone after a record that failed, however slow the disk. `close()` then
+ends the run "failed" with the fault's sentence; the result reaches the faces even when
+run.json cannot be written.
 """
 
 from __future__ import annotations
@@ -29,8 +38,12 @@ from app.core.agent.events import (
     StepStarted,
 )
 from app.core.agent.memory import RunResult
+from app.core.agent.pipeline import ComposedStrategy, ProcessingPhase, StepContext, Strategy
 from app.core.agent.report import write_report
-from app.core.agent.trajectory import TrajectoryWriter
+from app.core.agent.run_context import RunContext
+from app.core.agent.supervisor import RunControl, RunStopped
+from app.core.agent.trajectory import RUN_FILE, TrajectoryWriter
+from app.core.data_folder import storage_problem
 
 log = logging.getLogger(__name__)
 
@@ -69,10 +82,14 @@ class PersonWaits:
 
 
 class RunRecorder:
-    def __init__(self, writer: TrajectoryWriter, events: EventStream) -> None:
+    def __init__(self, writer: TrajectoryWriter, events: EventStream,
+                 on_fault: Callable[[str], None] | None = None) -> None:
         self.writer = writer
         self.events = events
+        self.on_fault = on_fault
         self.problems: list[str] = []
+        self.fault = ""               # the first storage fault, in words; the run stops on it
+        self._steps_broken = False    # a step line failed: later lines would leave a gap
         self._loop = asyncio.get_running_loop()
         self._worker = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="agentdesk-recorder")
         self._images: dict[int, concurrent.futures.Future] = {}
@@ -87,7 +104,7 @@ class RunRecorder:
     def _on_event(self, event: RunEvent) -> None:
         self._waits.on_event(event)
         if isinstance(event, ObservationReady) and event.screenshot is not None:
-            job = self._worker.submit(self.writer.save_screens, event.step, event.screenshot, event.annotated)
+            job = self._worker.submit(self._save_screens, event.step, event.screenshot, event.annotated)
             self._images[event.step] = job
             self._writes.append(job)
         elif isinstance(event, StepFinished):
@@ -96,8 +113,20 @@ class RunRecorder:
             job.add_done_callback(self._step_written)
             self._writes.append(job)
 
+    def _save_screens(self, step: int, screenshot: Any, annotated: Any) -> tuple[str, str]:
+        """On the worker: the step's pictures (none once the disk has failed)."""
+        if self.fault:
+            return "", ""
+        try:
+            return self.writer.save_screens(step, screenshot, annotated)
+        except OSError as exc:
+            self._storage_fault(storage_problem(f"save the screenshots of step {step}", self.writer.run_dir, exc))
+            return "", ""
+
     def _write_step(self, item: Any, images: concurrent.futures.Future | None) -> Any:
-        """On the worker: the step's line, naming only the images that were written."""
+        """On the worker: the step's line, naming only the images that were written (None: not written)."""
+        if self._steps_broken:
+            return None
         clean, annotated = "", ""
         if images is not None:
             try:
@@ -105,7 +134,12 @@ class RunRecorder:
             except Exception as exc:
                 self._problem(f"step {item.step}: its screenshots could not be written ({exc})")
         record = dataclasses.replace(item, screenshot=clean, annotated_screenshot=annotated or "")
-        self.writer.append_step(record)
+        try:
+            self.writer.append_step(record)
+        except OSError as exc:
+            self._steps_broken = True
+            self._storage_fault(storage_problem(f"record step {item.step}", self.writer.run_dir, exc))
+            return None
         return record
 
     def _step_written(self, job: concurrent.futures.Future) -> None:
@@ -116,7 +150,8 @@ class RunRecorder:
             self._problem(f"a step could not be recorded ({error})")
             return
         record = job.result()
-        self._loop.call_soon_threadsafe(self._tell_recorded, record)
+        if record is not None:
+            self._loop.call_soon_threadsafe(self._tell_recorded, record)
 
     def _tell_recorded(self, record: Any) -> None:
         self.events.emit(StepRecorded(record.step, record, str(self.writer.run_dir)))
@@ -125,8 +160,35 @@ class RunRecorder:
         log.warning("recording %s: %s", self.writer.run_dir, text)
         self.problems.append(text)
 
+    def _storage_fault(self, text: str) -> None:
+        """On the worker: the first fault is the run's; the run is told to stop on its loop."""
+        self._problem(text)
+        if self.fault:
+            return
+        self.fault = text
+        self._loop.call_soon_threadsafe(self._tell_fault, text)
+
+    def _tell_fault(self, text: str) -> None:
+        self.events.message(f"The run cannot be recorded: {text}. Stopping before anything more reaches the phone.")
+        if self.on_fault is not None:
+            self.on_fault(text)
+
+    async def settled(self) -> str:
+        """Wait until everything told so far is written; the storage fault ("" if none)."""
+        for job in list(self._writes):
+            if not job.done():
+                try:
+                    await asyncio.wrap_future(job)
+                except Exception:
+                    pass          # already said in problems
+        return self.fault
+
     async def close(self, result: RunResult | None) -> RunResult | None:
-        """Wait for every write, then record the result (and write the report). Returns the result."""
+        """Wait for every write, then record the result (and write the report). Returns the result.
+
+        After a storage fault the result is "failed" with the fault's sentence. If run.json cannot
+        be written, the result is still returned (the faces show it) and the stream says so.
+        """
         self._unsubscribe()
         for job in list(self._writes):
             try:
@@ -136,11 +198,79 @@ class RunRecorder:
         await asyncio.sleep(0)        # let the last StepRecorded reach the stream before the run's end
         if result is not None:
             result.run_dir = str(self.writer.run_dir)
+            if self.fault:
+                _fail(result, self.fault)
             try:
                 await asyncio.to_thread(self.writer.finish, result)
                 result.report_path = str(await asyncio.to_thread(write_report, self.writer.run_dir))
                 await asyncio.to_thread(self.writer.finish, result)      # run.json names its report
+            except OSError as exc:
+                text = storage_problem(f"write the run's result ({RUN_FILE}) and report", self.writer.run_dir, exc)
+                self._problem(text)
+                if not self.fault:
+                    self.fault = text
+                    _fail(result, text)
+                self.events.message(f"The run's end is not recorded ({text}); it is shown here only.")
             except Exception as exc:
                 self._problem(f"the run's result or report could not be written ({exc})")
         self._worker.shutdown(wait=False)
         return result
+
+
+def _fail(result: RunResult, fault: str) -> None:
+    """A run whose record failed ends failed with the fault's sentence (and how it had ended, if it had)."""
+    ended = "" if result.status == "stopped" else f" (the run had ended {result.status}: {result.completion_reason})"
+    result.status, result.error = "failed", fault
+    result.completion_reason = fault + ended
+
+
+class RecordingGate(Strategy):
+    """Stands in front of the action: waits until the run's records so far are on disk, and stops
+    the run (before anything reaches the phone) when one of them could not be written."""
+
+    def __init__(self, control: RunControl, recorder: RunRecorder) -> None:
+        super().__init__(fail_fast=True)
+        self.control = control
+        self.recorder = recorder
+
+    async def run(self, ctx: StepContext) -> None:
+        fault = await self.control.interruptible(self.recorder.settled())
+        if fault:
+            self.control.stop(fault)
+            raise RunStopped(fault)
+
+
+def _acts_on_phone(strategy: Strategy) -> bool:
+    return not isinstance(strategy, ComposedStrategy) and "outcome" in strategy.outputs()
+
+
+def _guarded(strategy: Strategy, gate: RecordingGate) -> bool:
+    """Put `gate` in front of every child of `strategy` that acts on the phone; True if any was found."""
+    if not isinstance(strategy, ComposedStrategy):
+        return False
+    found = False
+    children: list[Strategy] = []
+    for child in strategy.strategies:
+        if _acts_on_phone(child):
+            children.append(gate)
+            found = True
+        elif _guarded(child, gate):
+            found = True
+        children.append(child)
+    strategy.strategies = children
+    return found
+
+
+def guard_pipeline(factory: Callable[[RunContext], list], recorder: RunRecorder) -> Callable[[RunContext], list]:
+    """The run's pipeline with a `RecordingGate` in front of the strategy that acts on the phone
+    (the one providing the action's "outcome"); without one, in front of the action phase."""
+    def build(rc: RunContext) -> list:
+        gate = RecordingGate(rc.control, recorder)
+        pipeline = []
+        for phase, strategy in factory(rc):
+            if phase == ProcessingPhase.ACTION_EXECUTION:
+                if _acts_on_phone(strategy) or not _guarded(strategy, gate):
+                    strategy = ComposedStrategy([gate, strategy], name=strategy.name, fail_fast=strategy.fail_fast)
+            pipeline.append((phase, strategy))
+        return pipeline
+    return build

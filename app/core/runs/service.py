@@ -22,6 +22,8 @@ from app.core.agent.events import Message, RunStarted
 from app.core.agent.llm_client import ModelClient
 from app.core.agent.memory import RunResult
 from app.core.agent.trajectory import RunSummary, TrajectoryWriter, list_runs
+from app.core.data_folder import data_folder_problem, storage_problem
+from app.core.paths import runs_dir
 from app.core.config import AgentSettings, ProviderSettings, Settings, needs_api_key
 from app.core.device.android_device import InputLimits
 from app.core.device.errors import DeviceError
@@ -31,7 +33,8 @@ from app.core.device.phone_session import PhoneRegistry, PhoneSession
 from app.core.secrets import SecretStore, env_source, provider_key_variable, register_secret, resolve_api_key
 
 from .handle import PersonPolicy, RunHandle, new_run_id
-from .recorder import RunRecorder
+from .phone_ready import run_on_ready_phone
+from .recorder import RunRecorder, guard_pipeline
 
 log = logging.getLogger(__name__)
 
@@ -122,6 +125,9 @@ class RunService:
         """Check and queue a run; it starts when its phone is free. Raises RunRefused or DeviceError."""
         if not request.request.strip():
             raise RunRefused("The request is empty: say what the agent should do.")
+        unwritable = await asyncio.to_thread(data_folder_problem, [self.runs_root or runs_dir(create=False)])
+        if unwritable:                      # a run that cannot be recorded must not start
+            raise RunRefused(unwritable)
         settings = settings_for(self._settings(), request)
         secrets = self.secrets
         key, key_source = await asyncio.to_thread(api_key_for, settings, secrets, request.api_key,
@@ -171,23 +177,29 @@ class RunService:
     async def _drive(self, handle: RunHandle, session: PhoneSession, settings: Settings, key: str | None,
                      key_source: str) -> RunResult | None:
         events = handle.events
-        writer = await asyncio.to_thread(
-            TrajectoryWriter.create, handle.request, session.describe(),
-            {"base_url": settings.provider.base_url, "model": settings.provider.model, "key_from": key_source},
-            settings.model_dump(mode="json"), self.runs_root)
+        try:
+            writer = await asyncio.to_thread(
+                TrajectoryWriter.create, handle.request, session.describe(),
+                {"base_url": settings.provider.base_url, "model": settings.provider.model, "key_from": key_source},
+                settings.model_dump(mode="json"), self.runs_root)
+        except OSError as exc:              # a run that cannot be recorded does not touch the phone
+            reason = storage_problem("create the run's folder", self.runs_root or runs_dir(create=False), exc)
+            result = RunResult("failed", 0, [], 0.0, error=reason, completion_reason=reason)
+            handle.finish(result, reason)
+            return result
         handle.run_dir = str(writer.run_dir)
-        recorder = RunRecorder(writer, events)
+        recorder = RunRecorder(writer, events, on_fault=handle.stop)    # a failed record stops the run
         result: RunResult | None = None
         error = ""
         session.device.limits = InputLimits.from_settings(settings.limits)   # this run's caps on dumps and pictures
         try:
             async with self.client_factory(settings.provider, key, on_retry=events.message) as client:
                 run = AgentRun(handle.request, session.device, settings, client, handle, frames=session.frames,
-                               events=events, pipeline=self.pipeline)
+                               events=events, pipeline=guard_pipeline(self.pipeline, recorder))
                 handle.begin(run.control)
                 events.emit(RunStarted(handle.id, handle.request, session.describe(), settings.agent.mode,
                                        str(writer.run_dir)))
-                result = await run.run()
+                result = await run_on_ready_phone(run, session.device, handle)   # woken, unlocked, kept on
         except BaseException as exc:
             error = f"{type(exc).__name__}: {exc}"
             raise

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from PIL import Image
 from PySide6.QtCore import QObject, QPointF, QRectF, QSize, Qt, QVariantAnimation, Signal
 from PySide6.QtGui import (
     QBrush, QColor, QFont, QFontMetricsF, QImage, QPainter, QPalette, QPen, QPolygonF, QStaticText,
@@ -19,6 +20,7 @@ from PySide6.QtGui import (
 
 from app.core.perception.annotate import control_colour
 from app.core.perception.controls import Control, Rect
+from app.core.perception.protected_screen import looks_protected
 
 BADGE_FONT_PX = 11
 LABEL_NAME_LIMIT = 40
@@ -332,3 +334,37 @@ def paint_placeholder(painter: QPainter, area: QRectF, text: str, palette: QPale
     painter.setPen(palette.color(QPalette.ColorRole.Text))
     painter.setFont(font)
     painter.drawText(outline.adjusted(16, 0, -16, 0), Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap, text)
+
+
+PROTECTED_NOTE = "Protected screen: this app forbids screenshots, so its picture is black. The model gets its controls as text only."
+
+
+def frame_looks_protected(frame: QImage, controls: Sequence[Control], device_size: tuple[int, int]) -> bool:
+    """Whether a mirrored frame is a protected (FLAG_SECURE) screen: black where the dump's text
+    controls are. Judged on a small grey copy of the frame (cheap enough for every frame)."""
+    if frame.isNull() or not controls or device_size[0] <= 0:
+        return False
+    small = frame.scaled(max(1, frame.width() // 4), max(1, frame.height() // 4),
+                         Qt.AspectRatioMode.IgnoreAspectRatio, Qt.TransformationMode.FastTransformation)
+    grey = small.convertToFormat(QImage.Format.Format_Grayscale8)
+    pixels = Image.frombuffer("L", (grey.width(), grey.height()), bytes(grey.constBits()), "raw", "L",
+                              grey.bytesPerLine(), 1)
+    return looks_protected(pixels, controls, device_size)
+
+
+def paint_protected_note(painter: QPainter, frame: QRectF, font: QFont) -> None:
+    """A short note over the top of a black (protected) frame saying why it is black."""
+    painter.save()
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+    painter.setFont(font)
+    margin = 8.0
+    width = frame.width() - 2 * margin
+    bounds = QFontMetricsF(font).boundingRect(QRectF(0, 0, width - 16, 1000),
+                                              int(Qt.TextFlag.TextWordWrap), PROTECTED_NOTE)
+    box = QRectF(frame.left() + margin, frame.top() + frame.height() * 0.08, width, bounds.height() + 12)
+    painter.setPen(Qt.PenStyle.NoPen)
+    painter.setBrush(QColor(255, 196, 0, 235))
+    painter.drawRoundedRect(box, 6, 6)
+    painter.setPen(QColor(20, 20, 20))
+    painter.drawText(box.adjusted(8, 6, -8, -6), int(Qt.TextFlag.TextWordWrap | Qt.AlignmentFlag.AlignLeft), PROTECTED_NOTE)
+    painter.restore()

@@ -20,8 +20,8 @@ from app.core.perception.controls import Control
 
 from app.gui.mirror.mirror_frames import fitted_rect, paint_frame
 from app.gui.mirror.mirror_overlay import (
-    ControlLayer, DeviceMapping, TouchFeedback, control_qcolor, hover_label, paint_hover, paint_label,
-    paint_placeholder, paint_selection,
+    ControlLayer, DeviceMapping, TouchFeedback, control_qcolor, frame_looks_protected, hover_label, paint_hover,
+    paint_label, paint_placeholder, paint_protected_note, paint_selection,
 )
 from app.gui.mirror.proposal_overlay import ProposalShape, paint_proposal, proposal_shape
 
@@ -73,6 +73,7 @@ class MirrorView(QWidget):
         self._escape = QShortcut(QKeySequence(Qt.Key.Key_Escape), self, self._cancel_pick)
         self._escape.setEnabled(False)
         self._last_paint_ms = 0.0
+        self._protected = False      # the frame is black where the controls are: a protected screen
         self._background = QColor()
         self._placeholder_font = QFont(self.font())
         self._placeholder_font.setPointSizeF(self.font().pointSizeF() * 1.1)
@@ -91,7 +92,17 @@ class MirrorView(QWidget):
 
     def set_frame(self, frame: QImage) -> None:
         self._frame = frame
+        self._check_protected()
         self.update()
+
+    @property
+    def protected_screen(self) -> bool:
+        """Whether the frame shown is black where its controls are (the app forbids screenshots)."""
+        return self._protected
+
+    def _check_protected(self) -> None:
+        self._protected = self._frame is not None and frame_looks_protected(
+            self._frame, self._layer.controls, self.device_size)
 
     def set_device_size(self, size: tuple[int, int]) -> None:
         """Device pixels (width, height) of the current orientation; the frame may be smaller."""
@@ -114,6 +125,7 @@ class MirrorView(QWidget):
             self._selected = None
         self._click_pos = self._cycle_point = None
         self._update_hover(self._hover_pos)
+        self._check_protected()
         self.update()
 
     @property
@@ -358,6 +370,8 @@ class MirrorView(QWidget):
         if self._proposal is not None:
             paint_proposal(painter, self._proposal, mapping, frame_rect)
         self._touch.paint(painter, accent)
+        if self._protected:
+            paint_protected_note(painter, frame_rect, self.font())
         if show_hover and self._hover_pos is not None:
             painter.setClipping(False)
             paint_label(painter, hover_label(self._hovered), self._hover_pos, QRectF(self.rect()),

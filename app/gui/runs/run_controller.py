@@ -18,6 +18,7 @@ from PySide6.QtCore import QObject, Signal
 
 from app.core.agent.events import (
     Message,
+    ModelWords,
     ProposalMade,
     QuestionAsked,
     ReviewRequested,
@@ -48,6 +49,7 @@ class RunController(QObject):
     run_started = Signal(object, str)       # run folder (Path), request
     run_finished = Signal(object)           # RunResult (None when the run crashed)
     message = Signal(str)
+    model_words = Signal(int, str)          # step, the model's reply so far (streamed)
 
     def __init__(self, core: LoopThread, service: RunService, parent: QObject | None = None):
         super().__init__(parent)
@@ -119,6 +121,8 @@ class RunController(QObject):
             self._to_gui(self.run_started, Path(event.run_dir), event.request)
         elif isinstance(event, Message):
             self._to_gui(self.message, event.text)
+        elif isinstance(event, ModelWords):
+            self._to_gui(self.model_words, event.step, event.text_so_far)
 
     # ------------------------------------------------------------------ the person's side (GUI thread)
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import html
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from PySide6.QtCore import QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFontDatabase, QImage, QImageReader, QPainter, QPalette
@@ -21,6 +21,7 @@ from app.core.agent.records import StepRecord
 from app.core.agent.run_words import (NEUTRAL, action_words, decision_note, decision_word, result_text,
                                       step_action_text, target_words)
 from app.core.agent.trajectory import step_file
+from app.core.providers import Pricing, cost_words
 
 __all__ = ["CHIP_COLOUR_ROLE", "CHIP_NOTE_ROLE", "NEUTRAL_CHIP", "ChipDelegate", "StepDetailDialog", "decision_chip",
            "error_colour", "format_ms", "read_scaled_image", "result_text", "step_action_text", "step_duration_ms",
@@ -172,8 +173,9 @@ class StepDetailDialog(QDialog):
     """Everything recorded about one step; Previous/Next walk through `steps` (the run's steps, live)."""
 
     def __init__(self, run_dir: Path, step: StepRecord, parent: QWidget | None = None,
-                 *, steps: list[StepRecord] | None = None):
+                 *, steps: list[StepRecord] | None = None, pricing: Callable[[], Pricing | None] = lambda: None):
         super().__init__(parent)
+        self.pricing = pricing          # the shown run's pricing, asked when a step is shown
         self.setModal(False)
         self.run_dir = Path(run_dir)
         self.steps = steps if steps is not None else [step]
@@ -332,7 +334,7 @@ class StepDetailDialog(QDialog):
         if others:
             self._add_fact("Strategies", "\n".join(others))
         prompt, completion = token_counts(step)
-        usage = f"{prompt:,} prompt + {completion:,} completion tokens · ${step.cost_usd:.4f}"
+        usage = f"{prompt:,} prompt + {completion:,} completion tokens · {cost_words(step.cost_usd, self.pricing())}"
         if step.model_attempts > 1:
             usage += f" · {step.model_attempts} model attempts"
         self._add_fact("Usage", usage if prompt or completion else "none recorded")

@@ -15,7 +15,8 @@ from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLab
 from shiboken6 import isValid
 
 from app.core.agent.records import RunResult, StepRecord
-from app.core.agent.run_words import DECISIONS, capitalised, run_status_word
+from app.core.providers import Pricing, cost_words, pricing_from_record
+from app.core.agent.run_words import DECISIONS, capitalised, ending_words, run_status_word
 from app.core.agent.trajectory import REPORT_FILE, LoadedRun, load_run
 
 from app.gui.runs.past_runs import PastRunsDialog
@@ -104,8 +105,9 @@ class TimelinePanel(QWidget):
         self._show_run(None, "")
         self._set_status("No run yet. Type a request to start one, or open a past run.", muted=True)
 
-    def start_run(self, run_dir: Path, request: str) -> None:
-        """A new run begins: empty timeline, its request as the title."""
+    def start_run(self, run_dir: Path, request: str, pricing: Pricing | None = None) -> None:
+        """A new run begins: empty timeline, its request as the title; costs in `pricing`'s words."""
+        self.model.pricing = pricing
         self._show_run(Path(run_dir), request)
         self._set_status("Running…", muted=True)
 
@@ -121,14 +123,14 @@ class TimelinePanel(QWidget):
         """The run ended: show how, and why."""
         if not isinstance(result, RunResult):
             result = RunResult.from_dict(result)
-        reasons = [text for text in (result.completion_reason, result.error) if text]
+        reasons = [text for text in (result.completion_reason, result.error, ending_words(result)) if text]
         reason = " — ".join(dict.fromkeys(reasons))   # both when they differ
         facts = [f"{result.steps_taken} steps", format_ms(result.time_seconds * 1000)]
         tokens = sum(result.tokens.values())
         if tokens:
             facts.append(f"{tokens:,} tokens")
-        if result.cost_usd:
-            facts.append(f"${result.cost_usd:.4f}")
+        if result.cost_usd or self.model.pricing is not None:
+            facts.append(cost_words(result.cost_usd, self.model.pricing))
         status = run_status_word(result.status)
         chip = (f'<span style="background:{status.colour}; color:white">'
                 f'&nbsp;{html.escape(capitalised(status.text))}&nbsp;</span>')
@@ -144,6 +146,7 @@ class TimelinePanel(QWidget):
         record = await asyncio.to_thread(load_run, run_dir)
         if not isValid(self) or generation != self._generation:   # closed, or another run shown meanwhile
             return record
+        self.model.pricing = pricing_from_record(record.run.settings)
         self._show_run(record.run_dir, record.run.request, record.steps)
         if record.run.result is not None:
             self.finish_run(record.run.result)
@@ -164,7 +167,8 @@ class TimelinePanel(QWidget):
     def open_step_detail(self, step: StepRecord) -> StepDetailDialog:
         """Show the step in the (single) step detail window."""
         if self.detail_dialog is None:
-            self.detail_dialog = StepDetailDialog(self.run_dir, step, self, steps=self.model.steps)
+            self.detail_dialog = StepDetailDialog(self.run_dir, step, self, steps=self.model.steps,
+                                                  pricing=lambda: self.model.pricing)
         else:
             self.detail_dialog.show_step(step)
         self.detail_dialog.show()

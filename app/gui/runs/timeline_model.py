@@ -12,6 +12,7 @@ from shiboken6 import isValid
 
 from app.core.agent.records import StepRecord
 from app.core.agent.trajectory import step_file
+from app.core.providers import Pricing, cost_words
 
 from app.gui.runs.step_detail import (CHIP_COLOUR_ROLE, CHIP_NOTE_ROLE, decision_chip, error_colour, format_ms, read_scaled_image,
                           result_text, step_action_text, step_duration_ms, token_counts)
@@ -108,6 +109,7 @@ class StepTableModel(QAbstractTableModel):
         self.thumbnails = thumbnails
         self.run_dir: Path | None = None
         self.steps: list[StepRecord] = []
+        self.pricing: Pricing | None = None     # how the shown run's costs are worded (None: in dollars)
         thumbnails.ready.connect(self._thumbnail_ready)
 
     def set_steps(self, run_dir: Path | None, steps: list[StepRecord]) -> None:
@@ -185,7 +187,7 @@ class StepTableModel(QAbstractTableModel):
             return "\n".join(filter(None, [result_text(step)[0], step.error]))
         if column == self.TOKENS:
             prompt, completion = token_counts(step)
-            return f"{prompt:,} prompt + {completion:,} completion · ${step.cost_usd:.4f}"
+            return f"{prompt:,} prompt + {completion:,} completion · {cost_words(step.cost_usd, self.pricing)}"
         return None
 
     def _thumbnail_ready(self, key: str) -> None:

@@ -84,7 +84,7 @@ class SettingsDialog(QDialog):
 
     def result_settings(self) -> Settings:
         """New settings from the fields; raises pydantic's ValidationError when a value is invalid.
-        Values the dialog does not show (key name, retries, prices…) are kept from the original."""
+        Values the dialog does not show (key name, temperature, prices…) are kept from the original."""
         return Settings.model_validate(self._entered_data())
 
     def entered_key(self) -> str | None:
@@ -217,17 +217,20 @@ class SettingsDialog(QDialog):
         self._fields["agent.model_reflection"].setEnabled(self._fields["agent.reflection"].isChecked())
 
     def _apply_preset(self, index: int) -> None:
-        """Fill base URL and model from the chosen preset; later edits are kept as typed."""
+        """Fill base URL, model, timeout and retries from the chosen preset (a local server gets minutes and
+        one retry); later edits are kept as typed. Custom keeps every field as it is."""
         preset = PRESETS[index]
         if preset.name != CUSTOM:
             self.base_url_edit.setText(preset.base_url)
             self.model_edit.setText(preset.model)
+            set_field_value(self._fields["provider.timeout_seconds"], preset.timeout_seconds)
+            set_field_value(self._fields["provider.http_retries"], preset.http_retries)
             self._clear_error("provider.base_url")
             self._clear_error("provider.model")
         self._show_preset_help(preset)
 
     def _show_preset_help(self, preset: ProviderPreset) -> None:
-        self.hint_label.setText(preset.hint)
+        self.hint_label.setText(preset.hint if preset.name == CUSTOM else f"{preset.hint}\n{preset.facts()}")
         self.model_edit.setPlaceholderText(preset.model_placeholder)
         self._needs_key = preset.needs_key
         self._update_key_note()

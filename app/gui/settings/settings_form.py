@@ -34,6 +34,7 @@ class Spin:
     suffix: str = ""
     decimals: int = 0
     step: float = 1
+    special: str = ""      # shown instead of the lowest value (e.g. "No cap" for 0)
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,7 @@ class Check:
 # (label, "section.field", editor kind): see field_editor.
 PROVIDER_ROWS = (
     ("Timeout", "provider.timeout_seconds", Spin(" s", step=5)),
+    ("Retries", "provider.http_retries", Spin(" more tries")),
     ("Tools", "provider.use_tools", Check("Send the actions as tools (function calling)")),
     ("Coordinates", "provider.coordinate_mode", [("Pixels of the sent image", "image"),
                                                  ("Normalised 0–1000", "normalized")]),
@@ -64,6 +66,8 @@ AGENT_ROWS = (
     ("Max steps", "agent.max_steps", Spin()),
     ("Overall timeout", "agent.timeout_seconds", Spin(" s", step=60)),
     ("Stop after failures", "agent.max_consecutive_failures", Spin(" in a row")),
+    ("Spending cap", "agent.max_tokens_per_run", Spin(" tokens", step=10_000, special="No cap")),
+    ("", "agent.max_cost_usd_per_run", Spin(" USD", decimals=2, step=0.5, special="No money cap")),
     ("Reply retries", "agent.reply_retries", Spin()),
     ("Stuck after", "agent.stuck_threshold", Spin(" repeats")),
     ("Settle time", "agent.settle_seconds", Spin(" s", decimals=1, step=0.1)),
@@ -191,5 +195,7 @@ def _spin_box(field: FieldInfo, spec: Spin) -> QSpinBox | QDoubleSpinBox:
                   bounds.get("le", UNBOUNDED_MAXIMUM))
     spin.setSingleStep(spec.step)
     spin.setSuffix(spec.suffix)
+    if spec.special:
+        spin.setSpecialValueText(spec.special)
     spin.setMinimumWidth(120)
     return spin

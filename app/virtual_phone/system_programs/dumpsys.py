@@ -81,7 +81,7 @@ def _power(phone: "VirtualPhone") -> str:
         f"  mIsPowered={str(plug != 0).lower()}",
         f"  mPlugType={plug}",
         f"  mBatteryLevel={battery.level}",
-        "  mStayOn=false",
+        f"  mStayOn={str(on and _stays_on(phone, plug)).lower()}",
         "  mProximityPositive=false",
         "  mBootCompleted=true",
         "  mSystemReady=true",
@@ -96,6 +96,7 @@ def _power(phone: "VirtualPhone") -> str:
         "  mDeviceIdleMode=false",
         f"  mScreenOffTimeoutSetting={phone.settings.as_int('system', 'screen_off_timeout', 60000)}",
         f"  mScreenBrightnessSetting={phone.settings.as_int('system', 'screen_brightness', 102)}",
+        f"  mStayOnWhilePluggedInSetting={phone.settings.as_int('global', 'stay_on_while_plugged_in', 0)}",
         "",
         "Suspend Blockers: size=4",
         "  PowerManagerService.WakeLocks: ref count=0",
@@ -108,6 +109,11 @@ def _power(phone: "VirtualPhone") -> str:
         "",
         f"Display Power: state={'ON' if on else 'OFF'}",
     ])
+
+
+def _stays_on(phone: "VirtualPhone", plug: int) -> bool:
+    """Whether `stay_on_while_plugged_in` (a mask of 1 AC, 2 USB, 4 wireless) keeps the screen on now."""
+    return bool(phone.settings.as_int("global", "stay_on_while_plugged_in", 0) & plug)
 
 
 def _battery(phone: "VirtualPhone", args: list[str]) -> str:

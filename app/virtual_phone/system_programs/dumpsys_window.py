@@ -76,6 +76,8 @@ def _last_anr() -> str:
 
 def _policy(phone: "VirtualPhone") -> str:
     on = phone.screen_on
+    showing, secure = str(phone.keyguard_showing).lower(), str(phone.keyguard_secure).lower()
+    has_keyguard = str(phone.keyguard_secure or phone.keyguard_showing).lower()
     out = ["WINDOW MANAGER POLICY STATE (dumpsys window policy)",
            "    mSafeMode=false mSystemReady=true mSystemBooted=true",
            "    mCameraLensCoverState=LENS_COVER_ABSENT",
@@ -83,15 +85,16 @@ def _policy(phone: "VirtualPhone") -> str:
            f"    mScreenOnEarly={str(on).lower()} mScreenOnFully={str(on).lower()}",
            "    mKeyguardDrawComplete=true mWindowManagerDrawComplete=true"]
     if phone.profile.sdk < 29:
-        out.append("    mShowingDream=false mDreamingLockscreen=false mDreamingSleepToken=null")
+        out.append(f"    mShowingDream=false mDreamingLockscreen={showing} mDreamingSleepToken=null")
     out += ["    KeyguardServiceDelegate",
-            "      showing=false", "      inputRestricted=false", "      occluded=false", "      secure=false",
-            "      dreaming=false", "      systemIsReady=true", "      deviceHasKeyguard=false", "      enabled=true",
+            f"      showing={showing}", f"      inputRestricted={showing}", "      occluded=false",
+            f"      secure={secure}", "      dreaming=false", "      systemIsReady=true",
+            f"      deviceHasKeyguard={has_keyguard}", "      enabled=true",
             "      offReason=OFF_BECAUSE_OF_USER", "      currentUser=0", "      bootCompleted=true",
             f"      screenState={'SCREEN_STATE_ON' if on else 'SCREEN_STATE_OFF'}",
             f"      interactiveState={'INTERACTIVE_STATE_AWAKE' if on else 'INTERACTIVE_STATE_SLEEP'}",
-            "      KeyguardStateMonitor", "        mIsShowing=false", "        mSimSecure=false",
-            "        mInputRestricted=false", "        mTrusted=false", "        mCurrentUserId=0"]
+            "      KeyguardStateMonitor", f"        mIsShowing={showing}", "        mSimSecure=false",
+            f"        mInputRestricted={showing}", "        mTrusted=false", "        mCurrentUserId=0"]
     return lines(out)
 
 

@@ -6,6 +6,7 @@ import io
 from typing import TYPE_CHECKING
 
 from ..shell import Result
+from ..hostile_dumps import hostile_dump
 from .common import fail, ok
 
 if TYPE_CHECKING:
@@ -90,7 +91,10 @@ def program_uiautomator(device: "AttachedDevice", argv: list[str], stdin: bytes)
     if device.faults.take("failing_dumps"):
         # DumpCommand prints the error and returns normally: the process exits 0.
         return fail("ERROR: could not get idle state.\n", 0)
-    xml = device.phone.dump_hierarchy().encode("utf-8")
+    xml = device.phone.dump_hierarchy()
+    if device.faults.hostile_dumps:
+        xml = hostile_dump(xml, device.faults.hostile_dumps.pop(0))
+    xml = xml.encode("utf-8")
     message = f"UI hierchary dumped to: {path}\n".encode()
     if path in TO_STDOUT:
         return Result(stdout=xml + message)

@@ -25,6 +25,7 @@ def program_wm(device: "AttachedDevice", argv: list[str], stdin: bytes) -> Resul
         if command == "density":
             return _density(phone, args)
         if command == "dismiss-keyguard":
+            phone.dismiss_keyguard()
             return ok()
         if command == "user-rotation" and phone.profile.sdk >= 31:
             return _user_rotation(phone, args)

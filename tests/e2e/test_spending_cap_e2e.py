@@ -1,0 +1,64 @@
+"""A spending cap the person sets ends the run before the next model call, in a defined state, with the reason."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.core.agent.events import Message
+from app.core.providers import UNKNOWN, Pricing
+from tests.support.openai_server import act, json_reply
+
+pytestmark = pytest.mark.asyncio
+
+OPEN_SETTINGS = json_reply(act("launch_app", package_name="com.android.settings"))      # 100 + 20 tokens each
+GO_HOME = json_reply(act("press_key", key_code="HOME"))
+OPEN_CALCULATOR = json_reply(act("launch_app", package_name="com.agentdesk.calculator"))
+FINISH = json_reply(act("", status="FINISH"))
+
+
+def messages(outcome) -> list[str]:
+    told: list[str] = []
+    outcome.run.events.subscribe(lambda event: told.append(event.text) if isinstance(event, Message) else None)
+    return told
+
+
+async def test_token_cap_ends_the_run_before_the_next_model_call(run_agent):
+    outcome = await run_agent("Open settings, go home, open the calculator",
+                              [OPEN_SETTINGS, GO_HOME, OPEN_CALCULATOR, FINISH], mode="auto", max_tokens_per_run=200)
+    result = outcome.result
+    assert result.status == "failed"
+    assert result.completion_reason == "the run's spending cap of 200 tokens was reached (used 240)"
+    assert len(outcome.model.chat_requests) == 2                 # the third call was never made
+    assert result.tokens == {"prompt": 200, "completion": 40}
+    # the phone: the two paid-for actions ran, the third never reached it
+    assert outcome.state["foreground"] == "com.android.launcher3"
+    assert [step.action.get("function") for step in outcome.steps()][:2] == ["launch_app", "press_key"]
+    assert "spending cap" in outcome.steps()[-1].error
+    assert outcome.trajectory_problems() == []
+
+
+async def test_money_cap_with_a_known_price(run_agent, monkeypatch):
+    # the loopback server stands for a priced provider: $2.50 in, $10 out per million, so 120 tokens cost $0.00045
+    monkeypatch.setattr("app.core.agent.spending.pricing_for", lambda settings: Pricing("known", (2.5, 10.0)))
+    outcome = await run_agent("Open settings, go home, open the calculator",
+                              [OPEN_SETTINGS, GO_HOME, OPEN_CALCULATOR, FINISH], mode="auto",
+                              max_cost_usd_per_run=0.0008)
+    assert outcome.result.status == "failed"
+    assert outcome.result.completion_reason.startswith("the run's spending cap of $0.0008 was reached (used about $0.0009")
+    assert len(outcome.model.chat_requests) == 2
+    assert outcome.state["foreground"] == "com.android.launcher3"
+    assert outcome.trajectory_problems() == []
+
+
+async def test_money_cap_of_an_unpriced_model_is_told_once_and_the_token_cap_still_applies(run_agent, monkeypatch):
+    monkeypatch.setattr("app.core.agent.spending.pricing_for", lambda settings: UNKNOWN)
+    outcome = await run_agent("Open settings, go home, open the calculator",
+                              [OPEN_SETTINGS, GO_HOME, OPEN_CALCULATOR, FINISH], mode="auto",
+                              max_cost_usd_per_run=0.0001, max_tokens_per_run=300, provider={"model": "my-model"})
+    assert outcome.result.status == "failed"
+    assert outcome.result.completion_reason == "the run's spending cap of 300 tokens was reached (used 360)"
+    told = [text for text in messages(outcome) if "cannot be checked" in text]
+    assert len(told) == 1 and "my-model" in told[0] and "token cap of 300" in told[0]
+    assert len(outcome.model.chat_requests) == 3
+    assert outcome.state["foreground"] == "com.agentdesk.calculator"      # the third action ran, no fourth call
+    assert outcome.trajectory_problems() == []
