@@ -156,10 +156,11 @@ def cmd_virtual_phone(args) -> int:
     return 0
 
 
-def _agent_command(name: str, args) -> int:
-    from app import cli_agent
+def _agent_command(name: str, args, module: str = "cli_agent") -> int:
+    """Run `name` from app.cli_agent (or `module`), imported only when asked: they load the agent."""
+    import importlib
 
-    return getattr(cli_agent, name)(args)
+    return getattr(importlib.import_module(f"app.{module}"), name)(args)
 
 
 def cmd_bench(args) -> int:
@@ -243,7 +244,7 @@ def build_parser() -> argparse.ArgumentParser:
     doctor = sub.add_parser("doctor", help="check adb, phones, ADB Keyboard, the model endpoint and the keyring")
     doctor.add_argument("--base-url", help="check this OpenAI-compatible endpoint instead of the one in Settings")
     doctor.add_argument("--model", help="check this model instead of the one in Settings")
-    doctor.set_defaults(func=lambda a: _agent_command("cmd_doctor", a))
+    doctor.set_defaults(func=lambda a: _agent_command("cmd_doctor", a, "cli_doctor"))
 
     key = sub.add_parser("key", help="store the API key in the OS keyring")
     key.add_argument("action", choices=["set", "delete", "status"])

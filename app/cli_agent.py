@@ -9,7 +9,6 @@ import logging
 import os
 import signal
 import sys
-from dataclasses import dataclass
 
 from pydantic import ValidationError
 
@@ -18,17 +17,15 @@ from app.core import paths
 from app.core.data_folder import data_folder_problem
 from app.core.agent.events import Message, ModelWords, QuestionAsked, ReviewRequested, StepRecorded
 from app.core.agent.run_words import ending_words
-from app.core.agent.llm_client import ModelClient, ModelError, ModelImagesRefused
 from app.core.agent.spending import SpendingCap, with_spending_caps
-from app.core.config import ProviderSettings, Settings, describe_validation_error, load_settings
-from app.core.device.errors import ADB_KEYBOARD_FIX, DeviceError
-from app.core.device.input_commands import ADB_KEYBOARD_IME
+from app.core.config import Settings, describe_validation_error, load_settings
+from app.core.device.errors import DeviceError
 from app.core.device.phone_session import PhoneRegistry
 from app.core.providers import (AZURE_PLACEHOLDER, CUSTOM, UnknownPreset, connection_defaults_for_url, find_preset,
                                 pricing_for)
 from app.core.redaction import setup_logging
 from app.core.runs.handle import RunHandle
-from app.core.runs.service import MissingApiKey, RunRefused, RunRequest, RunService, api_key_for, settings_for
+from app.core.runs.service import RunRefused, RunRequest, RunService, api_key_for, settings_for
 from app.core.secrets import NO_KEYRING_HELP, SESSION_ONLY, SecretStore, env_source, provider_key_variable
 from app.phone_connection import open_phone
 
@@ -287,126 +284,6 @@ def cmd_run(args) -> int:
 
 
 # ---------------------------------------------------------------------------- doctor
-
-
-@dataclass
-class Check:
-    name: str
-    ok: bool
-    detail: str
-
-
-async def run_checks(settings: Settings) -> list[Check]:
-    from app.core.device.adb_transport import AdbTransport
-    from app.core.device.android_device import AndroidDevice
-
-    checks: list[Check] = []
-    transport = AdbTransport()
-    try:
-        version = await asyncio.to_thread(transport.server_version)
-        checks.append(Check("ADB server", True, f"{transport.address}, protocol version {version}"))
-        devices = await asyncio.to_thread(transport.list_devices)
-    except DeviceError as exc:
-        checks.append(Check("ADB server", False, str(exc)))
-        devices = []
-    if not devices:
-        checks.append(Check("Phones", False, "none attached. Turn on USB debugging and plug the phone in, or "
-                                             "`adb connect HOST:PORT`. The app uses its virtual phone meanwhile."))
-    for listing in devices:
-        checks.append(Check(f"Phone {listing.serial}", listing.ready, listing.describe_state()))
-        if listing.ready:
-            ime_ids, _ = await AndroidDevice(transport, listing.serial).input_methods()
-            has_keyboard = ADB_KEYBOARD_IME in ime_ids
-            checks.append(Check(f"ADB Keyboard on {listing.serial}", has_keyboard,
-                                "installed: any text can be typed" if has_keyboard
-                                else "not installed: only ASCII text can be typed. " + ADB_KEYBOARD_FIX))
-    store = SecretStore()
-    checks.append(Check("Keyring", store.keyring_available, store.location() if store.keyring_available else store.notice))
-    try:
-        key, source = api_key_for(settings, store)
-        checks.append(Check("API key", True, f"from {source}" if key else "not needed for a local server"))
-    except MissingApiKey as exc:
-        key = None
-        checks.append(Check("API key", False, str(exc)))
-    async with ModelClient(settings.provider, key) as client:
-        checks.extend(await check_model(client, settings))
-    return checks
-
-
-PROBE_QUESTION = "Reply with the word OK."
-
-
-def probe_image_url() -> str:
-    """A tiny (8×8) white PNG as a data URL: enough for a server to say whether the model takes images."""
-    import base64
-    import io
-
-    from PIL import Image
-
-    buffer = io.BytesIO()
-    Image.new("RGB", (8, 8), (255, 255, 255)).save(buffer, format="PNG")
-    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
-
-
-async def check_model(client: ModelClient, settings: Settings) -> list[Check]:
-    """The endpoint, the model's name, an answer, and whether the model reads images.
-
-    The question goes with a tiny picture: a model that answers reads images (and is taken off
-    the text-only list); one the server refuses it for reads text only, which is fine when
-    the image setting is "none" and otherwise says how to set it. Then it is asked in text.
-    """
-    checks: list[Check] = []
-    try:
-        models = await client.list_models()
-        listed = settings.provider.model in models or not models
-        checks.append(Check("Model endpoint", True, f"{settings.provider.base_url} answers ({len(models)} models)"))
-        checks.append(Check(f"Model {settings.provider.model}", listed,
-                            "offered by the endpoint" if listed else "not in the endpoint's list: check the name in Settings"))
-        probe = [{"role": "user", "content": [{"type": "text", "text": PROBE_QUESTION},
-                                              {"type": "image_url", "image_url": {"url": probe_image_url()}}]}]
-        try:
-            response = await client.complete(probe, fall_back_to_text=False)
-            await client.forget_text_only()
-            checks.append(Check("Model reads images", True, "a test picture was accepted"))
-        except ModelImagesRefused as exc:
-            text_only_chosen = settings.images.text_only
-            advice = ("the image setting is \"none\" (text only), as it should be" if text_only_chosen else
-                      "set Images → Send to \"none\" (text only) in Settings, or choose a model that can see; "
-                      "a run switches to text only by itself after the first refusal")
-            checks.append(Check("Model reads images", text_only_chosen,
-                                f"this model reads text only (the server said: {exc.detail}); {advice}"))
-            response = await client.complete([{"role": "user", "content": PROBE_QUESTION}])
-        checks.append(Check("Model answers", bool(response.text or response.tool_arguments),
-                            f"replied in {response.duration_ms:.0f} ms"))
-    except ModelError as exc:
-        checks.append(Check("Model endpoint", False, str(exc)))
-    return checks
-
-
-def doctor_settings(args, settings: Settings) -> Settings:
-    """The saved settings with `--base-url` / `--model` applied (validated like the file; ValueError says why)."""
-    overrides = {name: value for name in ("base_url", "model")
-                 if (value := (getattr(args, name, None) or "").strip())}
-    if not overrides:
-        return settings
-    try:
-        provider = ProviderSettings.model_validate({**settings.provider.model_dump(), **overrides})
-    except ValidationError as exc:
-        raise ValueError(describe_validation_error(exc)) from None
-    return settings.model_copy(update={"provider": provider})
-
-
-def cmd_doctor(args) -> int:
-    try:
-        settings = doctor_settings(args, load_user_settings())
-    except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    checks = asyncio.run(run_checks(settings))
-    width = max(len(c.name) for c in checks)
-    for check in checks:
-        print(f"{'ok ' if check.ok else 'FIX'}  {check.name:<{width}}  {check.detail}")
-    return 0 if all(c.ok for c in checks) else 1
 
 
 # ---------------------------------------------------------------------------- key

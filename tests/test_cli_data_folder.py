@@ -94,3 +94,28 @@ def test_a_signal_while_connecting_ends_the_command_cleanly(tmp_path, silent_adb
     assert "Traceback" not in out + err
     assert "quitting before the run began" in out
     assert not list((tmp_path / "home" / "data" / "runs").glob("*"))     # no run was started
+
+
+def test_doctor_names_an_unwritable_data_folder(tmp_path, monkeypatch, capsys):
+    from app.cli import main
+    from app.virtual_phone.adb_server import VirtualAdbServer
+    from app.virtual_phone.phone import VirtualPhone
+    from tests.support.openai_server import FakeOpenAIServer, json_reply
+
+    server = VirtualAdbServer().start()
+    server.add_phone(VirtualPhone())
+    monkeypatch.setenv("ANDROID_ADB_SERVER_HOST", "127.0.0.1")
+    monkeypatch.setenv("ANDROID_ADB_SERVER_PORT", str(server.port))
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-doctor-0123456789")
+    try:
+        with small_disk(tmp_path / "ro", 64, read_only=True) as home, \
+                FakeOpenAIServer([json_reply({"ok": True})] * 2) as model:
+            monkeypatch.setenv("AGENTDESK_HOME", str(home))
+            code = main(["doctor", "--base-url", model.base_url, "--model", "fake-vision"])
+    finally:
+        server.stop()
+    lines = {line[5:].split("  ", 1)[0].strip(): line for line in capsys.readouterr().out.splitlines()}
+    assert code == 1
+    assert lines["Data folder"].startswith("FIX")
+    assert f"cannot write to {home / 'data' / 'runs'} (read-only file system)" in lines["Data folder"]
+    assert lines["Model answers"].startswith("ok ")

@@ -102,6 +102,7 @@ def test_doctor_says_a_text_only_model_reads_text_only(phone_server, monkeypatch
         assert 'Send to "none"' in lines["Model reads images"]
         assert lines["Model answers"].startswith("ok ")
         assert lines["Model smollm2"].startswith("ok ")
+        assert lines["Data folder"].startswith("ok ")
         assert [has_images(r.body) for r in model.chat_requests] == [True, False]
         assert TextOnlyModels().contains(model.base_url, "smollm2")
 
