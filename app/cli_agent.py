@@ -16,7 +16,7 @@ from app.console import ConsoleSupervisor
 from app.core import paths
 from app.core.data_folder import data_folder_problem
 from app.core.agent.events import Message, ModelWords, QuestionAsked, ReviewRequested, StepRecorded
-from app.core.agent.run_words import ending_words
+from app.core.agent.run_words import counted, ending_words
 from app.core.agent.spending import SpendingCap, with_spending_caps
 from app.core.config import Settings, describe_validation_error, load_settings
 from app.core.device.errors import DeviceError
@@ -244,7 +244,7 @@ async def _start_and_follow(args, console: ConsoleSupervisor, stopper: SignalSto
         print("error: the run ended unexpectedly without a result", file=sys.stderr)
         return 1
     waited = f"; {result.waiting_seconds:.1f} s of it waiting for you" if result.waiting_seconds >= 0.05 else ""
-    console.say(f"\nResult: {result.status} after {result.steps_taken} steps in {result.time_seconds:.1f} s{waited}"
+    console.say(f"\nResult: {result.status} after {counted(result.steps_taken, 'step')} in {result.time_seconds:.1f} s{waited}"
                 f" — {result.completion_reason}")
     if ending := ending_words(result):
         console.say(f"Ending: {ending}")

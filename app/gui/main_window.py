@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (
     QDialog,
     QHBoxLayout,
     QLabel,
+    QSizePolicy,
     QMainWindow,
     QPushButton,
     QSplitter,
@@ -27,6 +28,7 @@ from app.core.device.phone_session import PhoneRegistry
 from app.core.loop_thread import LoopThread
 from app.core.runs.service import MissingApiKey, RunRefused, RunRequest, RunService, api_key_for
 from app.core.secrets import SecretStore
+from app.core.agent.run_words import counted
 from app.core.providers import pricing_for
 
 from app.gui.runs.approval_panel import ApprovalPanel
@@ -43,7 +45,7 @@ from app.gui.runs.timeline import TimelinePanel
 from app.gui.window_state import restore_window_state, save_window_state
 
 log = logging.getLogger(__name__)
-MODEL_WORDS_SHOWN = 160   # characters of the streaming reply shown under the request (its newest end)
+MODEL_WORDS_SHOWN = 120   # characters of the streaming reply shown under the request (its newest end)
 
 
 def warm_up_agent(settings: Settings) -> None:
@@ -138,6 +140,8 @@ class MainWindow(QMainWindow):
         self.splitters = {"main": main, "right": right}
         self.setCentralWidget(main)
         self.status = QLabel("")
+        # A long message is cut at the window's edge (its whole text is the tooltip); it never widens the window.
+        self.status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.statusBar().addWidget(self.status, 1)
 
     def _connect(self) -> None:
@@ -247,6 +251,7 @@ class MainWindow(QMainWindow):
 
     def show_status(self, text: str) -> None:
         self.status.setText(text)
+        self.status.setToolTip(text)
 
     def _model_words(self, step: int, text_so_far: str) -> None:
         """The model's reply as it streams in, under the request: a slow server is visibly working."""
@@ -338,7 +343,8 @@ class MainWindow(QMainWindow):
         self.phone.request_controls()
         if result is not None:
             self.timeline.finish_run(result)
-            self.request.set_status(f"Run {result.status} after {result.steps_taken} steps: {result.completion_reason}")
+            self.request.set_status(f"Run {result.status} after {counted(result.steps_taken, 'step')}: "
+                                    f"{result.completion_reason}")
 
     # ------------------------------------------------------------------ dialogs
 

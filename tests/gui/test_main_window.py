@@ -140,3 +140,26 @@ async def test_the_models_streaming_words_show_under_the_request(window):
     status = window.request.status.text()
     assert status.startswith("Step 3 · the model writes: …")
     assert status.endswith("y" * 100) and len(status) < 220, "only the newest end of a long reply"
+
+
+@pytest.mark.asyncio
+async def test_a_long_status_message_never_widens_the_window(window):
+    width = window.minimumSizeHint().width() + 50
+    window.resize(width, 800)
+    await asyncio.sleep(0.1)
+    text = "The model cannot read images (the server said: image input is not supported). " * 20
+    window.show_status(text)
+    await asyncio.sleep(0.2)     # the layout settles
+    assert window.width() == width
+    assert window.status.toolTip() == text, "the whole message is one hover away"
+
+
+@pytest.mark.asyncio
+async def test_streaming_words_without_spaces_never_widen_the_window(window):
+    """A model may write long runs without a space (JSON, a URL): they are cut, not laid out wider."""
+    width = window.minimumSizeHint().width() + 50
+    window.resize(width, 800)
+    await asyncio.sleep(0.1)
+    window.controller.model_words.emit(1, '{"thought":"' + "x" * 400)
+    await asyncio.sleep(0.2)
+    assert window.width() == width

@@ -182,6 +182,20 @@ def test_a_text_only_setting_is_shown_and_kept(make_dialog):
     assert dialog.result_settings().images.send == "none"
 
 
+def test_never_send_apps_and_the_completion_check_are_shown_and_kept(make_dialog):
+    settings = Settings()
+    settings.images.never_send_apps = ["com.example.bank"]
+    settings.agent.completion_check = "screen_only"
+    dialog = make_dialog(settings)
+    apps = dialog._fields["images.never_send_apps"]
+    assert apps.text() == "com.example.bank"
+    assert dialog._fields["agent.completion_check"].currentData() == "screen_only"
+    apps.setText("com.example.bank, com.example.wallet")
+    result = dialog.result_settings()
+    assert result.images.never_send_apps == ["com.example.bank", "com.example.wallet"]
+    assert result.agent.completion_check == "screen_only"
+
+
 def test_enter_accepts_and_escape_cancels(make_dialog, qtbot):
     dialog = make_dialog()
     qtbot.keyClick(dialog.model_edit, Qt.Key.Key_Return)

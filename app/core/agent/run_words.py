@@ -61,6 +61,11 @@ NOT_EXECUTED = "not executed"
 SCREEN_ONLY_NOTE = "screenshot only"
 
 
+def counted(number: int, noun: str) -> str:
+    """"1 step", "3 steps": a count with its noun in the right number (nouns that take an -s)."""
+    return f"{number:,} {noun}" + ("" if number == 1 else "s")
+
+
 def capitalised(text: str) -> str:
     return text[:1].upper() + text[1:]
 

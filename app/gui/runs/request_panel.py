@@ -7,6 +7,7 @@ from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
     QLabel,
+    QSizePolicy,
     QPlainTextEdit,
     QPushButton,
     QSpinBox,
@@ -48,6 +49,8 @@ class RequestPanel(QWidget):
         self.key_notice.linkActivated.connect(lambda _link: self.settings_requested.emit())
         self.status = QLabel("Ready.")
         self.status.setWordWrap(True)
+        # Long runs without a space (a streamed JSON reply, a URL) are cut, never laid out wider than the panel.
+        self.status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
 
         options = QHBoxLayout()
         options.addWidget(self.mode, 1)

@@ -16,7 +16,7 @@ from shiboken6 import isValid
 
 from app.core.agent.records import RunResult, StepRecord
 from app.core.providers import Pricing, cost_words, pricing_from_record
-from app.core.agent.run_words import DECISIONS, capitalised, ending_words, run_status_word
+from app.core.agent.run_words import DECISIONS, capitalised, counted, ending_words, run_status_word
 from app.core.agent.trajectory import REPORT_FILE, LoadedRun, load_run
 
 from app.gui.runs.past_runs import PastRunsDialog
@@ -125,7 +125,7 @@ class TimelinePanel(QWidget):
             result = RunResult.from_dict(result)
         reasons = [text for text in (result.completion_reason, result.error, ending_words(result)) if text]
         reason = " — ".join(dict.fromkeys(reasons))   # both when they differ
-        facts = [f"{result.steps_taken} steps", format_ms(result.time_seconds * 1000)]
+        facts = [counted(result.steps_taken, "step"), format_ms(result.time_seconds * 1000)]
         tokens = sum(result.tokens.values())
         if tokens:
             facts.append(f"{tokens:,} tokens")

@@ -47,8 +47,9 @@ class Check:
 # (label, "section.field", editor kind): see field_editor.
 PROVIDER_ROWS = (
     ("Timeout", "provider.timeout_seconds", Spin(" s", step=5)),
-    ("Retries", "provider.http_retries", Spin(" more tries")),
+    ("Retries", "provider.http_retries", Spin(special="None")),
     ("Tools", "provider.use_tools", Check("Send the actions as tools (function calling)")),
+    ("Streaming", "provider.stream", Check("Show the model's words as they arrive")),
     ("Coordinates", "provider.coordinate_mode", [("Pixels of the sent image", "image"),
                                                  ("Normalised 0–1000", "normalized")]),
 )
@@ -59,6 +60,7 @@ IMAGE_ROWS = (
     ("Longest side", "images.max_side", Spin(" px", step=64)),
     ("Format", "images.format", [("JPEG (smaller)", "jpeg"), ("PNG (lossless)", "png")]),
     ("JPEG quality", "images.jpeg_quality", Spin(step=5)),
+    ("Never send pictures of", "images.never_send_apps", "package names, e.g. com.example.bank, com.example.wallet"),
 )
 AGENT_ROWS = (
     ("Default mode", "agent.mode", [("Step by step: approve every action", "step"),
@@ -73,6 +75,9 @@ AGENT_ROWS = (
     ("Settle time", "agent.settle_seconds", Spin(" s", decimals=1, step=0.1)),
     ("Reflection", "agent.reflection", Check("Check after each action that the screen changed as expected")),
     ("", "agent.model_reflection", Check("Ask the model when the change is unclear")),
+    ("When the model is done", "agent.completion_check", [("Check the screen, else ask the model", "screen_or_model"),
+                                                          ("Check the screen only", "screen_only"),
+                                                          ("Trust the model (no check)", "off")]),
 )
 
 
@@ -167,7 +172,7 @@ def field_value(widget: FieldWidget) -> Any:
 def set_field_value(widget: FieldWidget, value: Any) -> None:
     """Show a settings value in its editor."""
     if isinstance(widget, QLineEdit):
-        widget.setText(str(value))
+        widget.setText(", ".join(value) if isinstance(value, (list, tuple)) else str(value))
     elif isinstance(widget, QCheckBox):
         widget.setChecked(bool(value))
     elif isinstance(widget, QComboBox):
