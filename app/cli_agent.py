@@ -235,7 +235,8 @@ async def _start_and_follow(args, console: ConsoleSupervisor, stopper: SignalSto
         console.say(key_source_line(key, key_source))
         if caps := spending_caps_line(settings):
             console.say(caps)
-        result = await handle.wait()
+        with console.clearing_live_line_for_logs():
+            result = await handle.wait()
     finally:
         await service.shutdown()
         await phones.close()

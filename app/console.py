@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from app.core.agent.action_shorthand import SHORTHAND_HELP, ShorthandError, parse_shorthand
 from app.core.agent.actions import Action
@@ -45,7 +48,7 @@ class ConsoleSupervisor:
         return bool(isatty and isatty())
 
     def say(self, text: str = "") -> None:
-        self._end_live_line()
+        self.end_live_line()
         print(text, file=self.out, flush=True)
 
     def model_words(self, step: int, text_so_far: str) -> None:
@@ -59,10 +62,29 @@ class ConsoleSupervisor:
         self.out.flush()
         self._live_line = True
 
-    def _end_live_line(self) -> None:
+    def end_live_line(self) -> None:
+        """Clear the live line, so whatever is printed next starts on a clean line."""
         if self._live_line:
             self.out.write("\r\x1b[2K")
+            self.out.flush()
             self._live_line = False
+
+    @contextmanager
+    def clearing_live_line_for_logs(self) -> Iterator[None]:
+        """While inside, a log line printed on the terminal (warnings on stderr) first clears the live line."""
+        def clear(_record: logging.LogRecord) -> bool:
+            self.end_live_line()
+            return True
+
+        handlers = [handler for handler in logging.getLogger().handlers
+                    if isinstance(handler, logging.StreamHandler) and not isinstance(handler, logging.FileHandler)]
+        for handler in handlers:
+            handler.addFilter(clear)
+        try:
+            yield
+        finally:
+            for handler in handlers:
+                handler.removeFilter(clear)
 
     async def review(self, proposal: Proposal) -> ReviewAnswer:
         self.say(f"\n── Step {proposal.step}: the model proposes ──")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import logging
 
 import pytest
 
@@ -58,3 +59,24 @@ def test_piped_output_gets_no_live_line():
     console.model_words(1, "partial")
     console.say("Result: success")
     assert out.getvalue() == "Result: success\n"
+
+
+def test_a_warning_logged_on_the_terminal_first_clears_the_live_line():
+    out = Terminal()
+    err = io.StringIO()
+    handler = logging.StreamHandler(err)
+    handler.setFormatter(logging.Formatter("%(levelname)s %(message)s"))
+    root = logging.getLogger()
+    root.addHandler(handler)
+    console = ConsoleSupervisor(out)
+    try:
+        with console.clearing_live_line_for_logs():
+            console.model_words(1, "Calculator.Com.AgentDesk")
+            logging.getLogger("app.test").warning("step 1: Decide failed")
+        assert out.getvalue().endswith("\r\x1b[2K"), "the live line was cleared before the warning"
+        assert err.getvalue() == "WARNING step 1: Decide failed\n"
+        console.model_words(1, "again")
+        logging.getLogger("app.test").warning("after")
+        assert not out.getvalue().endswith("\r\x1b[2K"), "outside the run, logs leave the console alone"
+    finally:
+        root.removeHandler(handler)
