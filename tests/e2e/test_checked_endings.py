@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 
 from app.core.agent.report import write_report
-from tests.e2e.conftest import ScriptedPerson
 from tests.support.openai_server import act, check_answer, click, is_completion_check, json_reply, user_texts
 
 pytestmark = pytest.mark.asyncio
@@ -127,3 +126,4 @@ async def test_the_completion_check_can_be_turned_off(run_agent):
                               completion_checks="no", completion_check="off")
     assert outcome.result.status == "success" and outcome.result.verification == "claimed"
     assert outcome.model.completion_check_requests == []
+    assert outcome.phone_actions() == []

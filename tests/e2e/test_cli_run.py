@@ -11,7 +11,7 @@ import pytest
 from app.cli import main
 from app.core import paths
 from app.core.config import AgentSettings, Settings, save_settings
-from tests.e2e.conftest import API_KEY
+from tests.e2e.conftest import API_KEY, phone_actions
 from tests.support.openai_server import FakeOpenAIServer, act, click, json_reply, type_into
 
 WIFI_SCRIPT = [json_reply(act("launch_app", package_name="com.android.settings")),
@@ -57,12 +57,15 @@ def test_stop_when_input_ends(cli_env, monkeypatch, capsys):
         code = main(["run", "Turn on Wi-Fi", "--base-url", model.base_url])
     out = capsys.readouterr().out
     assert code == 1 and "Result: stopped" in out
+    assert phone_actions(cli_env.devices[0]) == [], "the unanswered proposal never reached the phone"
+    assert len(model.chat_requests) == 1, "nothing more was asked after the stop"
 
 
 def test_missing_key_says_how_to_add_one(cli_env, monkeypatch, capsys):
     monkeypatch.delenv("OPENAI_API_KEY")
     assert main(["run", "anything", "--base-url", "https://api.example.com/v1"]) == 2
     assert "agentdesk key set" in capsys.readouterr().err
+    assert phone_actions(cli_env.devices[0]) == []
 
 
 def test_key_set_status_delete(monkeypatch, capsys):
@@ -131,14 +134,6 @@ def test_cli_completes_the_tasks(cli_env, monkeypatch, capsys, task, mode):
 # ---------------------------------------------------------------------------- which key a run uses
 
 STORED_KEY = "sk-test-stored-in-keyring-0123456789"
-ACTIONS = ("input", "am", "monkey")
-
-
-def phone_actions(server) -> list[list[str]]:
-    """Commands that act on the phone (taps, typing, keys, launching apps)."""
-    return [argv for argv in server.devices[0].command_lines() if argv and argv[0] in ACTIONS]
-
-
 def authorizations(model: FakeOpenAIServer) -> set[str | None]:
     """The Authorization header of every chat request the model server received."""
     return {next((v for k, v in r.headers.items() if k.lower() == "authorization"), None)
@@ -180,7 +175,7 @@ def test_api_key_env_naming_an_unset_variable_is_refused_before_the_phone_is_tou
         asked = len(model.chat_requests)
     assert code == 2 and asked == 0
     assert "NO_SUCH_KEY_VARIABLE" in capsys.readouterr().err
-    assert phone_actions(cli_env) == [] and cli_env.devices[0].phone.state()["wifi"] is False
+    assert phone_actions(cli_env.devices[0]) == [] and cli_env.devices[0].phone.state()["wifi"] is False
 
 
 @pytest.mark.parametrize("backend", ["none", "broken"])

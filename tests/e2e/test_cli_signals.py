@@ -19,18 +19,13 @@ from app.core.agent.trajectory import load_run
 from app.core.config import AgentSettings, Settings, save_settings
 from tests.conftest import REPO_ROOT
 from tests.support.openai_server import FakeOpenAIServer, act, click, delayed, json_reply
+from tests.e2e.conftest import phone_actions
 
-PHONE_ACTIONS = ("input", "am", "monkey")
 MODEL_DELAY = 8.0
 """How long the model server sits on the reply the signal interrupts: were the run to wait for it, its
 tap would reach the phone and the test would see it."""
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
-
-
-def phone_actions(server) -> list[list[str]]:
-    """Commands that act on the phone (taps, typing, keys, launching apps)."""
-    return [argv for argv in server.devices[0].command_lines() if argv and argv[0] in PHONE_ACTIONS]
 
 
 class CliRun:
@@ -108,10 +103,10 @@ def test_a_signal_while_the_model_thinks_stops_the_run(cli_home, phone_server, s
     with FakeOpenAIServer(script) as model:
         run = CliRun(["Open network settings", "--auto", "--base-url", model.base_url], cli_home)
         run.wait_until(lambda: len(model.chat_requests) >= 2, "the second model request")
-        before = phone_actions(phone_server)
+        before = phone_actions(phone_server.devices[0])
         run.process.send_signal(signum)
         code = run.finish(MODEL_DELAY - 2)
-        after = phone_actions(phone_server)
+        after = phone_actions(phone_server.devices[0])
     assert code == 128 + signum, run.output
     assert before and after == before, (before, after)      # the launch, then nothing more
     assert "Result: stopped" in run.output
@@ -128,6 +123,6 @@ def test_ctrl_c_during_a_review_stops_the_run_and_exits_130(cli_home, phone_serv
         run.process.send_signal(signal.SIGINT)
         code = run.finish(20)
     assert code == 130, run.output
-    assert phone_actions(phone_server) == []          # the proposal was never approved, so never run
+    assert phone_actions(phone_server.devices[0]) == []          # the proposal was never approved, so never run
     assert "Result: stopped" in run.output
     assert_stopped_and_recorded(cli_home)

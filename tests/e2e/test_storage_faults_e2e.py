@@ -25,8 +25,7 @@ from app.core.config import AgentSettings, ProviderSettings, Settings
 from app.core.device.adb_transport import AdbTransport
 from app.core.device.phone_session import PhoneRegistry
 from app.core.runs.service import RunRefused, RunRequest, RunService
-from tests.e2e.conftest import API_KEY, ScriptedPerson, approve
-from tests.e2e.conftest import phone_actions as device_actions
+from tests.e2e.conftest import API_KEY, ScriptedPerson, approve, phone_actions
 from tests.support.openai_server import FakeOpenAIServer, act, json_reply
 from tests.support.small_disk import fill_up, make_read_only, small_disk
 
@@ -36,11 +35,6 @@ SETTINGS = "com.android.settings"
 SCRIPT = [json_reply(act("launch_app", package_name=SETTINGS)),       # step 1: reaches the phone
           json_reply(act("press_key", key_code="HOME")),              # step 2: must not
           json_reply(act("press_key", key_code="BACK"))]
-
-
-def phone_actions(server) -> list[list[str]]:
-    """Commands that act on the phone (taps, typing, keys, launching apps)."""
-    return device_actions(server.devices[0])
 
 
 def wait_for_file(path: Path, seconds: float = 5.0) -> None:
@@ -110,7 +104,7 @@ async def test_a_disk_that_breaks_mid_run_stops_it_before_the_next_action(phone_
         assert result.completion_reason.startswith(f"could not record step 1 in {run_dir}: {words}")
         assert handle.result is result                             # the faces get the result all the same
         # the phone: step 1's launch arrived, step 2's HOME never did
-        actions = phone_actions(phone_server)
+        actions = phone_actions(phone_server.devices[0])
         assert actions and actions[-1][0] in ("am", "monkey") and SETTINGS in " ".join(actions[-1])
         assert not any(argv[:2] == ["input", "keyevent"] for argv in actions)
         assert phone_server.devices[0].phone.state()["foreground"] == SETTINGS
@@ -133,7 +127,7 @@ async def test_a_step_line_refused_by_permission_stops_the_run(phone_server, tmp
     run_dir = Path(result.run_dir)
     assert result.status == "failed"
     assert result.completion_reason.startswith(f"could not record step 2 in {run_dir}: permission denied")
-    keys = [argv for argv in phone_actions(phone_server) if argv[:2] == ["input", "keyevent"]]
+    keys = [argv for argv in phone_actions(phone_server.devices[0]) if argv[:2] == ["input", "keyevent"]]
     assert [argv[-1] for argv in keys] in (["4"], ["KEYCODE_BACK"])     # step 2's BACK; step 3's HOME never
     assert [step.step for step in load_run(run_dir).steps] == [1]
     assert_readable(run_dir)
@@ -145,5 +139,5 @@ async def test_a_read_only_runs_folder_refuses_the_run_and_leaves_the_phone_alon
         before = phone_server.devices[0].phone.state()
         with pytest.raises(RunRefused, match=rf"Agent Desk cannot write to {disk / 'runs'} \(read-only file system\)"):
             await run_on(phone_server, disk / "runs", ScriptedPerson())
-        assert phone_actions(phone_server) == []
+        assert phone_actions(phone_server.devices[0]) == []
         assert phone_server.devices[0].phone.state() == before
