@@ -47,7 +47,7 @@ from .model_errors import (  # noqa: F401  (the errors are part of this module's
     ModelRateLimited, ModelReplyTooLarge, ModelServerError, ModelTimeout, ModelUnreachable, failed_try_record,
     retry_after_seconds)
 from .reply_stream import WORDS_INTERVAL_SECONDS, StreamedReply
-from .request_shape import RequestShape, reply_format  # noqa: F401  (reply_format: part of the API)
+from .request_shape import RequestShape
 from .text_only import MessageRewriter, TextOnlyModels, has_image_parts, is_image_refusal, strip_image_parts
 
 if TYPE_CHECKING:
