@@ -153,3 +153,10 @@ def test_each_model_reply_of_a_step_is_listed_with_why_it_failed_and_huge_texts_
 def test_an_older_step_without_model_replies_has_no_replies_row():
     page = write_report(three_step_run().run_dir).read_text(encoding="utf-8")
     assert "Model replies" not in page
+
+
+def test_the_time_is_split_into_the_agents_and_the_persons():
+    writer = new_writer()
+    writer.finish(RunResult("success", 0, [], 95.0, agent_seconds=20.0, waiting_seconds=75.0))
+    page = write_report(writer.run_dir).read_text(encoding="utf-8")
+    assert "1 min 35 s (the agent 20.0 s, waiting for you 1 min 15 s)" in page

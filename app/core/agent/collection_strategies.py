@@ -21,7 +21,7 @@ from app.core.perception.screen_diff import screen_fingerprint
 
 from .events import ReflectionMade
 from .pipeline import StepContext, Strategy
-from .reflection import fast_reflection, model_reflection, no_change
+from .reflection import against_the_outcome, fast_reflection, model_reflection, no_change
 from .run_context import RunContext
 from .supervisor import discard
 
@@ -205,6 +205,7 @@ class Reflect(RunStrategy):
                 previous.step, rc.client, rc.prompts, previous.action_text, previous.model_image_url, after_url))
             ctx.set("reflection_tokens", (prompt_tokens, completion_tokens))
         result = result or no_change(previous.step)
+        result = against_the_outcome(result, rc.memory.last)
         rc.stuck.screen_checked(result.screen_changed)
         rc.events.emit(ReflectionMade(previous.step, result.to_dict()))
         if rc.settings.agent.reflection:

@@ -17,6 +17,7 @@ from app.core.perception.controls import Control
 from app.core.perception.screen_diff import diff_controls, image_difference
 
 from .llm_client import ModelClient
+from .records import StepRecord
 from .prompts import PromptBuilder
 from .reply_parsing import decode_reply
 
@@ -53,6 +54,18 @@ def fast_reflection(step: int, before: list[Control], after: list[Control],
     if image_difference(before_image, after_image) > IMAGE_CHANGE_THRESHOLD:
         return Reflection(step, "success", 0.7, "The picture on the screen changed.")
     return None
+
+
+def against_the_outcome(reflection: Reflection, step: StepRecord | None) -> Reflection:
+    """A changed screen is no success when the action itself failed (a typed text read back wrong, a
+    launch that did not happen): the check then says so, instead of contradicting the failure."""
+    failed = (step is not None and step.step == reflection.on_step and step.result is not None
+              and not step.result.success)
+    if not failed or reflection.verdict != "success":
+        return reflection
+    return Reflection(reflection.on_step, "partial", min(reflection.confidence, 0.6),
+                      f"{reflection.reasoning} But the action reported a failure: {step.result.message}"[:500],
+                      reflection.suggestions, reflection.method)
 
 
 def no_change(step: int) -> Reflection:

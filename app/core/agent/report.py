@@ -140,6 +140,15 @@ def _tokens(tokens: dict[str, int]) -> str:
     return ", ".join(f"{value:,} {name}" for name, value in tokens.items()) or "–"
 
 
+def _time_words(result: RunResult) -> str:
+    """The run's time, split into the agent's own and the person's when the run waited for them."""
+    words = _duration(result.time_seconds)
+    if result.waiting_seconds >= 0.05:
+        words += (f" (the agent {_duration(result.agent_seconds)}, "
+                  f"waiting for you {_duration(result.waiting_seconds)})")
+    return words
+
+
 def _header(run: RunRecord, pricing: Pricing | None = None) -> str:
     facts = [_fact("Device", _describe(run.device)), _fact("Model", _describe(run.model)),
              _fact("Started", _e(_when(run.started_at))), _fact("Finished", _e(_when(run.finished_at)))]
@@ -150,7 +159,7 @@ def _header(run: RunRecord, pricing: Pricing | None = None) -> str:
             _fact("Result", _badge(status.text, status.colour)),
             _fact("Steps", _e(result.steps_taken)),
             _fact("Actions executed", _e(len(result.actions_executed))),
-            _fact("Time", _e(_duration(result.time_seconds))),
+            _fact("Time", _e(_time_words(result))),
             _fact("Tokens", _e(_tokens(result.tokens))),
             _fact("Cost", _e(cost_words(result.cost_usd, pricing))),
         ]
