@@ -81,6 +81,17 @@ class _LoopbackModel(BaseHTTPRequestHandler):
         pass
 
 
+class _MovingScreenModel(_LoopbackModel):
+    """Opens Settings, then goes Home, in turn: every action moves the screen for a while."""
+
+    replies = [json.dumps({"thought": "open", "comment": "", "action": {
+                   "function": "launch_app", "arguments": {"package_name": "com.android.settings"},
+                   "status": "CONTINUE"}}),
+               json.dumps({"thought": "home", "comment": "", "action": {
+                   "function": "press_key", "arguments": {"key_code": "HOME"}, "status": "CONTINUE"}})]
+    answered = 0
+
+
 @contextlib.contextmanager
 def loopback_model(handler: type[BaseHTTPRequestHandler] = _LoopbackModel) -> Iterator[str]:
     """A loopback OpenAI-style endpoint; yields its base URL."""
@@ -145,15 +156,20 @@ class _TimedClient(ModelClient):
             self.model_ms += (time.perf_counter() - started) * 1000
 
 
-async def _one_run(phone: BenchPhone, model_url: str, steps: int, capture: str) -> list[tuple[float, float]]:
-    """(app overhead, wall time) in ms of each step of one run after its first."""
+async def _one_run(phone: BenchPhone, model_url: str, steps: int, capture: str, agent: dict | None = None,
+                   settles: list[float] | None = None) -> list[tuple[float, float]]:
+    """(app overhead, wall time) in ms of each step of one run after its first.
+
+    `agent` overrides its agent settings (no wait after actions by default); `settles` collects
+    each counted step's wait for the screen to settle (StepRecord.settle_ms)."""
     device = _TimedDevice(phone.transport(), phone.serial)
     device.capture_method = capture
     phones = PhoneRegistry()
     session = phones.add(PhoneSession(PhoneId(device.transport.address, phone.serial), device))
     settings = Settings(provider=ProviderSettings(base_url=model_url, model="bench", use_tools=False),
                         images=ImageSettings(),
-                        agent=AgentSettings(mode="auto", max_steps=steps, settle_seconds=0, stuck_threshold=10))
+                        agent=AgentSettings(**{"mode": "auto", "max_steps": steps, "settle_seconds": 0,
+                                               "stuck_threshold": 10, **(agent or {})}))
     marks: dict[int, tuple[float, float]] = {}
     figures: list[tuple[float, float]] = []
     client = _TimedClient(settings.provider, "bench-key")
@@ -167,6 +183,8 @@ async def _one_run(phone: BenchPhone, model_url: str, steps: int, capture: str) 
             waiting = device.busy_ms(wall0, now) + (client.model_ms - model0)
             wall = (now - wall0) * 1000
             figures.append((wall - waiting, wall))
+            if settles is not None and event.step > 1:
+                settles.append(event.item.settle_ms)
 
     service = RunService(phones, settings, client_factory=lambda *args, **kwargs: client)
     try:
@@ -193,6 +211,26 @@ def _interleaved_runs(phone: BenchPhone, model_url: str, steps: int, ours_captur
             if not counted:
                 raise RuntimeError(f"a benchmark run on the {phone.column} phone ended before its second step")
             figures[name] += counted
+        turn += 1
+    return figures
+
+
+def _settle_runs(phone: BenchPhone, model_url: str, steps: int, capture: str) -> dict[str, tuple[list, list]]:
+    """(settle waits, step wall times) of `steps` counted steps each, in alternating runs: ours waits
+    for the screen to stand still (default settings), the baseline waits the whole cap (its quiet
+    period is the cap), as the fixed sleep before issue 13 did."""
+    cap = AgentSettings().settle_seconds
+    agents = {"ours": {"settle_seconds": cap}, "fixed": {"settle_seconds": cap, "settle_quiet_seconds": cap}}
+    figures: dict[str, tuple[list, list]] = {name: ([], []) for name in agents}
+    turn = 0
+    while min(len(settles) for settles, _ in figures.values()) < steps:
+        length = min(STEPS_PER_RUN, steps - min(len(settles) for settles, _ in figures.values()))
+        for name in (["ours", "fixed"] if turn % 2 == 0 else ["fixed", "ours"]):
+            settles, walls = figures[name]
+            counted = asyncio.run(_one_run(phone, model_url, length + 1, capture, agents[name], settles))
+            if not counted:
+                raise RuntimeError(f"a benchmark run on the {phone.column} phone ended before its second step")
+            walls += [wall for _, wall in counted]
         turn += 1
     return figures
 
@@ -251,7 +289,22 @@ def _step_work(column: str, method: str, capture: bytes, png: bytes, xml: str, r
               budget=STEP_BUDGET_MS, baseline_name="PNG decode, annotate full size, shrink")
 
 
-def _measure(phone: BenchPhone, model_url: str, rounds: int, table: BenchTable) -> None:
+def _measure_settle(phone: BenchPhone, model_url: str, rounds: int, method: str, table: BenchTable) -> None:
+    runs = _settle_runs(phone, model_url, rounds, method)
+    (settles, walls), (fixed, fixed_walls) = runs["ours"], runs["fixed"]
+    cap_ms = AgentSettings().settle_seconds * 1000
+    baseline = f"fixed {cap_ms:.0f} ms wait"
+    table.put(phone.column, "wait after an action for the screen to settle", statistics.median(settles),
+              statistics.median(fixed), baseline_name=baseline)      # the cap bounds it: no budget
+    table.put(phone.column, "one step whose action moves the screen, wall time", statistics.median(walls),
+              statistics.median(fixed_walls), baseline_name=baseline)
+    capped = sum(settle >= cap_ms for settle in settles)
+    table.notes.append(f"{phone.column}: the screen settled within the cap in {len(settles) - capped} of "
+                       f"{len(settles)} steps (quiet period {AgentSettings().settle_quiet_seconds * 1000:.0f} ms, "
+                       f"frames from the {method} capture path).")
+
+
+def _measure(phone: BenchPhone, model_url: str, rounds: int, table: BenchTable, settle_model_url: str = "") -> None:
     column = phone.column
     where, phone_xml, method, capture, png = asyncio.run(_open_dense_screen(phone))
     screen = dense_screen(phone_xml, "this phone's screen")
@@ -265,6 +318,8 @@ def _measure(phone: BenchPhone, model_url: str, rounds: int, table: BenchTable) 
     table.put(column, "one step in a run, wall time (phone, model and app)", statistics.median(w for _, w in ours),
               statistics.median(w for _, w in base), baseline_name="screencap -p + PNG decode")
     table.put(column, "recording a step's two images (background thread, CPU)", _recording_ms(phone_xml, rounds))
+    if settle_model_url:
+        _measure_settle(phone, settle_model_url, rounds, method, table)
 
     for xml, figure in ((screen.xml, "prompt incl. system message, ~300-node screen"),
                         (phone_xml, "prompt incl. system message, this phone's screen")):
@@ -283,10 +338,10 @@ def run_agent_bench(rounds: int = 8, choice: PhoneChoice = PhoneChoice()) -> Ben
     table = BenchTable(f"agentdesk bench agent — {choice.describe()}, loopback model "
                        f"({MODEL_LATENCY_S * 1000:.0f} ms), median of {rounds} interleaved rounds or steps",
                        choice.columns)
-    with bench_home(), loopback_model() as model_url:
+    with bench_home(), loopback_model() as model_url, loopback_model(_MovingScreenModel) as settle_model_url:
         with contextlib.closing(each_phone(choice)) as phones:
             for phone in phones:
-                _measure(phone, model_url, rounds, table)
+                _measure(phone, model_url, rounds, table, settle_model_url)
     table.notes += [
         "Overhead = a step's wall time minus the time in ADB services (overlapping calls counted once) and in "
         "model requests. Ours and the baseline send the same JPEG images; the baseline captures with "
@@ -294,5 +349,8 @@ def run_agent_bench(rounds: int = 8, choice: PhoneChoice = PhoneChoice()) -> Ben
         "Prompt tokens are characters / 4, system message included (it is sent with every request). The "
         "baseline lists the same controls as seed 000's JSON ({\"id\", \"name\", \"type\", \"rect\"}).",
         "The model taps (300, 60) every step: the virtual phone's title, the status bar of most phones.",
+        "The settle rows come from other runs, whose model opens Settings and goes Home in turn (each action "
+        "moves the screen); a step's wait is its StepRecord.settle_ms. The baseline waits the whole cap "
+        "(agent.settle_seconds), as the fixed sleep did; their runs alternate.",
     ]
     return table

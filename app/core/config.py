@@ -124,7 +124,10 @@ class AgentSettings(_Section):
     reply_retries: int = Field(3, ge=1, le=10, description="tries for a reply that parses and validates")
     max_rejections_per_step: int = Field(5, ge=1, le=20)
     stuck_threshold: int = Field(3, ge=2, le=10, description="same action on an unchanged screen this often = stuck")
-    settle_seconds: float = Field(0.6, ge=0, le=10, description="wait after an action before the next screenshot")
+    settle_seconds: float = Field(0.6, ge=0, le=10, description="longest wait for the screen to settle after an "
+                                  "action (0 = no wait)")
+    settle_quiet_seconds: float = Field(0.2, ge=0, le=5, description="the screen counts as settled once it has not "
+                                        "changed for this long")
     reflection: bool = True
     completion_check: Literal["screen_or_model", "screen_only", "off"] = Field(
         "screen_or_model", description="after FINISH, check a fresh screen (and ask the model when the screen "

@@ -10,13 +10,15 @@ import pytest
 from app.bench.agent_bench import MODEL_LATENCY_S, run_agent_bench
 from app.bench.phones import PhoneChoice
 from app.core.agent.prompts import PromptBuilder
-from app.core.config import Settings
+from app.core.config import AgentSettings, Settings
 from app.virtual_phone.latency import DUMP, INPUT, REALISTIC_COSTS, SCREENCAP_RAW
 from tests.conftest import CORPUS_DIR
 
 SCALE = 0.05
 WALL = "one step in a run, wall time (phone, model and app)"
 PROMPT = "prompt incl. system message, ~300-node screen"
+SETTLE = "wait after an action for the screen to settle"
+SETTLE_WALL = "one step whose action moves the screen, wall time"
 
 
 @pytest.fixture(scope="module")
@@ -55,3 +57,16 @@ def test_the_prompt_counts_the_system_message(table):
         assert cell.value == (system_chars + step_chars) / 4
         assert cell.baseline > cell.value                      # seed 000's JSON list is longer
     assert ("corpus dump" in note) == CORPUS_DIR.is_dir()
+
+
+def test_steps_wait_for_the_screen_instead_of_the_whole_fixed_wait(table):
+    cap_ms = AgentSettings().settle_seconds * 1000
+    quiet_ms = AgentSettings().settle_quiet_seconds * 1000
+    settle = next(r for r in table.rows if r.figure == SETTLE)
+    assert set(settle.cells) == set(table.columns)
+    for column, cell in settle.cells.items():
+        assert cell.baseline >= cap_ms - 1                   # the baseline waits the whole cap
+        assert quiet_ms <= cell.value < cell.baseline, column  # ours: the quiet period, not the cap
+    walls = next(r for r in table.rows if r.figure == SETTLE_WALL)
+    assert all(cell.value > MODEL_LATENCY_S * 1000 and cell.baseline > cap_ms for cell in walls.cells.values())
+    assert sum("the screen settled within the cap in" in note for note in table.notes) == 2

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
+import logging
+import time
 from functools import cached_property
+
+from app.core.device.settle import wait_until_still
 
 from .actions import Action, AskUser, ModelReply, check_against_screen, describe_action
 from .collection_strategies import RunStrategy
@@ -18,6 +21,9 @@ from .run_context import ScreenRecord
 from .spending import SpendingCap, check_before_model_call
 from .states import AgentStatus
 from .supervisor import Proposal, ReviewAnswer, RunStopped, action_target, sensitive_reason
+
+
+log = logging.getLogger(__name__)
 
 
 def message_text(message: dict) -> str:
@@ -210,14 +216,36 @@ class Execute(RunStrategy):
             rc.answers.append((action.args.question, rc.executor.last_answer))
         rc.stuck.record(action, ctx.get("fingerprint"))
         try:
-            if rc.settings.agent.settle_seconds:
-                await rc.control.interruptible(asyncio.sleep(rc.settings.agent.settle_seconds))
+            await self.settle(ctx)
             # typed text is read back once the screen has settled: a mismatch fails the action
             outcome = await rc.control.interruptible(rc.executor.check_typing(outcome))
             ctx.set("outcome", outcome)
         finally:
             rc.events.emit(ActionExecuted(ctx.step, describe_action(action, ctx.get("controls")), outcome.success,
                                           outcome.message, outcome.duration_ms))
+
+    async def settle(self, ctx: StepContext) -> None:
+        """Wait until the screen has stood still for agent.settle_quiet_seconds (at most
+        agent.settle_seconds), so the next step sees where the action led, not the way there.
+        The wait goes into the step's timings as "settle"; a Stop or the time limit ends it."""
+        agent = self.rc.settings.agent
+        if not agent.settle_seconds:
+            return
+        started = time.monotonic()
+        try:
+            settled = await self.rc.control.interruptible(wait_until_still(
+                self.rc.frames, quiet_seconds=agent.settle_quiet_seconds, cap_seconds=agent.settle_seconds,
+                started=started))
+            ctx.timings_ms["settle"] = settled.waited_ms
+            if settled.capped:
+                log.debug("step %d: the screen did not settle within %.1f s (%d frames compared)",
+                          ctx.step, agent.settle_seconds, settled.frames_compared)
+        except Exception as exc:       # the action was done: a failed wait must not make it a failure
+            log.warning("step %d: waiting for the screen to settle failed: %s", ctx.step, exc)
+            ctx.timings_ms["settle"] = round((time.monotonic() - started) * 1000, 1)
+        except BaseException:          # Stop or the time limit: the record still shows the wait
+            ctx.timings_ms["settle"] = round((time.monotonic() - started) * 1000, 1)
+            raise
 
     def fallback(self, ctx: StepContext, error: BaseException) -> None:
         ctx.set("outcome", ActionOutcome(False, f"The action could not be carried out: {error}"))
@@ -253,7 +281,7 @@ class Remember(RunStrategy):
             controls_count=len(controls), screen_signature=ctx.get_or("fingerprint") or "",
             screen_only=bool(ctx.get_or("screen_only")),
             images_withheld=ctx.get_or("images_withheld") or "",
-            timings_ms=dict(ctx.timings_ms),
+            timings_ms=dict(ctx.timings_ms), settle_ms=ctx.timings_ms.get("settle", 0.0),
             tokens={"prompt": usage.get("prompt", 0), "completion": usage.get("completion", 0)},
             cost_usd=rc.client.estimate_cost(rc.settings, rc.settings.provider.model, usage.get("prompt", 0),
                                              usage.get("completion", 0)),

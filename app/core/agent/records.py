@@ -120,6 +120,7 @@ class StepRecord:
     cost_usd: float = 0.0
     model_attempts: int = 0
     waiting_seconds: float = 0.0                              # time this step waited for the person (not the agent's)
+    settle_ms: float = 0.0                                    # time waited for the screen to settle after the action
     error: str = ""
     prompt_text: str = ""                                     # the text part of the prompt (no images)
     raw_reply: str = ""

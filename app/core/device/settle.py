@@ -1,0 +1,137 @@
+"""Waiting for the screen to stop moving after an action, instead of sleeping a fixed time.
+
+`wait_until_still` reads the phone's frames from the moment the action ended and returns once
+the screen has shown the same picture for `quiet_seconds`, or when `cap_seconds` have passed.
+Frames are compared through a small box-averaged thumbnail (about 2 ms for a 1080×2400 RGB
+screenshot), so a change of a single pixel still counts while the cost stays low.
+
+Two kinds of frame source work:
+- one that captures the screen over and over (screenshot polling): the screen is still when two
+  frames whose captures began at least `quiet_seconds` apart show the same picture;
+- one that sends a frame only when the screen changes (a video stream; it says so with a true
+  `changes_only` attribute): no new frame for `quiet_seconds` is stillness too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+from PIL import Image, ImageChops
+
+from .errors import DeviceError
+from .frames import Frame, FrameSource
+
+THUMBNAIL_LONG_SIDE = 300
+"""Pixels on the long side of the picture two frames are compared by (box-averaged)."""
+
+CHANGE_TOLERANCE = 2
+"""Largest difference of a thumbnail pixel's channel (0–255) still counted as "the same"."""
+
+
+@dataclass(frozen=True)
+class SettleResult:
+    """How the wait after an action ended."""
+
+    waited_seconds: float          # from `started` until the screen was judged still (or the cap)
+    frames_compared: int           # frames taken after `started` that were looked at
+    capped: bool                   # the screen never stood still for long enough: the cap ended the wait
+    frame: Frame | None = None     # the last frame seen (the settled picture when not capped)
+    errors: int = 0                # capture errors met while waiting (the wait goes on to the cap)
+
+    @property
+    def waited_ms(self) -> float:
+        return round(self.waited_seconds * 1000, 1)
+
+
+def thumbnail(image: Image.Image) -> Image.Image:
+    """A small box-averaged copy of `image`, the same for the same picture, cheap to compare."""
+    if image.mode not in ("RGB", "L"):
+        image = image.convert("RGB")      # reduce() is slow on alpha (premultiplies)
+    factor = max(1, max(image.size) // THUMBNAIL_LONG_SIDE)
+    return image.reduce(factor) if factor > 1 else image.copy()
+
+
+def pictures_differ(a: Image.Image, b: Image.Image, tolerance: int = CHANGE_TOLERANCE) -> bool:
+    """Whether two thumbnails show different screens (another size or mode counts as different)."""
+    if a.size != b.size or a.mode != b.mode:
+        return True
+    extrema = ImageChops.difference(a, b).getextrema()
+    if a.mode == "L":
+        extrema = (extrema,)
+    return any(high > tolerance for _low, high in extrema)
+
+
+async def wait_until_still(frames: FrameSource, *, quiet_seconds: float, cap_seconds: float,
+                           started: float | None = None, changes_only: bool | None = None,
+                           clock: Callable[[], float] = time.monotonic) -> SettleResult:
+    """Wait until the screen has not changed for `quiet_seconds`, at most `cap_seconds` after `started`.
+
+    `started` (the `clock`, `time.monotonic()` by default, the frames' clock) is when the action
+    ended; only frames captured at or after it count. `changes_only` says the source sends a frame
+    only when the screen changes (default: the source's `changes_only` attribute, else False).
+    Capture errors do not end the wait: it goes on, at most to the cap. Cancelling it (a Stop)
+    stops reading frames at once.
+    """
+    if quiet_seconds < 0 or cap_seconds < 0:
+        raise ValueError(f"settle times must not be negative (quiet {quiet_seconds}, cap {cap_seconds})")
+    started = clock() if started is None else started
+    if changes_only is None:
+        changes_only = bool(getattr(frames, "changes_only", False))
+    deadline = started + cap_seconds
+    compared = errors = 0
+    still_since: float | None = None            # capture time of the first frame of the current picture
+    reference: Image.Image | None = None        # that picture's thumbnail
+    last: Frame | None = None
+    last_seen = started                          # changes-only: when the newest change was captured
+
+    def result(capped: bool) -> SettleResult:
+        return SettleResult(max(0.0, clock() - started), compared, capped, last, errors)
+
+    if cap_seconds == 0 or clock() >= deadline:
+        return result(capped=True)
+    moment = started                             # the next frame must be captured at or after this
+    longest_capture = 0.0                        # polling: the longest a capture has taken
+    while True:
+        now = clock()
+        if now >= deadline:
+            return result(capped=True)
+        latest = frames.latest()
+        if (not changes_only and longest_capture and now + longest_capture > deadline
+                and (latest is None or latest.captured_at < moment)):
+            # no capture asked for now could come back before the cap: asking would only leave one
+            # in flight that delays the next step's screenshot
+            await asyncio.sleep(deadline - now)
+            return result(capped=True)
+        timeout = deadline - now
+        if changes_only:
+            timeout = min(timeout, max(0.0, last_seen + quiet_seconds - now))
+        try:
+            frame = await asyncio.wait_for(frames.frame_after(moment), timeout)
+        except (asyncio.TimeoutError, TimeoutError):
+            if changes_only and clock() < deadline:
+                return result(capped=False)      # no change for quiet_seconds: still
+            return result(capped=True)
+        except DeviceError:
+            errors += 1
+            continue
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():
+                raise                            # the wait itself was stopped
+            return result(capped=False)          # the source closed: nothing more will move
+        moment = frame.captured_at + 1e-6
+        longest_capture = max(longest_capture, frame.received_at - frame.captured_at)
+        compared += 1
+        last = frame
+        picture = thumbnail(frame.image)
+        if reference is None or pictures_differ(picture, reference):
+            reference, still_since = picture, frame.captured_at
+            last_seen = max(last_seen, frame.captured_at)
+            if quiet_seconds == 0 and not changes_only:
+                return result(capped=False)
+            continue
+        if frame.captured_at - still_since >= quiet_seconds:
+            return result(capped=False)

@@ -1,0 +1,242 @@
+"""Waiting for the screen to stand still after an action (app/core/device/settle.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+
+import pytest
+from PIL import Image
+
+from app.core.device.errors import ScreenshotFailed
+from app.core.device.frames import Frame, ScreenshotPolling
+from app.core.device.screen_capture import Screenshot
+from app.core.device.settle import pictures_differ, thumbnail, wait_until_still
+
+SIZE = (108, 240)
+
+
+def screen(shade: int) -> Image.Image:
+    return Image.new("RGB", SIZE, (shade, 255 - shade, 128))
+
+
+class MovingScreen:
+    """A screenshot capture (`capture_seconds` each) of a screen that moves until `still_at`
+    (every capture shows another picture), then shows `final`; can fail while `failing`."""
+
+    def __init__(self, moving_seconds: float = 0.0, capture_seconds: float = 0.01) -> None:
+        self.still_at = time.monotonic() + moving_seconds
+        self.capture_seconds = capture_seconds
+        self.final = screen(200)
+        self.calls = 0
+        self.failing = False
+
+    async def __call__(self) -> Screenshot:
+        self.calls += 1
+        moving = time.monotonic() < self.still_at
+        picture = screen(self.calls * 7 % 150) if moving else self.final
+        await asyncio.sleep(self.capture_seconds)
+        if self.failing:
+            raise ScreenshotFailed("the phone sent an empty screenshot")
+        return Screenshot(picture, "raw", 1.0, 1.0)
+
+
+@contextlib.asynccontextmanager
+async def polling(camera: MovingScreen):
+    source = ScreenshotPolling(camera)
+    try:
+        yield source
+    finally:
+        await source.close()
+
+
+class ChangesOnly:
+    """A stream-like source: a frame only when the screen changes; the test pushes them."""
+
+    changes_only = True
+
+    def __init__(self) -> None:
+        self.frames: list[Frame] = []
+        self.pushed = asyncio.Event()
+        self.readers = 0
+
+    def latest(self) -> Frame | None:
+        return self.frames[-1] if self.frames else None
+
+    def subscribe(self):
+        raise AssertionError("the settle wait asks for frames one at a time")
+
+    async def frame_after(self, moment: float | None = None) -> Frame:
+        self.readers += 1
+        try:
+            while True:
+                newer = [frame for frame in self.frames if frame.captured_at >= moment]
+                if newer:
+                    return newer[0]
+                self.pushed.clear()
+                await self.pushed.wait()
+        finally:
+            self.readers -= 1
+
+    def push(self, picture: Image.Image) -> None:
+        now = time.monotonic()
+        self.frames.append(Frame(Screenshot(picture, "stream", 0.0, 0.0), now, now))
+        self.pushed.set()
+
+
+@pytest.mark.asyncio
+async def test_a_screen_that_does_not_move_is_still_after_the_quiet_period():
+    async with polling(MovingScreen()) as frames:
+        result = await wait_until_still(frames, quiet_seconds=0.05, cap_seconds=2.0)
+    assert not result.capped
+    assert 0.05 <= result.waited_seconds < 1.0
+    assert result.frames_compared >= 2 and result.errors == 0
+
+
+@pytest.mark.asyncio
+async def test_a_screen_that_animates_is_waited_for_until_it_has_settled():
+    camera = MovingScreen(moving_seconds=0.2)
+    async with polling(camera) as frames:
+        started = time.monotonic()
+        result = await wait_until_still(frames, quiet_seconds=0.05, cap_seconds=2.0, started=started)
+    assert not result.capped
+    assert result.waited_seconds >= 0.2 + 0.05 - 0.02      # the animation, then the quiet period
+    assert result.frames_compared > 5
+    assert result.frame.captured_at >= camera.still_at
+    assert not pictures_differ(thumbnail(result.frame.image), thumbnail(camera.final))
+
+
+@pytest.mark.asyncio
+async def test_a_screen_that_never_stops_moving_ends_the_wait_at_the_cap():
+    async with polling(MovingScreen(moving_seconds=60)) as frames:
+        result = await wait_until_still(frames, quiet_seconds=0.05, cap_seconds=0.25)
+    assert result.capped
+    assert 0.25 <= result.waited_seconds < 0.25 + 0.1
+    assert result.waited_ms == round(result.waited_seconds * 1000, 1)
+
+
+@pytest.mark.asyncio
+async def test_a_polling_source_slower_than_the_quiet_period_needs_two_equal_frames():
+    """A capture that takes longer than the quiet period is not mistaken for stillness."""
+    camera = MovingScreen(moving_seconds=0.15, capture_seconds=0.1)
+    async with polling(camera) as frames:
+        result = await wait_until_still(frames, quiet_seconds=0.05, cap_seconds=2.0)
+    assert not result.capped
+    assert result.frame.captured_at >= camera.still_at
+    assert result.frames_compared >= 3
+
+
+@pytest.mark.asyncio
+async def test_frames_taken_before_the_action_ended_do_not_count():
+    camera = MovingScreen()
+    async with polling(camera) as frames:
+        before = await frames.frame_after()
+        result = await wait_until_still(frames, quiet_seconds=0.03, cap_seconds=2.0, started=time.monotonic())
+    assert result.frame is not before and result.frame.captured_at > before.captured_at
+
+
+@pytest.mark.asyncio
+async def test_a_source_that_sends_only_changes_is_still_when_no_frame_comes():
+    stream = ChangesOnly()
+    waiting = asyncio.ensure_future(wait_until_still(stream, quiet_seconds=0.1, cap_seconds=2.0))
+    for shade in (10, 20, 30):         # an animation of three frames, then nothing
+        await asyncio.sleep(0.04)
+        stream.push(screen(shade))
+    pushed_last = time.monotonic()
+    result = await waiting
+    assert not result.capped and result.frames_compared == 3
+    assert time.monotonic() - pushed_last >= 0.1 - 0.01
+    assert 0.12 + 0.1 - 0.02 <= result.waited_seconds < 1.0
+    assert stream.readers == 0                                   # it stopped reading
+
+
+@pytest.mark.asyncio
+async def test_a_source_that_sends_only_changes_and_sends_nothing_is_still_after_the_quiet_period():
+    result = await wait_until_still(ChangesOnly(), quiet_seconds=0.05, cap_seconds=2.0)
+    assert not result.capped and result.frames_compared == 0 and result.frame is None
+    assert 0.05 - 0.01 <= result.waited_seconds < 0.5
+
+
+@pytest.mark.asyncio
+async def test_a_stream_that_keeps_changing_ends_at_the_cap():
+    stream = ChangesOnly()
+    waiting = asyncio.ensure_future(wait_until_still(stream, quiet_seconds=0.1, cap_seconds=0.3))
+    shade = 0
+    while not waiting.done():
+        shade += 1
+        stream.push(screen(shade * 7 % 200))
+        await asyncio.sleep(0.02)
+    result = waiting.result()
+    assert result.capped and result.frames_compared > 5
+    assert 0.3 <= result.waited_seconds < 0.4
+
+
+@pytest.mark.asyncio
+async def test_stopping_the_wait_stops_reading_frames_at_once():
+    camera = MovingScreen(moving_seconds=60)
+    async with polling(camera) as frames:
+        waiting = asyncio.ensure_future(wait_until_still(frames, quiet_seconds=0.05, cap_seconds=5.0))
+        await asyncio.sleep(0.1)
+        assert frames.capturing
+        stopped = time.monotonic()
+        waiting.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await waiting
+        assert time.monotonic() - stopped < 0.05
+        await asyncio.sleep(0.05)
+        assert not frames.capturing                  # nobody reads: the captures stopped
+
+
+@pytest.mark.asyncio
+async def test_capture_errors_do_not_end_the_wait_before_the_cap():
+    camera = MovingScreen()
+    camera.failing = True
+    async with polling(camera) as frames:
+        result = await wait_until_still(frames, quiet_seconds=0.05, cap_seconds=0.2)
+    assert result.capped and result.errors >= 1 and result.frames_compared == 0
+
+
+@pytest.mark.asyncio
+async def test_no_cap_means_no_wait_and_negative_times_are_refused():
+    camera = MovingScreen()
+    async with polling(camera) as frames:
+        result = await wait_until_still(frames, quiet_seconds=0.05, cap_seconds=0)
+        assert result.capped and result.waited_seconds < 0.01 and camera.calls == 0
+        with pytest.raises(ValueError, match="must not be negative"):
+            await wait_until_still(frames, quiet_seconds=-1, cap_seconds=1)
+
+
+def test_one_changed_pixel_is_a_change_and_the_same_picture_is_not():
+    before = Image.new("RGB", (1080, 2400), (240, 240, 240))
+    after = before.copy()
+    after.putpixel((500, 1200), (0, 0, 0))
+    assert thumbnail(before).size == (135, 300)
+    assert not pictures_differ(thumbnail(before), thumbnail(before.copy()))
+    assert pictures_differ(thumbnail(before), thumbnail(after))
+    assert pictures_differ(thumbnail(before), thumbnail(before.rotate(90, expand=True)))
+    assert not pictures_differ(thumbnail(before.convert("RGBA")), thumbnail(before))
+    gray = before.convert("L")
+    assert not pictures_differ(thumbnail(gray), thumbnail(gray.copy()))
+
+
+@pytest.mark.asyncio
+async def test_no_capture_is_asked_for_that_could_not_come_back_before_the_cap():
+    """Else a capture still in flight at the cap would hold up the next step's screenshot."""
+    camera = MovingScreen(moving_seconds=60, capture_seconds=0.15)
+    async with polling(camera) as frames:
+        result = await wait_until_still(frames, quiet_seconds=0.05, cap_seconds=0.25)
+        assert result.capped and 0.25 <= result.waited_seconds < 0.35
+        assert result.frames_compared == 1 and camera.calls == 1
+        assert not frames.capturing
+
+
+@pytest.mark.asyncio
+async def test_a_source_closed_while_waiting_ends_the_wait():
+    camera = MovingScreen(moving_seconds=60)
+    async with polling(camera) as frames:
+        waiting = asyncio.ensure_future(wait_until_still(frames, quiet_seconds=0.05, cap_seconds=5.0))
+        await asyncio.sleep(0.05)
+        await frames.close()
+        result = await asyncio.wait_for(waiting, 1.0)
+    assert not result.capped and result.waited_seconds < 1.0

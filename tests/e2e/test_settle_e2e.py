@@ -1,0 +1,65 @@
+"""After an action a step waits for the screen to stand still, not a fixed time: on a phone whose
+screens move for a while after each tap, the next step still sees where the action led."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from PIL import ImageChops
+
+from app.core.agent.collection_strategies import CaptureScreenshot
+from tests.e2e.conftest import ScriptedPerson
+from tests.e2e.test_agent_tasks import WIFI_SCRIPT
+
+pytestmark = pytest.mark.asyncio
+
+CAP_SECONDS = 2.0
+
+
+@pytest.fixture
+def screenshots_checked(monkeypatch, phone_server):
+    """For each step: whether the screenshot it saw is the picture the phone's screen settled on.
+
+    Nothing moves the screen between a step's screenshot and its action, so once the phone's
+    transition (if any) is over, its picture is what the screenshot should have shown."""
+    phone = phone_server.devices[0].phone
+    checked: list[tuple[int, bool]] = []
+    capture = CaptureScreenshot.run
+
+    async def run_and_check(self, ctx) -> None:
+        await capture(self, ctx)
+        while phone.motion.moving():
+            await asyncio.sleep(0.005)
+        settled = phone.screenshot().convert("RGB")
+        seen = ctx.get("screenshot").image.convert("RGB")
+        checked.append((ctx.step, seen.size == settled.size and ImageChops.difference(seen, settled).getbbox() is None))
+
+    monkeypatch.setattr(CaptureScreenshot, "run", run_and_check)
+    return checked
+
+
+@pytest.mark.phone_latency("realistic@0.25")
+async def test_steps_wait_for_a_moving_screen_to_settle_and_record_the_wait(run_agent, screenshots_checked):
+    outcome = await run_agent("Turn on Wi-Fi", WIFI_SCRIPT, ScriptedPerson([]), mode="auto",
+                              settle_seconds=CAP_SECONDS, settle_quiet_seconds=0.2)
+    assert outcome.result.status == "success", outcome.result
+    assert outcome.state["wifi"] is True
+    assert outcome.trajectory_problems() == []
+    steps = outcome.steps()
+    acted = [step for step in steps if step.action.get("function")]
+    assert len(acted) == 4
+    for step in acted:
+        assert step.timings_ms["settle"] == step.settle_ms
+        assert 200 <= step.settle_ms < CAP_SECONDS * 1000, step.settle_ms   # the quiet period, not the cap
+    assert all(step.settle_ms == 0 for step in steps if not step.action.get("function"))
+    assert len(screenshots_checked) >= len(steps)
+    assert all(settled for _step, settled in screenshots_checked), screenshots_checked
+
+
+@pytest.mark.phone_latency("realistic@0.25")
+async def test_without_waiting_the_next_step_sees_the_screen_still_moving(run_agent, screenshots_checked):
+    """The check above can fail: with no wait at all, a step's screenshot shows a screen in motion."""
+    outcome = await run_agent("Turn on Wi-Fi", WIFI_SCRIPT, ScriptedPerson([]), mode="auto", settle_seconds=0)
+    assert all(step.settle_ms == 0 and "settle" not in step.timings_ms for step in outcome.steps())
+    assert not all(settled for _step, settled in screenshots_checked), screenshots_checked
