@@ -10,6 +10,9 @@ a file in the log folder), and the exit status is 0 only when every check passed
   painted, and the app icon renders;
 - virtual phone: the built-in phone starts on loopback and gives a screenshot and a
   controls dump through the same ADB client code a real phone uses;
+- scrcpy server and decoder: the scrcpy server file the mirror pushes to phones is there with
+  scrcpy's LICENSE and NOTICE and has the pinned SHA-256, and PyAV loads with its H.264 and AV1
+  decoders (in the Linux bundle, whose GPL encoders are left out, libx264 must refuse to open);
 - keyring: the keyring package and its platform backends load; where a backend is usable, a
   throwaway secret is stored, read back and deleted (service "AgentDesk self-test"); where
   none is (a headless machine) that is reported, as the app then keeps keys for the session only.
@@ -143,6 +146,38 @@ def check_virtual_phone() -> str:
         server.stop()
 
 
+def check_scrcpy_server() -> str:
+    import fractions
+
+    import av
+
+    from app.core.scrcpy_server_file import (RESOURCE_FOLDER, SERVER_VERSION, ServerFileError,
+                                             verified_server_bytes)
+
+    try:
+        server = verified_server_bytes()
+    except ServerFileError as exc:
+        raise CheckFailed(str(exc)) from None
+    folder = files("app.resources") / RESOURCE_FOLDER
+    for name in ("LICENSE", "NOTICE"):
+        if not folder.joinpath(name).is_file() or not folder.joinpath(name).read_bytes():
+            raise CheckFailed(f"scrcpy's {name} is missing beside its server (app/resources/{RESOURCE_FOLDER})")
+    for decoder in ("h264", "libdav1d"):
+        av.CodecContext.create(decoder, "r").open()      # an FFmpeg that does not load fails here
+    encoder = av.CodecContext.create("libx264", "w")
+    encoder.width, encoder.height, encoder.pix_fmt = 64, 64, "yuv420p"
+    encoder.time_base = fractions.Fraction(1, 30)
+    try:
+        encoder.open()
+        x264 = "libx264 present"
+    except av.FFmpegError:
+        x264 = "libx264 left out"
+    if x264 == "libx264 present" and getattr(sys, "frozen", False) and sys.platform.startswith("linux"):
+        raise CheckFailed("the bundle carries the real libx264 (GPL); build.spec should replace it (docs/licences.md)")
+    return (f"server {SERVER_VERSION}, {len(server)} bytes, SHA-256 ok; PyAV {av.__version__} decodes "
+            f"H.264 and AV1; {x264}")
+
+
 def check_keyring() -> str:
     import keyring
 
@@ -177,6 +212,7 @@ CHECKS: tuple[tuple[str, Callable[[], str]], ...] = (
     ("resources", check_resources),
     ("Qt, main window, icon", check_qt),
     ("virtual phone", check_virtual_phone),
+    ("scrcpy server and decoder", check_scrcpy_server),
     ("keyring", check_keyring),
 )
 

@@ -48,7 +48,7 @@ def test_self_test_from_source_passes(tmp_path):
     done = subprocess.run([sys.executable, "-m", "app.cli", "--self-test"], capture_output=True, text=True,
                           env=env, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
-    for name in ("resources", "Qt, main window, icon", "virtual phone", "keyring"):
+    for name in ("resources", "Qt, main window, icon", "virtual phone", "scrcpy server and decoder", "keyring"):
         assert f"ok    {name}" in done.stdout
     assert "screenshot 1080x2400" in done.stdout and "All checks passed." in done.stdout
     assert not any(tmp_path.joinpath("config").glob("*"))   # nothing written to the user's settings
@@ -74,3 +74,18 @@ def test_keyring_check_fails_when_the_keyring_refuses_to_store(monkeypatch):
     monkeypatch.setattr(keyring, "get_keyring", lambda: _WritesFail())
     with pytest.raises(CheckFailed, match="keyring failed while storing"):
         selftest.check_keyring()
+
+
+def test_scrcpy_server_check_passes_on_the_shipped_file():
+    detail = selftest.check_scrcpy_server()
+    assert "server 3.3.4" in detail and "SHA-256 ok" in detail and "decodes H.264 and AV1" in detail
+
+
+def test_scrcpy_server_check_fails_on_an_altered_server(tmp_path, monkeypatch):
+    from app.core import scrcpy_server_file
+
+    planted = tmp_path / scrcpy_server_file.SERVER_FILE_NAME
+    planted.write_bytes(scrcpy_server_file.server_file().read_bytes()[:-1])
+    monkeypatch.setattr(scrcpy_server_file, "server_resource", lambda: planted)
+    with pytest.raises(CheckFailed, match="is not scrcpy's 3.3.4 release"):
+        selftest.check_scrcpy_server()

@@ -1,0 +1,112 @@
+"""The virtual phone's screen as a video stream, encoded the way scrcpy's server streams a real screen.
+
+A real phone's scrcpy server feeds the display to MediaCodec and sends what comes out: a codec
+configuration packet first (H.264: the SPS and PPS), then one packet per new frame — and nothing
+while the screen is still. `ScreenEncoder` does the same with PyAV's encoders: H.264 through
+libx264 (ultrafast, zerolatency) or AV1 through SVT-AV1 in its low-delay real-time mode, one
+packet out for every picture in, at once (no frame is held back for look-ahead).
+
+The video size follows scrcpy's server: the display scaled so its longer side is at most
+`max_size` (0: no limit), both sides rounded down to a multiple of 8.
+"""
+
+from __future__ import annotations
+
+import fractions
+import os
+from dataclasses import dataclass
+
+from PIL import Image
+
+ENCODERS: dict[str, tuple[str, dict[str, str]]] = {
+    # scrcpy's codec name → PyAV encoder and the options that make it emit each frame at once
+    "h264": ("libx264", {"preset": "ultrafast", "tune": "zerolatency"}),
+    "av1": ("libsvtav1", {"preset": "10", "svtav1-params": "pred-struct=1:rtc=1:rc=2"}),
+}
+MICROSECONDS = fractions.Fraction(1, 1_000_000)
+
+
+class EncoderUnavailable(RuntimeError):
+    """The codec asked for cannot be encoded here (PyAV missing, or built without that encoder)."""
+
+
+@dataclass(frozen=True)
+class EncodedPacket:
+    """One packet of the stream: `config` carries the codec's set-up (sent first, no picture)."""
+
+    data: bytes
+    pts_us: int
+    key_frame: bool = False
+    config: bool = False
+
+
+def video_size(display: tuple[int, int], max_size: int = 0) -> tuple[int, int]:
+    """The stream's size for a display, as scrcpy's server computes it: the longer side at most
+    `max_size` (aspect kept), both sides a multiple of 8."""
+    width, height = display
+    longer = max(width, height)
+    if max_size and longer > max_size:
+        scale = max_size / longer
+        width, height = round(width * scale), round(height * scale)
+    return max(8, width & ~7), max(8, height & ~7)
+
+
+class ScreenEncoder:
+    """Encodes screen pictures into packets of one codec at one size; not thread-safe (one stream owns it)."""
+
+    def __init__(self, codec: str, size: tuple[int, int], *, bit_rate: int = 8_000_000, max_fps: int = 60):
+        if codec not in ENCODERS:
+            raise EncoderUnavailable(f"the virtual phone cannot stream {codec!r}; it streams {', '.join(ENCODERS)}")
+        try:
+            import av
+        except ImportError as error:     # the app can run without PyAV: the mirror then polls screenshots
+            raise EncoderUnavailable(f"PyAV is not installed ({error})") from None
+        name, options = ENCODERS[codec]
+        try:
+            context = av.CodecContext.create(name, "w")
+        except (av.FFmpegError, ValueError) as error:
+            raise EncoderUnavailable(f"this PyAV has no {name} encoder ({error})") from None
+        os.environ.setdefault("SVT_LOG", "1")      # SVT-AV1 prints its whole configuration at level 3
+        context.width, context.height = size
+        context.pix_fmt = "yuv420p"
+        context.time_base = MICROSECONDS
+        context.framerate = fractions.Fraction(max(1, max_fps), 1)
+        context.bit_rate = bit_rate
+        context.options = dict(options)
+        if codec == "h264":      # the SPS and PPS once, as scrcpy's config packet, not inside every key frame
+            context.flags |= av.codec.context.Flags.global_header
+        context.open()
+        self.codec = codec
+        self.size = size
+        self._context = context
+        self._frame_type = av.VideoFrame
+        self._config_sent = False
+        self._last_pts = -1
+
+    def encode(self, picture: Image.Image, pts_us: int) -> list[EncodedPacket]:
+        """The packets for one picture (scaled to the stream's size); the first call starts with the config."""
+        if picture.size != self.size:
+            picture = picture.resize(self.size, Image.Resampling.BILINEAR)
+        pts_us = max(pts_us, self._last_pts + 1)       # presentation times must grow
+        self._last_pts = pts_us
+        frame = self._frame_type.from_image(picture.convert("RGB"))
+        frame.pts = pts_us
+        packets: list[EncodedPacket] = []
+        if not self._config_sent:
+            self._config_sent = True
+            extradata = self._context.extradata
+            if extradata:
+                packets.append(EncodedPacket(bytes(extradata), pts_us, config=True))
+        for packet in self._context.encode(frame):
+            packets.append(EncodedPacket(bytes(packet), int(packet.pts if packet.pts is not None else pts_us),
+                                         key_frame=bool(packet.is_keyframe)))
+        return packets
+
+    def close(self) -> None:
+        """Flush the encoder (SVT-AV1 complains when it is not told the stream ended)."""
+        context, self._context = self._context, None
+        if context is not None:
+            try:
+                context.encode(None)
+            except Exception:     # noqa: BLE001 - a stream that never started has nothing to flush
+                pass
