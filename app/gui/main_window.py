@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from PySide6.QtCore import Qt, QUrl
+from PySide6.QtCore import QEvent, Qt, QUrl
 from PySide6.QtGui import QAction, QDesktopServices, QKeySequence
 from PySide6.QtWidgets import (
     QDialog,
@@ -393,6 +393,23 @@ class MainWindow(QMainWindow):
         for task in list(self._tasks):
             task.cancel()
         await asyncio.to_thread(self.core.close)
+
+    def changeEvent(self, event) -> None:
+        if event.type() == QEvent.Type.WindowStateChange:
+            self._mirror_visibility_changed()
+        super().changeEvent(event)
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        self._mirror_visibility_changed()
+
+    def hideEvent(self, event) -> None:
+        super().hideEvent(event)
+        self._mirror_visibility_changed()
+
+    def _mirror_visibility_changed(self) -> None:
+        """A minimized or hidden window reads no frames from the phone (idle costs nothing)."""
+        self.phone.set_mirror_visible(self.isVisible() and not self.isMinimized())
 
     def closeEvent(self, event) -> None:
         save_window_state(self, self.splitters)

@@ -163,3 +163,27 @@ async def test_streaming_words_without_spaces_never_widen_the_window(window):
     window.controller.model_words.emit(1, '{"thought":"' + "x" * 400)
     await asyncio.sleep(0.2)
     assert window.width() == width
+
+
+def screencaps(virtual_adb) -> int:
+    return sum(1 for argv in virtual_adb.devices[0].command_lines() if argv and argv[0] == "screencap")
+
+
+@pytest.mark.asyncio
+async def test_a_minimized_window_stops_capturing_the_phone_and_resumes_when_restored(window, virtual_adb):
+    """Idle costs nothing: nobody looks at a minimized mirror, so the phone is not captured for it."""
+    await window.start()
+    await until(lambda: window.mirror.device_size != (0, 0))
+    frames = window.phone.session.frames
+    assert frames.subscriber_count == 1
+    window.showMinimized()
+    await until(lambda: frames.subscriber_count == 0)
+    await asyncio.sleep(0.3)                       # a capture in flight may finish
+    taken = screencaps(virtual_adb)
+    await asyncio.sleep(1.0)
+    assert screencaps(virtual_adb) == taken, "no screenshot is taken while minimized"
+    delivered = []
+    window.phone.frame_ready.connect(lambda image, size: delivered.append(size))
+    window.showNormal()
+    await until(lambda: frames.subscriber_count == 1 and delivered)
+    assert screencaps(virtual_adb) > taken and window.phone.mirror_visible

@@ -57,6 +57,10 @@ class PhoneSession(QObject):
         self.entry: DeviceEntry | None = None
         self.frame_ms = 0.0                       # last frame: shrink + QImage wrap (core thread)
         self.live_controls = True                 # refresh controls while idle (off during a run's review)
+        self.mirror_visible = True                # a hidden or minimized window reads no frames, no controls
+        self._mirror_shown: asyncio.Event | None = None          # on the core loop
+        self._mirror_subscription = None          # the mirror's frame subscription, while shown
+        self._hidden_subscriptions: set = set()   # subscriptions closed because the mirror was hidden
         self._view = (480, 960)                   # the mirror's size, as last read on the GUI thread
         self._tasks: set[asyncio.Future] = set()
         self._mirroring: asyncio.Future | None = None
@@ -173,16 +177,55 @@ class PhoneSession(QObject):
         size = self.view_size()
         return (size.width(), size.height())
 
+    def set_mirror_visible(self, visible: bool) -> None:
+        """Whether the window shows the mirror (GUI thread). Hidden or minimized, it reads no frames and
+        no controls, so the phone is not captured for nobody; shown again, it resumes at once."""
+        if visible == self.mirror_visible:
+            return
+        self.mirror_visible = visible
+        self.core.call(self._apply_mirror_visibility)
+        if visible:
+            self.request_controls()
+
+    def _mirror_shown_event(self) -> asyncio.Event:
+        """On the core loop: set while the mirror is shown."""
+        if self._mirror_shown is None:
+            self._mirror_shown = asyncio.Event()
+            if self.mirror_visible:
+                self._mirror_shown.set()
+        return self._mirror_shown
+
+    def _apply_mirror_visibility(self) -> None:
+        shown = self._mirror_shown_event()
+        if self.mirror_visible:
+            shown.set()
+            return
+        shown.clear()
+        subscription = self._mirror_subscription
+        if subscription is not None:
+            self._hidden_subscriptions.add(subscription)
+            subscription.close()                   # its reader stops at once and waits to be shown
+
     async def _mirror(self, session: CorePhoneSession) -> None:
-        """Follow the phone's frames: shrink each to the mirror's size off the GUI thread, hand it over."""
-        subscription = session.frames.subscribe()
+        """Follow the phone's frames while the mirror is shown: shrink each to the mirror's size off the
+        GUI thread, hand it over. Hidden, it unsubscribes (the frame source stops when nobody reads)."""
+        while not self._closing and self.session is session:
+            await self._mirror_shown_event().wait()
+            if self._closing or self.session is not session:
+                return
+            if not await self._follow_frames(session):
+                return
+
+    async def _follow_frames(self, session: CorePhoneSession) -> bool:
+        """Show frames until the mirror is hidden (True: wait to be shown again) or the frames end (False)."""
+        subscription = self._mirror_subscription = session.frames.subscribe()
         frames, window_start = 0, time.monotonic()
         try:
             while not self._closing and self.session is session:
                 try:
                     frame = await subscription.next()
-                except StopAsyncIteration:
-                    return
+                except StopAsyncIteration:     # hidden (wait to be shown), or the phone's frames ended
+                    return subscription in self._hidden_subscriptions
                 except DeviceError as exc:
                     self._to_gui(self.status, f"No picture from the phone: {exc}")
                     continue
@@ -191,15 +234,19 @@ class PhoneSession(QObject):
                 image = qimage_from_rgb(data, *size)
                 self.frame_ms = frame.shot.decode_ms + (time.perf_counter() - started) * 1000
                 if self._closing or self.session is not session:
-                    return
+                    return False
                 self._on_gui(self._deliver_frame, image, frame.size)
                 frames += 1
                 elapsed = time.monotonic() - window_start
                 if elapsed >= 1.0:
                     self._to_gui(self.fps, frames / elapsed)
                     frames, window_start = 0, time.monotonic()
+            return False
         finally:
             subscription.close()
+            self._hidden_subscriptions.discard(subscription)
+            if self._mirror_subscription is subscription:
+                self._mirror_subscription = None
 
     def _deliver_frame(self, image, device_size) -> None:
         """On the GUI thread: show the frame, and note the mirror's size for the next one."""
@@ -222,7 +269,7 @@ class PhoneSession(QObject):
                 pass
             wanted.clear()
             session = self.session
-            if session is None or not self.live_controls:
+            if session is None or not self.live_controls or not self.mirror_visible:
                 continue
             try:
                 snapshot: ControlsSnapshot = await session.device.controls()
