@@ -18,9 +18,8 @@ from importlib.resources import files
 from importlib.resources.abc import Traversable
 from pathlib import Path
 
-SERVER_VERSION = "3.3.4"
-# The SHA-256 scrcpy publishes for scrcpy-server-v3.3.4 (doc/build.md, install_release.sh at v3.3.4).
-SERVER_SHA256 = "8588238c9a5a00aa542906b6ec7e6d5541d9ffb9b5d0f6e1bc0e365e2303079e"
+from app.android.scrcpy import SERVER_SHA256, SERVER_VERSION
+
 SERVER_FILE_NAME = f"scrcpy-server-v{SERVER_VERSION}"
 RESOURCE_FOLDER = "scrcpy"                 # under app/resources
 # Where a person would look for it in a checkout; said in errors.

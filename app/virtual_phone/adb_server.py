@@ -58,6 +58,7 @@ class VirtualAdbServer:
         self._reachable: dict[str, AttachedDevice] = {}     # network phones that `adb connect` can reach
         self._next_transport_id = 1
         self.forwards = HostForwards()
+        self._open_services: dict[int, set[socket.socket]] = {}   # transport id -> its open connections
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -130,10 +131,17 @@ class VirtualAdbServer:
             self._notify()
 
     def unplug(self, serial: str) -> AttachedDevice:
+        """Take a phone away as a pulled cable does: every open service on it ends at once."""
         with self._changed:
             device = self._devices.pop(serial)
             self._notify()
+            open_services = list(self._open_services.get(device.transport_id, ()))
         self.forwards.remove_all(device)
+        for sock in open_services:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
         return device
 
     def plug(self, device: AttachedDevice) -> None:
@@ -360,7 +368,13 @@ class VirtualAdbServer:
         device.phone.timing.pause(SERVICE_OPEN)
         if device.faults.delay_seconds:
             time.sleep(device.faults.delay_seconds)
-        if device.serial not in self._devices:
-            sock.sendall(b"FAIL" + protocol_string(f"device '{device.serial}' not found"))
-            return
-        serve_device_service(sock, device, service)
+        with self._lock:
+            if device.serial not in self._devices:
+                sock.sendall(b"FAIL" + protocol_string(f"device '{device.serial}' not found"))
+                return
+            self._open_services.setdefault(device.transport_id, set()).add(sock)
+        try:
+            serve_device_service(sock, device, service)
+        finally:
+            with self._lock:
+                self._open_services.get(device.transport_id, set()).discard(sock)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 from datetime import timezone
+from typing import Callable, TypeVar
 
 from .device_sockets import DeviceSockets
 from .latency import ACTIONS, COST_AFTER, DUMP, command_kind
@@ -13,6 +14,7 @@ from .shell import FileAccess, Result, Shell
 from .storage import PhoneStorage
 
 DEVICE_STATES = ("device", "offline", "unauthorized")
+T = TypeVar("T")
 
 
 @dataclass
@@ -23,7 +25,7 @@ class Faults:
     failing_dumps: int = 0           # the next N `uiautomator dump` print "could not get idle state"
     truncated_screenshots: int = 0   # the next N `screencap` answers are cut in half
     delay_seconds: float = 0.0       # every device service waits this long before answering
-    dropped_typed_characters: int = 0  # the next N `input text` commands lose their last character
+    dropped_typed_characters: int = 0  # the next N texts typed (`input text`, scrcpy) lose their last character
     hostile_dumps: list[str] = field(default_factory=list)   # the next dumps, hostile (`hostile_dumps.KINDS`)
 
     def take(self, name: str) -> bool:
@@ -70,10 +72,12 @@ class AttachedDevice:
         with self._record_lock:
             self.services.append(service)
 
-    def new_shell(self, service: str) -> Shell:
+    def new_shell(self, service: str, cancelled: Callable[[], bool] | None = None) -> Shell:
         """The phone's /system/bin/sh for one ADB service (interactive when the service has no
         command). Every program it runs is recorded; toybox commands run without the phone's
-        lock (a `sleep` must not freeze the screen) but cost what the latency profile says."""
+        lock (a `sleep` must not freeze the screen) but cost what the latency profile says.
+        `app_process` (the scrcpy server) runs as long as its client stays, outside the lock;
+        `cancelled` says when the ADB connection that started the shell has closed."""
         from . import toybox
         from .latency import command_kind
         from .programs import PROGRAMS, run_program  # programs need AttachedDevice: imported late
@@ -88,6 +92,9 @@ class AttachedDevice:
             name = argv[0].rsplit("/", 1)[-1]
             if name in PROGRAMS:
                 return self.run_timed(argv, stdin, run_program)
+            if name == "app_process":
+                from .scrcpy_server import run_app_process
+                return run_app_process(self, argv, process)
             if name in toybox.COMMANDS or name == "toybox":
                 phone.timing.pause(command_kind(argv))
                 return toybox.run(argv, stdin, self.storage, process, phone)
@@ -100,7 +107,7 @@ class AttachedDevice:
                "TMPDIR": "/data/local/tmp", "ANDROID_DATA": "/data", "ANDROID_ROOT": "/system",
                "EXTERNAL_STORAGE": "/sdcard", "ANDROID_STORAGE": "/storage"}
         interactive = service.startswith("shell") and not service.partition(":")[2]
-        return Shell(runner, files, env, interactive=interactive)
+        return Shell(runner, files, env, interactive=interactive, cancelled=cancelled)
 
     def run_timed(self, argv: list[str], stdin: bytes, program) -> Result:
         """Run one command as long as it takes on the phone the latency profile describes.
@@ -114,14 +121,32 @@ class AttachedDevice:
             phone.timing.pause(kind)
         if kind == DUMP and not phone.motion.wait_for_idle(phone.animating_without_end):
             return Result(stderr=b"ERROR: could not get idle state.\n")
-        with phone.lock:
-            before_version, before = phone.version, phone.last_picture()
-            result = program(self, argv, stdin)
-            if kind in ACTIONS and phone.version != before_version:
-                phone.motion.action_changed_screen(before)
+        if kind in ACTIONS:
+            result = self.act(lambda: program(self, argv, stdin))
+        else:
+            with phone.lock:
+                result = program(self, argv, stdin)
         if kind in COST_AFTER:
             phone.timing.pause(kind)
         return result
+
+    def act(self, action: Callable[[], T]) -> T:
+        """Do one user action on the phone under its lock (held only for the action); when it
+        changed the screen, the screen moves there from the last picture shown, as the latency
+        profile says. `input` commands and the scrcpy server's control messages both come here."""
+        phone = self.phone
+        with phone.lock:
+            before_version, before = phone.version, phone.last_picture()
+            result = action()
+            if phone.version != before_version:
+                phone.motion.action_changed_screen(before)
+        return result
+
+    def record_input(self, argv: list[str], service: str = "scrcpy control") -> None:
+        """Note input that came by another way than a shell command (scrcpy's control socket), in
+        the form of the `input` command that does the same, so tests and records read one list."""
+        with self._record_lock:
+            self.commands.append(CommandRecord(list(argv), service))
 
     def command_lines(self) -> list[list[str]]:
         """argv of every command run so far (for tests)."""

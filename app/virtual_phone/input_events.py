@@ -20,12 +20,31 @@ KEYCODE_CHARS.update({144 + i: str(i) for i in range(10)})  # numpad digits
 KEYCODE_CHARS.update({29 + i: chr(ord("a") + i) for i in range(26)})
 
 HOME, BACK, ENTER, DEL, APP_SWITCH, POWER, ESCAPE = 3, 4, 66, 67, 187, 26, 111
+PASTE = 279
 
 
 class InputMixin:
     """Mixed into VirtualPhone."""
 
     last_target: View | None = None
+    clipboard: str | None = None     # the primary clip's text; None while nothing was copied
+    clipboard_version: int = 0       # goes up at every change (scrcpy's clipboard sync watches it)
+    display_power_on: bool = True    # the physical panel; scrcpy can turn it off while the picture streams on
+
+    # ------------------------------------------------------------------ clipboard
+    def set_clipboard(self: "VirtualPhone", text: str) -> None:
+        with self.lock:
+            self.clipboard = text
+            self.clipboard_version += 1
+
+    def paste_clipboard(self: "VirtualPhone") -> None:
+        """KEYCODE_PASTE: the clipboard's text goes into the focused field."""
+        with self.lock:
+            focus = self.focused()
+            if focus is None or not self.clipboard or self.input_blocked():
+                return
+            focus[0].fields[focus[1]].insert(self.clipboard)
+            self.changed()
 
     # ------------------------------------------------------------------ touch
     def _hit_order(self: "VirtualPhone") -> list[Window]:
@@ -150,6 +169,8 @@ class InputMixin:
                 self.press_back()
             elif code == APP_SWITCH:
                 self.show_recents()
+            elif code == PASTE:
+                self.paste_clipboard()
             else:
                 self._field_key(code)
 

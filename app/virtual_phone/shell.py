@@ -56,8 +56,9 @@ class Shell(ExpansionMixin, BuiltinsMixin, ProgramsMixin):
 
     def __init__(self, runner: Runner, files: FileAccess, env: dict[str, str] | None = None, *,
                  name: str = "/system/bin/sh", cwd: str = "/", limits: ShellLimits | None = None,
-                 interactive: bool = False):
+                 interactive: bool = False, cancelled: Callable[[], bool] | None = None):
         self.runner, self.files = runner, files
+        self.cancelled = cancelled or _never   # True once whoever started the shell went away
         self.vars: dict[str, str] = dict(env or {})
         self.exported: set[str] = set(self.vars)
         self.readonly: set[str] = set()
@@ -69,7 +70,7 @@ class Shell(ExpansionMixin, BuiltinsMixin, ProgramsMixin):
         self.last_status = 0
         self.options: set[str] = set()
         self.limits = limits or ShellLimits()
-        self.budget = Budget(self.limits)
+        self.budget = Budget(self.limits, cancelled=self.cancelled)
         self.interactive = interactive
         self.depth = 0
         self.loop_depth = 0
@@ -80,7 +81,7 @@ class Shell(ExpansionMixin, BuiltinsMixin, ProgramsMixin):
     # ------------------------------------------------------------------ entry points
     def run_line(self, line: str, stdin: bytes = b"") -> Result:
         """Run a whole command line; its output keeps stdout and stderr in the order written."""
-        self.budget = Budget(self.limits)
+        self.budget = Budget(self.limits, cancelled=self.cancelled)
         collector = Collector(self.budget)
         io = IO({0: Input(stdin), 1: collector.sink(1), 2: collector.sink(2)})
         try:
@@ -351,6 +352,10 @@ class Shell(ExpansionMixin, BuiltinsMixin, ProgramsMixin):
                     self.vars[var] = value
             self.depth -= 1
             self.positional = saved
+
+
+def _never() -> bool:
+    return False
 
 
 _HANDLERS: dict[type, Callable[[Shell, object, IO], int]] = {

@@ -45,7 +45,7 @@ def serve_command(sock: socket.socket, device: AttachedDevice, service: str, arg
     """Run one command line and send its output as the service's protocol wants."""
     stdin = read_stdin(sock, argument, protocol_v2)
     try:
-        result = device.new_shell(service).run_line(argument, stdin)
+        result = device.new_shell(service, cancelled=lambda: connection_closed(sock)).run_line(argument, stdin)
     except ShellExit as exc:
         result = exc.result or Result(code=exc.code)
     if device.faults.take("drop_connections"):
@@ -56,6 +56,16 @@ def serve_command(sock: socket.socket, device: AttachedDevice, service: str, arg
         sock.sendall(v2_packets(result) + struct.pack("<BIB", SHELL_EXIT, 1, result.code & 0xFF))
     else:
         sock.sendall(result.output)   # v1 and exec: stdout and stderr share the stream, as written
+
+
+def connection_closed(sock: socket.socket) -> bool:
+    """Whether the client has closed the connection (a peek, no wait: unread stdin stays
+    unread), so a long-running command such as the scrcpy server can end with it."""
+    try:
+        readable, _, _ = select.select([sock], [], [], 0)
+        return bool(readable) and not sock.recv(1, socket.MSG_PEEK)
+    except (OSError, ValueError):
+        return True
 
 
 def v2_packets(result: Result) -> bytes:

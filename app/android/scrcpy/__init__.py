@@ -24,7 +24,7 @@ from .device_messages import (
     read_device_message,
 )
 from .launch import (
-    DEVICE_SERVER_PATH, NO_SCID, SERVER_CLASS, ServerArgumentError, ServerCommand, ServerOptions,
+    DEVICE_SERVER_PATH, NO_SCID, SERVER_SHA256, SERVER_CLASS, ServerArgumentError, ServerCommand, ServerOptions,
     generate_scid, is_server_command, parse_server_arguments, parse_server_command,
     server_arguments, server_command, socket_name,
 )

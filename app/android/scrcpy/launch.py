@@ -21,6 +21,9 @@ from .protocol import SERVER_VERSION
 from .video import VIDEO_CODEC_IDS
 
 DEVICE_SERVER_PATH = "/data/local/tmp/scrcpy-server.jar"
+# The SHA-256 scrcpy publishes for scrcpy-server-v3.3.4 (doc/build.md, install_release.sh at v3.3.4):
+# the client checks its file against it, the virtual phone runs only a file that matches it.
+SERVER_SHA256 = "8588238c9a5a00aa542906b6ec7e6d5541d9ffb9b5d0f6e1bc0e365e2303079e"
 SERVER_CLASS = "com.genymobile.scrcpy.Server"
 SOCKET_NAME_PREFIX = "scrcpy"
 NO_SCID = -1
