@@ -213,7 +213,7 @@ async def _start_and_follow(args, console: ConsoleSupervisor, stopper: SignalSto
     except RunRefused as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    phones = PhoneRegistry()
+    phones = PhoneRegistry(lambda: settings.mirror)
     try:
         connection = await open_phone(args.device, registry=phones)
     except DeviceError as exc:

@@ -124,8 +124,9 @@ class AgentSettings(_Section):
     reply_retries: int = Field(3, ge=1, le=10, description="tries for a reply that parses and validates")
     max_rejections_per_step: int = Field(5, ge=1, le=20)
     stuck_threshold: int = Field(3, ge=2, le=10, description="same action on an unchanged screen this often = stuck")
-    settle_seconds: float = Field(0.6, ge=0, le=10, description="longest wait for the screen to settle after an "
-                                  "action (0 = no wait)")
+    settle_seconds: float = Field(1.0, ge=0, le=10, description="longest wait for the screen to settle after an "
+                                  "action (0 = no wait); the wait ends as soon as the screen is still, and a "
+                                  "phone's transitions take up to ~0.5 s")
     settle_quiet_seconds: float = Field(0.2, ge=0, le=5, description="the screen counts as settled once it has not "
                                         "changed for this long")
     reflection: bool = True
@@ -159,11 +160,30 @@ class LimitSettings(_Section):
     max_screenshot_mb: float = Field(80.0, gt=0, le=1024, description="largest screenshot, as sent by the phone")
 
 
+class MirrorSettings(_Section):
+    """How the phone's screen reaches the app: scrcpy's video stream (pushed to the phone and started
+    there), or screenshots one after another where the stream cannot run."""
+
+    stream: Literal["auto", "screenshots"] = Field(
+        "auto", description="auto: stream the screen with scrcpy's server, falling back to screenshots "
+        "when it cannot start; screenshots: always poll screenshots")
+    max_size: int = Field(1280, ge=0, le=8192, description="the stream's longer side at most this many pixels "
+                          "(0 = the phone's full resolution)")
+    max_fps: int = Field(60, ge=1, le=240, description="most frames a second the phone sends")
+    video_bit_rate_mbps: float = Field(8.0, gt=0, le=200, description="the stream's bit rate, in Mbit/s")
+    video_codec: Literal["auto", "h264", "av1"] = Field(
+        "auto", description="auto: H.264, which every phone encodes; av1 only for phones that can")
+    show_touches: bool = Field(False, description="the phone shows a dot where it is touched while mirrored")
+    record_runs: bool = Field(True, description="write each run's video into an MP4 next to its report "
+                              "(the stream's own packets, no re-encoding)")
+
+
 class Settings(_Section):
     provider: ProviderSettings = Field(default_factory=ProviderSettings)
     images: ImageSettings = Field(default_factory=ImageSettings)
     agent: AgentSettings = Field(default_factory=AgentSettings)
     limits: LimitSettings = Field(default_factory=LimitSettings)
+    mirror: MirrorSettings = Field(default_factory=MirrorSettings)
     # USD per million tokens, [input, output], by model name (prefix match, longest wins).
     prices: dict[str, tuple[float, float]] = Field(default_factory=lambda: {
         "gpt-4o-mini": (0.15, 0.60), "gpt-4o": (2.50, 10.00), "gpt-4.1-mini": (0.40, 1.60),
@@ -197,7 +217,7 @@ def load_settings(path: Path) -> tuple[Settings, list[str]]:
     warnings: list[str] = []
     sections = {}
     for name, model in (("provider", ProviderSettings), ("images", ImageSettings), ("agent", AgentSettings),
-                          ("limits", LimitSettings)):
+                          ("limits", LimitSettings), ("mirror", MirrorSettings)):
         try:
             sections[name] = model.model_validate(data.get(name, {}))
         except ValidationError as exc:

@@ -23,7 +23,8 @@ PAYLOADS = [
 ]
 # What the device layer itself runs on the phone; anything else would have come from a payload.
 EXPECTED_PROGRAMS = {"input", "monkey", "uiautomator", "rm", "cat", "screencap", "wm", "dumpsys", "grep", "pm",
-                     "getprop", "settings", "ime", "am", "sleep", "true"}
+                     "getprop", "settings", "ime", "am", "sleep", "true",
+                     "app_process"}     # scrcpy's server, started with a fixed command line (app.android.scrcpy.launch)
 
 
 @pytest.mark.parametrize("payload", PAYLOADS)

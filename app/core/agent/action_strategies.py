@@ -229,6 +229,9 @@ class Execute(RunStrategy):
         agent.settle_seconds), so the next step sees where the action led, not the way there.
         The wait goes into the step's timings as "settle"; a Stop or the time limit ends it."""
         agent = self.rc.settings.agent
+        outcome = ctx.get_or("outcome")
+        if outcome is not None and outcome.success:
+            self.rc.device.prefetch_controls()     # the dump waits for idle on the phone: overlap it with the wait
         if not agent.settle_seconds:
             return
         started = time.monotonic()

@@ -49,7 +49,8 @@ class CaptureScreenshot(RunStrategy):
         ctx.set("controls_request", controls_request)
         try:
             frame = await self.rc.control.interruptible(self.rc.frames.frame_after(time.monotonic()))
-            ctx.set("screenshot", frame.shot)
+            ctx.set("screenshot", frame.shot if frame.shot.size == frame.device_size
+                    else await asyncio.to_thread(frame.display_shot))
         except BaseException:
             discard(controls_request)
             raise

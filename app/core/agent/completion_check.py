@@ -223,10 +223,11 @@ class CheckCompletion(RunStrategy):
         except BaseException:
             discard(frame_request)
             raise
-        if await asyncio.to_thread(withheld_reason, frame.shot.image, controls, foreground, images.never_send_apps,
-                                   frame.shot.size):
+        shot = await asyncio.to_thread(frame.display_shot)
+        if await asyncio.to_thread(withheld_reason, shot.image, controls, foreground, images.never_send_apps,
+                                   shot.size):
             return None, screen_size
-        return await asyncio.to_thread(encode_for_check, frame.shot.image, images), frame.shot.size
+        return await asyncio.to_thread(encode_for_check, shot.image, images), shot.size
 
     @staticmethod
     def _add_usage(ctx: StepContext, replies: list) -> None:

@@ -104,7 +104,8 @@ class ActionExecutor:
                 await device.tap(*field.center)
                 where = f" into “{field.name}”"
             await device.type_text(args.text, clear_first=args.clear_current_text,
-                                   current_length=len(field.text) if field is not None else None)
+                                   current_length=len(field.text) if field is not None else None,
+                                   password=field.password if field is not None else None)
             named = field is not None and field.name and field.name.strip() != field.text.strip()
             self.typed = TypedText(args.text, field if args.control_id is not None else None,
                                    bool(field and field.password), f"the field “{field.name}”" if named else "the field")

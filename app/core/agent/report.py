@@ -1,7 +1,9 @@
 """A run's report: one self-contained report.html in the run folder.
 
 No external files and no network: the CSS is inline and each step's screenshot is
-embedded as a small JPEG data URL (longest side 720 px). Every text that comes from the
+embedded as a small JPEG data URL (longest side 720 px). The one exception is the run's
+screen recording (screen.mp4, when the mirror streamed), played from the run folder beside
+the report and linked by its plain file name. Every text that comes from the
 run (request, thoughts, screen text, model replies) is untrusted and HTML-escaped.
 """
 
@@ -11,6 +13,7 @@ import base64
 import html
 import io
 import json
+import urllib.parse
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -65,6 +68,8 @@ pre { background: #f6f8fa; border: 1px solid #d8dee4; border-radius: 6px; paddin
 details summary { cursor: pointer; color: #0969da; }
 .meta { color: #57606a; font-size: 13px; }
 .empty { color: #57606a; font-style: italic; }
+.recording h2 { font-size: 17px; margin: 0 0 6px; }
+.recording video { max-width: 100%; max-height: 70vh; border-radius: 6px; background: #000; display: block; }
 @media (max-width: 700px) { .step { grid-template-columns: 1fr; } }
 """
 
@@ -88,7 +93,23 @@ def render_report(record: LoadedRun) -> str:
     return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">'
             f'<title>{_e(title)}</title><style>{CSS}</style></head>\n'
-            f'<body><main>{_header(record.run, pricing)}{notice}{body}</main></body></html>\n')
+            f'<body><main>{_header(record.run, pricing)}{_recordings(record.screen_recordings)}{notice}{body}'
+            f'</main></body></html>\n')
+
+
+def _recordings(names: list[str]) -> str:
+    """The run's screen video(s), playable in the page and linked; nothing when none was recorded."""
+    if not names:
+        return ""
+    parts = []
+    for index, name in enumerate(names):
+        link = html.escape(urllib.parse.quote(name), quote=True)
+        caption = "" if index == 0 else '<div class="meta">after the screen changed size (the phone turned)</div>'
+        parts.append(f'{caption}<video controls preload="metadata" src="{link}"></video>'
+                     f'<div class="meta"><a href="{link}">{_e(name)}</a></div>')
+    return (f'<section class="card recording"><h2>Screen recording</h2>'
+            f'<p class="meta">What the phone\'s screen showed during the run, as it streamed it.</p>'
+            f'{"".join(parts)}</section>')
 
 
 def _e(value: Any) -> str:

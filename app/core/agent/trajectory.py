@@ -7,6 +7,8 @@ Layout of `YYYYmmdd-HHMMSS-<request-slug>/`:
     step_NNN.png              the screen the model saw at step NNN
     step_NNN_annotated.png    the same with the numbered controls drawn on it
     report.html               written by `app.core.agent.report`
+    screen.mp4                the run's screen as the phone streamed it (screen-2.mp4… after the phone
+                              turned), when the mirror streams; named in run.json's "screen_recordings"
 
 `TrajectoryWriter` is the one writer and `load_run` the one reader (records.py holds the
 types and their tolerant reading). Everything written here goes through `redact_data`
@@ -40,6 +42,8 @@ from app.core.redaction import redact, redact_data
 RUN_FILE = "run.json"
 STEPS_FILE = "steps.jsonl"
 REPORT_FILE = "report.html"
+SCREEN_RECORDINGS_KEY = "screen_recordings"
+"""run.json's list of the run's screen video files (app.core.runs.screen_recording), in order."""
 TEMP_SUFFIX = ".tmp"
 """Files being written carry this ending until they are complete and renamed into place."""
 FORMAT_VERSION = RECORD_VERSION
@@ -124,6 +128,7 @@ class TrajectoryWriter:
         self.run_dir = run_dir
         self._run = run
         self._lock = threading.Lock()
+        self.screen_recordings: list[str] = []    # the run's screen video files, written into run.json
 
     def __repr__(self) -> str:
         return f"TrajectoryWriter({str(self.run_dir)!r})"
@@ -183,7 +188,10 @@ class TrajectoryWriter:
         """
         with self._lock:
             self._run = replace(self._run, result=result, finished_at=now_iso(), report=REPORT_FILE)
-            write_text_atomically(self.run_dir / RUN_FILE, _to_json(self._run.to_dict(), indent=2))
+            data = self._run.to_dict()
+            if self.screen_recordings:
+                data[SCREEN_RECORDINGS_KEY] = list(self.screen_recordings)
+            write_text_atomically(self.run_dir / RUN_FILE, _to_json(data, indent=2))
 
 
 @dataclass
@@ -200,6 +208,7 @@ class LoadedRun:
     steps: list[StepRecord]
     problems: list[str] = field(default_factory=list)
     run_readable: bool = True
+    screen_recordings: list[str] = field(default_factory=list)    # video files that are in the folder
 
 
 @dataclass
@@ -266,7 +275,20 @@ def load_run(run_dir: Path | str) -> LoadedRun:
     run_dir = Path(run_dir)
     run, readable = read_run_file(run_dir)
     steps, step_problems = _read_steps(run_dir)
-    return LoadedRun(run_dir, run, steps, run.problems + step_problems, readable)
+    videos = read_screen_recordings(run_dir) if readable else []
+    return LoadedRun(run_dir, run, steps, run.problems + step_problems, readable, videos)
+
+
+def read_screen_recordings(run_dir: Path) -> list[str]:
+    """The screen video files run.json names that are plain file names present in the folder."""
+    try:
+        data = json.loads((run_dir / RUN_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    names = data.get(SCREEN_RECORDINGS_KEY) if isinstance(data, dict) else None
+    if not isinstance(names, list):
+        return []
+    return [name for name in names if (path := step_file(run_dir, name)) is not None and path.is_file()]
 
 
 def step_file(run_dir: Path, name: Any) -> Path | None:

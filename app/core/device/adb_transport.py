@@ -151,6 +151,31 @@ class AdbTransport:
             # The phone has closed its side; adbutils' close() would add a 10 ms linger for nothing.
             conn.conn.close()
 
+    def open_service(self, serial: str, service: str, timeout: float | None = DEFAULT_TIMEOUT) -> socket.socket:
+        """Open a device service that stays open ("shell:…" of a long-running command,
+        "localabstract:NAME"…) and hand over its socket, blocking, with no timeout once open."""
+        conn = self._connect(timeout)
+        try:
+            conn.send_command(f"host:transport:{serial}")
+            conn.check_okay()
+            conn.send_command(service)
+            conn.check_okay()
+        except (AdbError, OSError, EOFError) as exc:
+            conn.conn.close()
+            raise translate_adb_error(exc, serial) from exc
+        sock = conn.conn
+        sock.settimeout(None)
+        return sock
+
+    def push(self, serial: str, data: bytes, path: str, mode: int = 0o644) -> None:
+        """Write `data` to `path` on the phone (adb's sync protocol)."""
+        import io
+
+        try:
+            self.client.device(serial).sync.push(io.BytesIO(data), path, mode)
+        except (AdbError, OSError, EOFError) as exc:
+            raise translate_adb_error(exc, serial) from exc
+
     def track_devices(self):
         """Yield the full device list each time it changes (blocks; run in a thread)."""
         with self._connect(None) as conn:

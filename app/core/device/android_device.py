@@ -7,7 +7,6 @@ seconds and any input invalidates them (the screen has probably changed).
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import re
 import struct
 import time
@@ -21,27 +20,15 @@ from app.core.perception.hierarchy import DumpTooLarge, HierarchyError, UiHierar
 from . import input_commands as cmd
 from .adb_transport import DEFAULT_TIMEOUT, AdbTransport
 from .app_catalog import looks_like_package, parse_package_list, resolve_app
-from .errors import (
-    ADB_KEYBOARD_FIX,
-    CommandFailed,
-    DeviceError,
-    DeviceTimeout,
-    HierarchyDumpFailed,
-    ScreenshotFailed,
-    TextInputUnsupported,
-)
-from app.android.keycodes import KEYCODES, keycode_from_string
-from .text_fields import FieldReading, TextNotCleared, field_of, focused_field
+from .device_input import InputMixin
+from .errors import CommandFailed, DeviceError, DeviceTimeout, HierarchyDumpFailed, ScreenshotFailed
+from .text_fields import FieldReading, field_of, focused_field
 from .screen_capture import CAPTURE_SERVICES, DECODERS, PNG_METHOD, RAW_METHOD, Screenshot
 
 CONTROLS_TTL_SECONDS = 5.0
 APPS_TTL_SECONDS = 300.0
-CLEAR_MAX_ROUNDS = 4      # delete-and-re-read rounds before a field that will not empty is reported
-CLEAR_MARGIN = 5          # extra deletes per round: a dump may lag a character behind
 DUMP_PATH = "/sdcard/window_dump.xml"
 DUMP_COMMAND = f"rm -f {DUMP_PATH}; uiautomator dump {DUMP_PATH} 2>&1 >/dev/null; cat {DUMP_PATH} 2>/dev/null"
-_ERROR_MARKERS = ("Exception occurred", "Error:", "Error type", "Usage:", "inaccessible or not found",
-                  "Unknown input method")
 
 
 @dataclass(frozen=True)
@@ -118,7 +105,7 @@ def parse_foreground(output: str) -> ForegroundApp | None:
     return None
 
 
-class AndroidDevice:
+class AndroidDevice(InputMixin):
     """Async access to one phone through an ADB server."""
 
     def __init__(self, transport: AdbTransport, serial: str, *, timeout: float = DEFAULT_TIMEOUT,
@@ -157,16 +144,6 @@ class AndroidDevice:
     async def exec_out(self, command: str, timeout: float | None = None) -> bytes:
         """Run a command without a terminal and return its exact bytes (binary-safe)."""
         return await self._run("exec:" + command, timeout)
-
-    async def _input(self, command_line: str, what: str) -> str:
-        """Send input; any input makes the cached controls stale."""
-        self.invalidate_controls()
-        output = await self.shell(command_line)
-        for listener in self.on_input:
-            listener(command_line)
-        if any(marker in output for marker in _ERROR_MARKERS):
-            raise CommandFailed(f"The phone refused to {what}: {output.strip().splitlines()[0]}", command_line, output)
-        return output
 
     # ------------------------------------------------------------------ facts about the phone
 
@@ -263,6 +240,14 @@ class AndroidDevice:
         # shield: one caller giving up (a stopped run) does not cancel the others' dump
         return await asyncio.shield(dumping)
 
+    def prefetch_controls(self) -> None:
+        """Start reading the controls now, for whoever asks next: right after an action, while the
+        step waits for the screen to settle (the phone's dump waits for the screen to be idle by
+        itself), so the next step's `controls()` joins a dump already under way."""
+        if self._controls is None and (self._dumping is None or self._dumping.done()):
+            self._dumping = asyncio.ensure_future(self._dump_controls())
+            self._dumping.add_done_callback(_retrieve)
+
     async def _dump_controls(self) -> ControlsSnapshot:
         generation = self._input_generation
         started = time.perf_counter()
@@ -281,103 +266,11 @@ class AndroidDevice:
         self._input_generation += 1
         self._dumping = None     # a dump already under way shows the screen before this input
 
-    # ------------------------------------------------------------------ input
-
-    async def tap(self, x: float, y: float) -> None:
-        await self._input(cmd.tap(x, y), f"tap at ({x:.0f}, {y:.0f})")
-
-    async def long_press(self, x: float, y: float, duration_ms: int = 800) -> None:
-        await self._input(cmd.long_press(x, y, duration_ms), f"long-press at ({x:.0f}, {y:.0f})")
-
-    async def swipe(self, x1: float, y1: float, x2: float, y2: float, duration_ms: int = 300) -> None:
-        await self._input(cmd.swipe(x1, y1, x2, y2, duration_ms), "swipe")
-
-    async def scroll(self, direction: str, area: tuple[int, int, int, int] | None = None) -> None:
-        """Scroll content: "down" shows what is below (the finger moves up), like a person's swipe."""
-        if area is None:
-            width, height = (await self.screen_info()).display_size
-            area = (0, int(height * 0.15), width, int(height * 0.85))
-        left, top, right, bottom = area
-        cx, cy = (left + right) / 2, (top + bottom) / 2
-        dx, dy = (right - left) * 0.35, (bottom - top) * 0.35
-        vectors = {"down": (0, -dy), "up": (0, dy), "right": (-dx, 0), "left": (dx, 0)}
-        if direction not in vectors:
-            raise CommandFailed(f"Unknown scroll direction '{direction}': use up, down, left or right.")
-        mx, my = vectors[direction]
-        await self._input(cmd.swipe(cx - mx, cy - my, cx + mx, cy + my, 400), f"scroll {direction}")
-
-    async def press_key(self, key: str | int) -> None:
-        code = keycode_from_string(key)
-        if code is None:
-            raise CommandFailed(f"Unknown key '{key}'. Use BACK, HOME, ENTER, APP_SWITCH or an Android key code.")
-        await self._input(cmd.keyevent(code), f"press key {key}")
-
-    async def back(self) -> None:
-        await self.press_key(KEYCODES["BACK"])
-
-    async def home(self) -> None:
-        await self.press_key(KEYCODES["HOME"])
-
-    async def recents(self) -> None:
-        await self.press_key(KEYCODES["APP_SWITCH"])
-
-    async def type_text(self, text: str, *, clear_first: bool = False, current_length: int | None = None) -> None:
-        """Type into the focused field. Non-ASCII goes through ADB Keyboard, or fails with the fix.
-
-        With `clear_first` the field is emptied first (`clear_focused_field`); text that will not
-        go away raises TextNotCleared and nothing is typed."""
-        if clear_first:
-            left = await self.clear_focused_field(current_length)
-            if left is not None and left.text:
-                raise TextNotCleared(f"Could not clear the field: it still holds {left.shown()} "
-                                     "after deleting repeatedly; nothing was typed.")
-        if not cmd.needs_adb_keyboard(text):
-            await self._input(cmd.type_ascii(text), "type text")
-            return
-        ime_ids, current = await self.input_methods()
-        if cmd.ADB_KEYBOARD_IME not in ime_ids:
-            raise TextInputUnsupported(f"This text has characters `input text` cannot type (non-ASCII). {ADB_KEYBOARD_FIX}")
-        parts: list[str] = []
-        if current != cmd.ADB_KEYBOARD_IME:
-            parts += [cmd.switch_ime(cmd.ADB_KEYBOARD_IME), "sleep 0.5"]
-        parts.append(cmd.type_with_adb_keyboard(text))
-        if current and current != cmd.ADB_KEYBOARD_IME:
-            parts += ["sleep 0.2", cmd.switch_ime(current)]
-        await self._input("; ".join(parts), "type text with ADB Keyboard")
-
     async def read_field(self, target: Control | None = None) -> FieldReading | None:
         """A text field read from a fresh dump: `target` (a control of an earlier dump), else the
         focused field. None when there is no such field."""
         hierarchy = (await self.controls(refresh=True)).hierarchy
         return field_of(hierarchy, target) if target is not None else focused_field(hierarchy)
-
-    async def clear_focused_field(self, known_length: int | None = None,
-                                  max_rounds: int = CLEAR_MAX_ROUNDS) -> FieldReading | None:
-        """Delete the whole text of the focused field, however long; return the field as it is after.
-
-        Each round deletes what the last dump showed (plus a margin) before the cursor; later
-        rounds also delete after it (a cursor left mid-text, later lines). The field is re-read
-        from a dump after each round, and a field holding its hint counts as empty. On a dump
-        without hints (older Android reports an empty field's hint as its text), text that a full
-        round of deleting on both sides did not change at all is taken for the hint."""
-        length = known_length
-        reading: FieldReading | None = None
-        if length is None:
-            reading = await self.read_field()
-            if reading is None or not reading.text:
-                return reading
-            length = len(reading.text)
-        for round_number in range(max_rounds):
-            for line in cmd.clear_field_commands(length + CLEAR_MARGIN, forward=round_number > 0):
-                await self._input(line, "clear the text field")
-            before, reading = reading, await self.read_field()
-            if reading is None or not reading.text:
-                return reading
-            if (round_number > 0 and before is not None and not reading.hint_reported
-                    and reading.text == before.text):
-                return dataclasses.replace(reading, text="", hint=reading.text)
-            length = len(reading.text)
-        return reading
 
     async def input_methods(self) -> tuple[list[str], str]:
         """(installed IME ids, the current one)."""

@@ -11,6 +11,7 @@ a time); a streamed one can take its place behind the same interface.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import time
 from dataclasses import dataclass
@@ -35,6 +36,9 @@ class Frame:
     shot: Screenshot
     captured_at: float
     received_at: float
+    display_size: tuple[int, int] | None = None
+    """The phone's display in pixels when the picture is smaller (a stream scaled to fit
+    `mirror.max_size`); None: the picture is the display's own size."""
 
     @property
     def image(self):
@@ -43,6 +47,21 @@ class Frame:
     @property
     def size(self) -> tuple[int, int]:
         return self.shot.size
+
+    @property
+    def device_size(self) -> tuple[int, int]:
+        """The display's size, which controls' and touches' coordinates are in."""
+        return self.display_size or self.shot.size
+
+    def display_shot(self) -> Screenshot:
+        """The picture at the display's size (a scaled stream frame is scaled back up, ~10 ms for
+        1080×2400: run it off the loop), so control boxes and model coordinates line up with it."""
+        if self.device_size == self.shot.size:
+            return self.shot
+        from PIL import Image
+
+        image = self.shot.image.resize(self.device_size, Image.Resampling.BILINEAR)
+        return dataclasses.replace(self.shot, image=image)
 
 
 class FrameSource(Protocol):

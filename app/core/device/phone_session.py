@@ -18,7 +18,9 @@ from typing import AsyncIterator, Callable
 from .adb_transport import AdbTransport, DeviceListing
 from .android_device import AndroidDevice
 from .errors import DeviceNotFound
-from .frames import ScreenshotPolling
+from app.core.config import MirrorSettings
+
+from .phone_frames import PhoneFrames
 from .phone_id import PhoneId, resolve_phone
 from .phone_lock import PhoneBusy, PhoneLock
 
@@ -29,12 +31,13 @@ class PhoneSession:
     """The phone's one owner in this process."""
 
     def __init__(self, phone_id: PhoneId, device: AndroidDevice, listing: DeviceListing | None = None,
-                 *, virtual: bool = False, lock: PhoneLock | None = None) -> None:
+                 *, virtual: bool = False, lock: PhoneLock | None = None,
+                 mirror_settings: Callable[[], MirrorSettings] = MirrorSettings) -> None:
         self.id = phone_id
         self.device = device
         self.listing = listing or DeviceListing(device.serial, "device")
         self.virtual = virtual
-        self.frames = ScreenshotPolling(device.screenshot, name=str(phone_id))
+        self.frames = PhoneFrames(device, mirror_settings, name=str(phone_id))
         self._lock = lock or PhoneLock(phone_id)
         self._driving = asyncio.Lock()
         self.driver: str = ""            # what drives the phone now ("" = nobody)
@@ -84,8 +87,9 @@ class PhoneSession:
 class PhoneRegistry:
     """Every phone this process knows, by id. Lives on the core's loop."""
 
-    def __init__(self) -> None:
+    def __init__(self, mirror_settings: Callable[[], MirrorSettings] = MirrorSettings) -> None:
         self._sessions: dict[PhoneId, PhoneSession] = {}
+        self.mirror_settings = mirror_settings     # read each time a phone's stream starts
 
     def sessions(self) -> list[PhoneSession]:
         return list(self._sessions.values())
@@ -104,7 +108,7 @@ class PhoneRegistry:
             return existing
         options = {"timeout": timeout} if timeout else {}
         return self.add(PhoneSession(phone_id, AndroidDevice(transport, listing.serial, **options), listing,
-                                     virtual=virtual))
+                                     virtual=virtual, mirror_settings=lambda: self.mirror_settings()))
 
     def get(self, name: "str | PhoneId | None") -> PhoneSession:
         """The session `name` names (full id or an unambiguous serial); None: the only one, else the first."""

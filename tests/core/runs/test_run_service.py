@@ -235,7 +235,9 @@ async def test_the_runs_caps_on_pictures_reach_the_phone(two_phone_server):
     """settings.limits are the caps the phone's pictures and dumps are read with during the run."""
     settings = settings_for_tests()
     settings.limits.max_screenshot_side = 256          # the virtual phone's screen is 1080x2400
+    settings.mirror.stream = "screenshots"            # a stream is asked for pictures within the cap instead
     phones = await open_registry(two_phone_server)
+    phones.mirror_settings = lambda: settings.mirror
     service = RunService(phones, settings, client_factory=functools.partial(ModelClient, backoff_seconds=0.01))
     try:
         with FakeOpenAIServer(taps([100])) as model:

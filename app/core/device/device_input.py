@@ -1,0 +1,270 @@
+"""Input to the phone: taps, swipes, keys, text, the wheel, rotation, the clipboard and the display.
+
+Everything goes over the phone's fast input channel when one is open (scrcpy's control socket,
+`InputChannel`: a tap costs a message on an open socket instead of an `adb shell input` process,
+60–300 ms on a phone), and over `adb shell` commands otherwise, or when the channel fails (then
+it is dropped and the command is sent again the slow way, so no input is lost or doubled: a
+channel that failed did not deliver the message).
+
+Text goes in this order: ASCII through the channel's text message (or `input text`); other
+scripts through ADB Keyboard when it is installed; else, with a channel, through the phone's
+clipboard and a paste (as scrcpy does), with the clipboard the person had put back afterwards —
+never into a password field, whose text must not sit on the clipboard even for a moment.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Callable, Protocol
+
+from app.android.keycodes import KEYCODES, keycode_from_string
+
+from . import input_commands as cmd
+from .errors import ADB_KEYBOARD_FIX, CommandFailed, DeviceError, TextInputUnsupported
+from .text_fields import FieldReading, TextNotCleared
+
+CLEAR_MAX_ROUNDS = 4      # delete-and-re-read rounds before a field that will not empty is reported
+CLEAR_MARGIN = 5          # extra deletes per round: a dump may lag a character behind
+WHEEL_SWIPE_FRACTION = 0.12   # without a channel, one wheel notch is a swipe of this share of the screen
+_ERROR_MARKERS = ("Exception occurred", "Error:", "Error type", "Usage:", "inaccessible or not found",
+                  "Unknown input method")
+NEEDS_STREAM = ("needs the scrcpy stream (Settings › Mirror › Stream: auto); the mirror is polling "
+                "screenshots on this phone")
+
+
+class InputChannel(Protocol):
+    """A fast way to the phone's input (scrcpy's control socket). Coordinates are display pixels.
+    A method raises DeviceError when the channel is gone; the message was then not delivered."""
+
+    name: str
+
+    async def tap(self, x: float, y: float) -> None: ...
+    async def long_press(self, x: float, y: float, duration_ms: int) -> None: ...
+    async def swipe(self, x1: float, y1: float, x2: float, y2: float, duration_ms: int) -> None: ...
+    async def key(self, code: int) -> None: ...
+    async def text(self, text: str) -> None: ...
+    async def wheel(self, x: float, y: float, dx: float, dy: float) -> None: ...
+    async def rotate(self) -> None: ...
+    async def set_display_power(self, on: bool) -> None: ...
+    async def get_clipboard(self) -> str: ...
+    async def set_clipboard(self, text: str, paste: bool = False) -> None: ...
+
+
+class InputMixin:
+    """The input half of AndroidDevice (which provides shell(), screen_info(), read_field(),
+    input_methods() and invalidate_controls())."""
+
+    input_channel: InputChannel | None = None
+    on_input: list[Callable[[str], None]]
+
+    # ------------------------------------------------------------------ the two ways in
+
+    def use_input_channel(self, channel: InputChannel | None) -> None:
+        """Send input over `channel` from now on (None: back to `adb shell input`)."""
+        self.input_channel = channel
+
+    @property
+    def input_path(self) -> str:
+        """Which way input goes now, in words for a status line."""
+        return self.input_channel.name if self.input_channel is not None else "adb shell input"
+
+    async def _input(self, command_line: str, what: str) -> str:
+        """Send input as a shell command; any input makes the cached controls stale."""
+        self.invalidate_controls()
+        output = await self.shell(command_line)
+        self._told(command_line)
+        if any(marker in output for marker in _ERROR_MARKERS):
+            raise CommandFailed(f"The phone refused to {what}: {output.strip().splitlines()[0]}", command_line, output)
+        return output
+
+    async def _over_channel(self, what: str, send) -> bool:
+        """Send input with `send(channel)`; False when there is no channel or it just failed
+        (it is then dropped and the caller sends the input the slow way)."""
+        channel = self.input_channel
+        if channel is None:
+            return False
+        self.invalidate_controls()
+        try:
+            await send(channel)
+        except DeviceError:
+            if self.input_channel is channel:
+                self.input_channel = None
+            return False
+        self._told(f"{channel.name}: {what}")
+        return True
+
+    def _told(self, description: str) -> None:
+        for listener in self.on_input:
+            listener(description)
+
+    # ------------------------------------------------------------------ touches
+
+    async def tap(self, x: float, y: float) -> None:
+        if not await self._over_channel(f"tap {x:.0f} {y:.0f}", lambda c: c.tap(x, y)):
+            await self._input(cmd.tap(x, y), f"tap at ({x:.0f}, {y:.0f})")
+
+    async def long_press(self, x: float, y: float, duration_ms: int = 800) -> None:
+        if not await self._over_channel(f"long press {x:.0f} {y:.0f}", lambda c: c.long_press(x, y, duration_ms)):
+            await self._input(cmd.long_press(x, y, duration_ms), f"long-press at ({x:.0f}, {y:.0f})")
+
+    async def swipe(self, x1: float, y1: float, x2: float, y2: float, duration_ms: int = 300) -> None:
+        if not await self._over_channel("swipe", lambda c: c.swipe(x1, y1, x2, y2, duration_ms)):
+            await self._input(cmd.swipe(x1, y1, x2, y2, duration_ms), "swipe")
+
+    async def scroll(self, direction: str, area: tuple[int, int, int, int] | None = None) -> None:
+        """Scroll content: "down" shows what is below (the finger moves up), like a person's swipe."""
+        if area is None:
+            width, height = (await self.screen_info()).display_size
+            area = (0, int(height * 0.15), width, int(height * 0.85))
+        left, top, right, bottom = area
+        cx, cy = (left + right) / 2, (top + bottom) / 2
+        dx, dy = (right - left) * 0.35, (bottom - top) * 0.35
+        vectors = {"down": (0, -dy), "up": (0, dy), "right": (-dx, 0), "left": (dx, 0)}
+        if direction not in vectors:
+            raise CommandFailed(f"Unknown scroll direction '{direction}': use up, down, left or right.")
+        mx, my = vectors[direction]
+        await self.swipe(cx - mx, cy - my, cx + mx, cy + my, 400)
+
+    async def wheel(self, x: float, y: float, dx: float, dy: float) -> None:
+        """Turn a mouse wheel over (x, y): `dy` notches, positive = up (content moves down), `dx`
+        positive = left, as Qt and scrcpy count them. Without a channel: a short swipe per notch."""
+        if await self._over_channel(f"wheel {dx:+.1f} {dy:+.1f}", lambda c: c.wheel(x, y, dx, dy)):
+            return
+        width, height = (await self.screen_info()).display_size
+        step_x, step_y = width * WHEEL_SWIPE_FRACTION, height * WHEEL_SWIPE_FRACTION
+        end_x = min(max(x + dx * step_x, 0), width - 1)
+        end_y = min(max(y + dy * step_y, 0), height - 1)
+        await self._input(cmd.swipe(x, y, end_x, end_y, 150), "scroll")
+
+    # ------------------------------------------------------------------ keys
+
+    async def press_key(self, key: str | int) -> None:
+        code = keycode_from_string(key)
+        if code is None:
+            raise CommandFailed(f"Unknown key '{key}'. Use BACK, HOME, ENTER, APP_SWITCH or an Android key code.")
+        if not await self._over_channel(f"key {key}", lambda c: c.key(code)):
+            await self._input(cmd.keyevent(code), f"press key {key}")
+
+    async def back(self) -> None:
+        await self.press_key(KEYCODES["BACK"])
+
+    async def home(self) -> None:
+        await self.press_key(KEYCODES["HOME"])
+
+    async def recents(self) -> None:
+        await self.press_key(KEYCODES["APP_SWITCH"])
+
+    # ------------------------------------------------------------------ the phone itself
+
+    async def rotate(self) -> None:
+        """Turn the screen a quarter (portrait ↔ landscape), with auto-rotate off as scrcpy does."""
+        if await self._over_channel("rotate", lambda c: c.rotate()):
+            return
+        info = await self.screen_info(refresh=True)
+        quarter = 0 if info.rotation % 2 else 1
+        await self._input(f"settings put system accelerometer_rotation 0; settings put system user_rotation {quarter}",
+                          "rotate the screen")
+
+    async def set_screen_power(self, on: bool) -> None:
+        """Turn the phone's own display off (or back on) while the mirror goes on showing it."""
+        if not await self._over_channel(f"display {'on' if on else 'off'}", lambda c: c.set_display_power(on)):
+            raise CommandFailed(f"Turning the phone's screen off while mirroring {NEEDS_STREAM}.")
+
+    async def set_show_touches(self, on: bool) -> None:
+        """The phone draws a dot where it is touched (Developer options › Show taps)."""
+        await self._input(f"settings put system show_touches {1 if on else 0}", "change Show taps")
+
+    async def get_clipboard(self) -> str:
+        channel = self.input_channel
+        if channel is None:
+            raise CommandFailed(f"Reading the phone's clipboard {NEEDS_STREAM}.")
+        return await channel.get_clipboard()
+
+    async def set_clipboard(self, text: str, *, paste: bool = False) -> None:
+        if not await self._over_channel("set clipboard", lambda c: c.set_clipboard(text, paste)):
+            raise CommandFailed(f"Setting the phone's clipboard {NEEDS_STREAM}.")
+
+    # ------------------------------------------------------------------ text
+
+    async def type_text(self, text: str, *, clear_first: bool = False, current_length: int | None = None,
+                        password: bool | None = None) -> None:
+        """Type into the focused field (see the module's note for which way text goes).
+
+        With `clear_first` the field is emptied first (`clear_focused_field`); text that will not
+        go away raises TextNotCleared and nothing is typed. `password` says whether the field is a
+        password field (None: unknown; it is read from the screen before a paste)."""
+        if clear_first:
+            left = await self.clear_focused_field(current_length)
+            if left is not None and left.text:
+                raise TextNotCleared(f"Could not clear the field: it still holds {left.shown()} "
+                                     "after deleting repeatedly; nothing was typed.")
+        if not cmd.needs_adb_keyboard(text):
+            if not await self._over_channel("type text", lambda c: c.text(text)):
+                await self._input(cmd.type_ascii(text), "type text")
+            return
+        ime_ids, current = await self.input_methods()
+        if cmd.ADB_KEYBOARD_IME in ime_ids:
+            await self._type_with_adb_keyboard(text, current)
+            return
+        if self.input_channel is None:
+            raise TextInputUnsupported(f"This text has characters `input text` cannot type (non-ASCII). {ADB_KEYBOARD_FIX}")
+        if password is None:
+            field = await self.read_field()
+            password = bool(field is not None and field.password)
+        if password:
+            raise TextInputUnsupported("This password has characters `input text` cannot type (non-ASCII), and a "
+                                       "password never goes through the phone's clipboard. " + ADB_KEYBOARD_FIX)
+        await self._paste(text)
+
+    async def _type_with_adb_keyboard(self, text: str, current: str) -> None:
+        parts: list[str] = []
+        if current != cmd.ADB_KEYBOARD_IME:
+            parts += [cmd.switch_ime(cmd.ADB_KEYBOARD_IME), "sleep 0.5"]
+        parts.append(cmd.type_with_adb_keyboard(text))
+        if current and current != cmd.ADB_KEYBOARD_IME:
+            parts += ["sleep 0.2", cmd.switch_ime(current)]
+        await self._input("; ".join(parts), "type text with ADB Keyboard")
+
+    async def _paste(self, text: str) -> None:
+        """Put `text` on the phone's clipboard, paste it, and put the person's clipboard back."""
+        channel = self.input_channel
+        try:
+            previous = await channel.get_clipboard()
+        except DeviceError:
+            previous = None
+        if not await self._over_channel("paste text", lambda c: c.set_clipboard(text, True)):
+            raise TextInputUnsupported("The text could not be pasted: the phone's input channel closed. "
+                                       + ADB_KEYBOARD_FIX)
+        if previous is not None and self.input_channel is not None:
+            try:
+                await self.input_channel.set_clipboard(previous, False)
+            except DeviceError:
+                pass           # the text was typed; only the clipboard's old content is lost
+
+    async def clear_focused_field(self, known_length: int | None = None,
+                                  max_rounds: int = CLEAR_MAX_ROUNDS) -> FieldReading | None:
+        """Delete the whole text of the focused field, however long; return the field as it is after.
+
+        Each round deletes what the last dump showed (plus a margin) before the cursor; later
+        rounds also delete after it (a cursor left mid-text, later lines). The field is re-read
+        from a dump after each round, and a field holding its hint counts as empty. On a dump
+        without hints (older Android reports an empty field's hint as its text), text that a full
+        round of deleting on both sides did not change at all is taken for the hint."""
+        length = known_length
+        reading: FieldReading | None = None
+        if length is None:
+            reading = await self.read_field()
+            if reading is None or not reading.text:
+                return reading
+            length = len(reading.text)
+        for round_number in range(max_rounds):
+            for line in cmd.clear_field_commands(length + CLEAR_MARGIN, forward=round_number > 0):
+                await self._input(line, "clear the text field")
+            before, reading = reading, await self.read_field()
+            if reading is None or not reading.text:
+                return reading
+            if (round_number > 0 and before is not None and not reading.hint_reported
+                    and reading.text == before.text):
+                return dataclasses.replace(reading, text="", hint=reading.text)
+            length = len(reading.text)
+        return reading

@@ -1,0 +1,377 @@
+"""scrcpy's own server on the phone, started and read by the app: the screen as H.264 (or AV1)
+packets, decoded here, and a control socket for input.
+
+The way scrcpy starts it: push the pinned server file (checked by SHA-256 first) to
+/data/local/tmp, run `CLASSPATH=… app_process / com.genymobile.scrcpy.Server 3.3.4 key=value…`
+in an `adb shell` that stays open, then connect to `localabstract:scrcpy_<scid>` as ADB device
+services (the server in forward-tunnel mode) — no `adb forward` port on this machine, so it
+works the same for a phone on another machine's ADB server. The first connection is the video
+socket (a dummy byte, the device name, the codec and size, then framed packets), the second the
+control socket (control messages out, clipboard messages in).
+
+`ScrcpySession.start()` blocks (run it in a worker thread); once started, one thread reads and
+decodes the video (PyAV) and hands each picture to `on_frame`, one reads the device messages,
+one drains the server's log. Everything ends with `close()` or when the phone goes away
+(`on_end` is called once with the reason).
+"""
+
+from __future__ import annotations
+
+import collections
+import logging
+import socket
+import threading
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+from PIL import Image
+
+from app.android.scrcpy import (
+    DEVICE_SERVER_PATH, AckClipboard, ControlMessage, DeviceClipboard, DeviceMessageReader, DeviceMeta,
+    ProtocolError, ServerOptions, StreamDisabled, VideoCodecMeta, VideoPacket, VideoStreamReader,
+    server_command,
+)
+from app.core.scrcpy_server_file import ServerFileError, verified_server_bytes
+
+from .adb_transport import AdbTransport
+from .errors import DeviceError
+
+log = logging.getLogger(__name__)
+
+CONNECT_TIMEOUT_SECONDS = 10.0    # the server's JVM takes 0.3–1 s to start on a phone, more on a slow one
+CONNECT_RETRY_SECONDS = 0.1
+DECODERS = {"h264": ("h264", {}), "av1": ("libdav1d", {"max_frame_delay": "1"})}
+LOG_LINES_KEPT = 40
+
+FrameHandler = Callable[["object", float, float], None]        # (PIL image, received_at, decode_ms)
+PacketHandler = Callable[[VideoCodecMeta, VideoPacket], None]
+
+
+def check_decoder(codec: str) -> None:
+    """Raise ScrcpyUnavailable unless PyAV is here and can decode `codec`."""
+    decoder_name, _ = DECODERS.get(codec, (None, None))
+    if decoder_name is None:
+        raise ScrcpyUnavailable(f"this app cannot decode {codec}")
+    try:
+        import av
+
+        av.CodecContext.create(decoder_name, "r")
+    except ImportError as exc:
+        raise ScrcpyUnavailable(f"PyAV is not installed ({exc})") from exc
+    except Exception as exc:      # noqa: BLE001 - a PyAV built without this decoder
+        raise ScrcpyUnavailable(f"this PyAV cannot decode {codec} ({exc})") from exc
+
+
+class ScrcpyUnavailable(DeviceError):
+    """scrcpy's server cannot stream this phone (refused, too old, no decoder here); the message
+    says why. The mirror then polls screenshots."""
+
+    def __init__(self, message: str, *, codec_refused: bool = False):
+        super().__init__(message)
+        self.codec_refused = codec_refused
+
+
+@dataclass(frozen=True)
+class StreamSettings:
+    """What the app asks the server for."""
+
+    max_size: int = 1280
+    max_fps: int = 60
+    bit_rate: int = 8_000_000
+    codec: str = "h264"
+    show_touches: bool = False
+    max_side: int = 4096
+    """The largest picture side accepted (limits.max_screenshot_side): asked of the server as its
+    max_size, and a server that sends larger pictures anyway is refused."""
+
+    def options(self) -> ServerOptions:
+        max_size = min(self.max_size or self.max_side, self.max_side)
+        return ServerOptions.for_mirror(video_codec=self.codec, max_size=max_size, max_fps=float(self.max_fps),
+                                        video_bit_rate=self.bit_rate, show_touches=self.show_touches,
+                                        send_frame_meta=True, clipboard_autosync=False)
+
+
+class ScrcpySession:
+    """One server running on one phone, its sockets and its threads."""
+
+    def __init__(self, transport: AdbTransport, serial: str, settings: StreamSettings, *,
+                 on_frame: FrameHandler, on_end: Callable[[str], None]) -> None:
+        self.transport, self.serial, self.settings = transport, serial, settings
+        self.options = settings.options()
+        self.on_frame, self.on_end = on_frame, on_end
+        self.device_name = ""
+        self.codec_meta: VideoCodecMeta | None = None
+        self.video_size: tuple[int, int] = (0, 0)       # of the last decoded picture
+        self.packet_listeners: list[PacketHandler] = []
+        self.last_config: VideoPacket | None = None
+        self.frames_decoded = 0
+        self.decode_ms_total = 0.0
+        self._shell: socket.socket | None = None
+        self._video: socket.socket | None = None
+        self._control: socket.socket | None = None
+        self._send_lock = threading.Lock()
+        self._log: collections.deque[str] = collections.deque(maxlen=LOG_LINES_KEPT)
+        self._threads: list[threading.Thread] = []
+        self._closed = threading.Event()
+        self._ended = False
+        self._end_lock = threading.Lock()
+        self._pending: list[VideoPacket] = []            # what the first read after the prologue held
+        self._clipboard_waiters: list[tuple[threading.Event, list]] = []
+        self._ack_waiters: dict[int, threading.Event] = {}
+
+    # ------------------------------------------------------------------ starting (blocking)
+
+    def start(self) -> "ScrcpySession":
+        """Push, launch, connect and read the stream's prologue; raises ScrcpyUnavailable (the
+        stream cannot run here) or DeviceError (the phone went away)."""
+        try:
+            server = verified_server_bytes()
+        except ServerFileError as exc:
+            raise ScrcpyUnavailable(str(exc)) from exc
+        check_decoder(self.settings.codec)
+        self.transport.push(self.serial, server, DEVICE_SERVER_PATH)
+        self._shell = self.transport.open_service(self.serial, "shell:" + server_command(self.options))
+        self._spawn(self._drain_log, "scrcpy-log")
+        try:
+            self._video = self._connect()
+            self._control = self._connect()
+            self._read_prologue()
+        except BaseException:
+            self.close()
+            raise
+        self._spawn(self._read_video, "scrcpy-video")
+        self._spawn(self._read_device_messages, "scrcpy-control")
+        return self
+
+    def _connect(self) -> socket.socket:
+        """Connect to the server's socket, waiting while it starts; give up when it exits."""
+        deadline = time.monotonic() + CONNECT_TIMEOUT_SECONDS
+        address = "localabstract:" + self.options.socket_name
+        while True:
+            try:
+                return self.transport.open_service(self.serial, address, timeout=5.0)
+            except DeviceError as exc:
+                if not str(exc).endswith("closed"):
+                    raise                      # the phone is gone, not just the server not yet listening
+            if self._shell_ended():
+                raise ScrcpyUnavailable("scrcpy's server stopped on the phone: " + self.server_log(3))
+            if time.monotonic() > deadline:
+                raise ScrcpyUnavailable(f"scrcpy's server did not open its socket within {CONNECT_TIMEOUT_SECONDS:.0f} s"
+                                        + (": " + self.server_log(3) if self._log else ""))
+            time.sleep(CONNECT_RETRY_SECONDS)
+
+    def _shell_ended(self) -> bool:
+        thread = next((t for t in self._threads if t.name == "scrcpy-log"), None)
+        return thread is None or not thread.is_alive()
+
+    def _read_prologue(self) -> None:
+        reader = VideoStreamReader(dummy_byte=True, device_meta=True)
+        self._video.settimeout(CONNECT_TIMEOUT_SECONDS)
+        try:
+            while self.codec_meta is None:
+                data = self._video.recv(65536)
+                if not data:
+                    raise ScrcpyUnavailable("scrcpy's server closed the video socket before streaming: "
+                                            + self.server_log(3))
+                for item in reader.feed(data):
+                    if isinstance(item, DeviceMeta):
+                        self.device_name = item.name
+                    elif isinstance(item, VideoCodecMeta):
+                        self.codec_meta = item
+                        if max(item.width, item.height) > self.settings.max_side:
+                            raise ScrcpyUnavailable(
+                                f"the phone's video is {item.width}×{item.height}, larger than "
+                                f"limits.max_screenshot_side ({self.settings.max_side} pixels)")
+                    elif isinstance(item, VideoPacket):
+                        self._pending.append(item)
+        except StreamDisabled as exc:
+            raise ScrcpyUnavailable(f"the phone cannot encode {self.settings.codec} video ({exc})",
+                                    codec_refused=exc.configuration_error) from exc
+        except ProtocolError as exc:
+            raise ScrcpyUnavailable(f"scrcpy's server sent something this app cannot read: {exc}") from exc
+        except socket.timeout as exc:
+            raise ScrcpyUnavailable("scrcpy's server sent no video header in time") from exc
+        finally:
+            self._video.settimeout(None)
+        self._reader = reader
+
+    # ------------------------------------------------------------------ threads
+
+    def _spawn(self, target, name: str) -> None:
+        thread = threading.Thread(target=target, name=name, daemon=True)
+        self._threads.append(thread)
+        thread.start()
+
+    def _drain_log(self) -> None:
+        """The server's stdout/stderr, kept for error messages and logged at debug level."""
+        partial = b""
+        try:
+            while True:
+                data = self._shell.recv(4096)
+                if not data:
+                    break
+                partial += data
+                *lines, partial = partial.split(b"\n")
+                for line in lines:
+                    text = line.decode("utf-8", "replace").strip()
+                    if text:
+                        self._log.append(text)
+                        log.debug("scrcpy server on %s: %s", self.serial, text)
+        except OSError:
+            pass
+        if partial.strip():
+            self._log.append(partial.decode("utf-8", "replace").strip())
+
+    def server_log(self, lines: int = LOG_LINES_KEPT) -> str:
+        """The server's last lines of output, joined ("no output" when it printed nothing)."""
+        kept = list(self._log)[-lines:]
+        return " / ".join(kept) if kept else "no output"
+
+    def _read_video(self) -> None:
+        import av
+
+        reason = "the phone closed the video stream"
+        decoder = None
+        try:
+            for packet in self._pending:
+                decoder = self._handle_packet(av, decoder, packet)
+            while not self._closed.is_set():
+                data = self._video.recv(1 << 18)
+                if not data:
+                    break
+                for item in self._reader.feed(data):
+                    if isinstance(item, VideoPacket):
+                        decoder = self._handle_packet(av, decoder, item)
+        except (OSError, ProtocolError) as exc:
+            reason = f"the video stream broke ({exc})"
+        except Exception as exc:           # a decoder bug must end the stream visibly, not silently
+            log.exception("decoding the stream of %s failed", self.serial)
+            reason = f"the video could not be decoded ({exc})"
+        self._end(reason)
+
+    def _handle_packet(self, av, decoder, packet: VideoPacket):
+        meta = self.codec_meta
+        for listener in list(self.packet_listeners):
+            try:
+                listener(meta, packet)
+            except Exception:                  # a recording's bug must not stop the mirror
+                log.exception("a packet listener failed")
+        if packet.config:
+            self.last_config = packet
+            return decoder
+        if decoder is None:
+            name, options = DECODERS[meta.codec]
+            decoder = av.CodecContext.create(name, "r")
+            if options:
+                decoder.options = dict(options)
+        data = packet.data
+        if self.last_config is not None and packet.key_frame:
+            data = self.last_config.data + data    # the decoder needs the parameters with the key frame
+        started = time.perf_counter()
+        pictures = decoder.decode(av.Packet(data))
+        received = time.monotonic()
+        for picture in pictures:
+            if max(picture.width, picture.height) > self.settings.max_side:
+                raise ProtocolError(f"a picture of {picture.width}×{picture.height} is larger than "
+                                    f"limits.max_screenshot_side ({self.settings.max_side} pixels)")
+            rgb = picture.reformat(format="rgb24")       # ~2x faster than to_image(), no numpy needed
+            plane = rgb.planes[0]
+            image = Image.frombuffer("RGB", (rgb.width, rgb.height), plane, "raw", "RGB", plane.line_size, 1)
+            decode_ms = (time.perf_counter() - started) * 1000
+            self.video_size = image.size
+            self.frames_decoded += 1
+            self.decode_ms_total += decode_ms
+            self.on_frame(image, received, decode_ms)
+            started = time.perf_counter()
+        return decoder
+
+    def _read_device_messages(self) -> None:
+        reader = DeviceMessageReader()
+        try:
+            while not self._closed.is_set():
+                data = self._control.recv(65536)
+                if not data:
+                    break
+                for message in reader.feed(data):
+                    self._device_message(message)
+        except (OSError, ProtocolError):
+            pass
+        self._end("the phone closed the control socket")
+
+    def _device_message(self, message) -> None:
+        if isinstance(message, DeviceClipboard):
+            waiters, self._clipboard_waiters = self._clipboard_waiters, []
+            for event, box in waiters:
+                box.append(message.text)
+                event.set()
+        elif isinstance(message, AckClipboard):
+            event = self._ack_waiters.pop(message.sequence, None)
+            if event is not None:
+                event.set()
+
+    def _end(self, reason: str) -> None:
+        with self._end_lock:
+            if self._ended:
+                return
+            self._ended = True
+        if not self._closed.is_set():
+            log.info("scrcpy stream of %s ended: %s", self.serial, reason)
+            self.on_end(reason)
+        self.close()
+
+    # ------------------------------------------------------------------ control (any thread)
+
+    @property
+    def alive(self) -> bool:
+        return not self._ended and not self._closed.is_set()
+
+    def send(self, message: ControlMessage) -> None:
+        """Send one control message; DeviceError when the socket is gone (nothing was sent)."""
+        if not self.alive or self._control is None:
+            raise DeviceError("scrcpy's control socket is closed")
+        data = message.to_bytes()
+        try:
+            with self._send_lock:
+                self._control.sendall(data)
+        except OSError as exc:
+            raise DeviceError(f"scrcpy's control socket broke ({exc})") from exc
+
+    def request_clipboard(self, message: ControlMessage, timeout: float = 3.0) -> str:
+        """Send a GetClipboard and wait for the phone's answer."""
+        event, box = threading.Event(), []
+        self._clipboard_waiters.append((event, box))
+        self.send(message)
+        if not event.wait(timeout) or not box:
+            raise DeviceError("the phone did not send its clipboard")
+        return box[0]
+
+    def send_acknowledged(self, message: ControlMessage, sequence: int, timeout: float = 3.0) -> None:
+        """Send a SetClipboard with a sequence number and wait for the phone's acknowledgement."""
+        event = threading.Event()
+        self._ack_waiters[sequence] = event
+        self.send(message)
+        if not event.wait(timeout):
+            self._ack_waiters.pop(sequence, None)
+            raise DeviceError("the phone did not confirm the clipboard")
+
+    # ------------------------------------------------------------------ closing
+
+    def close(self) -> None:
+        """Close the sockets (the server then exits on the phone) and wait for the threads."""
+        self._closed.set()
+        for sock in (self._control, self._video, self._shell):
+            if sock is not None:
+                try:
+                    sock.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+                sock.close()
+        for event, _box in self._clipboard_waiters:
+            event.set()
+        for event in self._ack_waiters.values():
+            event.set()
+        current = threading.current_thread()
+        for thread in self._threads:
+            if thread is not current:
+                thread.join(timeout=2.0)

@@ -1,0 +1,137 @@
+"""The app's scrcpy client against the virtual phone's scrcpy server, over the real ADB protocol:
+the stream, input over the control socket, text through the clipboard, the fallback to
+screenshots, and a phone unplugged mid-stream."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+import pytest_asyncio
+from PIL import ImageChops, ImageStat
+
+from app.core.config import MirrorSettings
+from app.core.device import scrcpy_client
+from app.core.device.adb_transport import AdbTransport
+from app.core.device.android_device import AndroidDevice
+from app.core.device.errors import DeviceError, TextInputUnsupported
+from app.core.device.phone_frames import SCREENSHOTS, STREAM, PhoneFrames
+
+av = pytest.importorskip("av", reason="PyAV is needed to decode the stream")
+
+
+def encoder_available() -> bool:
+    try:
+        av.CodecContext.create("libx264", "w")
+        return True
+    except Exception:       # noqa: BLE001 - a PyAV without libx264 (the Linux bundle's)
+        return False
+
+
+pytestmark = pytest.mark.skipif(not encoder_available(), reason="this PyAV cannot encode H.264 for the virtual phone")
+
+
+@pytest_asyncio.fixture
+async def streaming(virtual_adb):
+    device = AndroidDevice(AdbTransport("127.0.0.1", virtual_adb.port), virtual_adb.devices[0].serial)
+    frames = PhoneFrames(device, MirrorSettings, name="virtual")
+    subscription = frames.subscribe()
+    first = await asyncio.wait_for(subscription.next(), 20)
+    yield device, frames, subscription, first, virtual_adb.devices[0]
+    subscription.close()
+    await frames.close()
+
+
+def mean_difference(a, b) -> float:
+    a = a.convert("RGB").resize((108, 240))
+    b = b.convert("RGB").resize((108, 240))
+    return sum(ImageStat.Stat(ImageChops.difference(a, b)).mean) / 3
+
+
+async def next_frame_after(subscription, moment: float, timeout: float = 5.0):
+    deadline = time.monotonic() + timeout
+    while True:
+        frame = await asyncio.wait_for(subscription.next(), max(0.01, deadline - time.monotonic()))
+        if frame.captured_at >= moment:
+            return frame
+
+
+@pytest.mark.asyncio
+async def test_the_stream_shows_the_phones_screen_at_the_mirror_size(streaming):
+    device, frames, _subscription, first, attached = streaming
+    assert frames.method == STREAM and "H264" in frames.status
+    assert max(first.size) == 1280 and first.device_size == (1080, 2400)
+    assert mean_difference(first.image, attached.phone.screenshot()) < 6
+    assert device.input_path == "scrcpy control"
+
+
+@pytest.mark.asyncio
+async def test_a_tap_goes_over_the_control_socket_and_the_new_screen_streams(streaming):
+    device, _frames, subscription, first, attached = streaming
+    commands_before = len(attached.commands)
+    settings_icon = next(c for c in (await device.controls()).controls if c.name == "Settings")
+    moment = time.monotonic()
+    await device.tap(*settings_icon.center)
+    frame = await next_frame_after(subscription, moment)
+    for _ in range(20):                       # the last frame of the transition is the settled screen
+        if attached.phone.fg == "com.android.settings":
+            break
+        await asyncio.sleep(0.05)
+    assert attached.phone.fg == "com.android.settings"
+    assert mean_difference(frame.image, first.image) > 1
+    taps = [record for record in attached.commands[commands_before:] if record.argv[:2] == ["input", "tap"]]
+    assert [record.service for record in taps] == ["scrcpy control"]      # no `adb shell input` process
+    x, y = map(int, taps[0].argv[2:])
+    assert abs(x - settings_icon.center[0]) <= 2 and abs(y - settings_icon.center[1]) <= 2
+
+
+@pytest.mark.asyncio
+async def test_text_goes_through_the_control_socket_and_other_scripts_through_the_clipboard(streaming):
+    device, _frames, _subscription, _first, attached = streaming
+    await device.launch_app("com.agentdesk.notes")
+    new_note = next(c for c in (await device.controls()).controls if "new note" in c.name.lower())
+    await device.tap(*new_note.center)
+    await asyncio.sleep(0.1)
+    title = next(c for c in (await device.controls(refresh=True)).controls if c.type == "EditText")
+    await device.tap(*title.center)
+    await device.set_clipboard("the person's own clipboard")
+    await device.type_text("Hi ")
+    await device.type_text("Zoë 東京")
+    await asyncio.sleep(0.1)
+    assert attached.phone.state()["focused_text"] == "Hi Zoë 東京"
+    assert await device.get_clipboard() == "the person's own clipboard"      # put back after the paste
+    with pytest.raises(TextInputUnsupported, match="password"):
+        await device.type_text("Zoë", password=True)
+
+
+@pytest.mark.asyncio
+async def test_a_server_the_phone_refuses_falls_back_to_screenshots_and_says_why(virtual_adb, monkeypatch):
+    monkeypatch.setattr(scrcpy_client, "verified_server_bytes", lambda: b"PK\x03\x04 not scrcpy's server")
+    device = AndroidDevice(AdbTransport("127.0.0.1", virtual_adb.port), virtual_adb.devices[0].serial)
+    frames = PhoneFrames(device, MirrorSettings, name="virtual")
+    try:
+        frame = await asyncio.wait_for(frames.frame_after(), 20)
+        assert frame.size == (1080, 2400)                       # a full screenshot
+        assert frames.method == SCREENSHOTS and "scrcpy" in frames.status
+        assert device.input_path == "adb shell input"
+    finally:
+        await frames.close()
+
+
+@pytest.mark.asyncio
+async def test_a_phone_unplugged_mid_stream_is_reported_and_the_stream_comes_back(streaming, virtual_adb):
+    device, frames, subscription, _first, attached = streaming
+    virtual_adb.unplug(attached.serial)
+    with pytest.raises(DeviceError):
+        while True:                             # frames already on their way may still come first
+            await asyncio.wait_for(subscription.next(), 10)
+    assert not frames.streaming
+    virtual_adb.plug(attached)
+    for _ in range(100):
+        if frames.streaming:
+            break
+        await asyncio.sleep(0.1)
+    assert frames.streaming and frames.method == STREAM
+    attached.phone.toast("back again")         # a change, so a frame comes
+    await asyncio.wait_for(subscription.next(), 10)
