@@ -35,6 +35,7 @@ from app.core.secrets import SecretStore, env_source, provider_key_variable, reg
 from .handle import PersonPolicy, RunHandle, new_run_id
 from .phone_ready import run_on_ready_phone
 from .recorder import RunRecorder, guard_pipeline
+from .screen_recording import record_run_screen
 
 log = logging.getLogger(__name__)
 
@@ -192,6 +193,9 @@ class RunService:
         result: RunResult | None = None
         error = ""
         session.device.limits = InputLimits.from_settings(settings.limits)   # this run's caps on dumps and pictures
+        hold = getattr(session.frames, "hold", None)     # the stream runs for the whole run, watched or not
+        release_stream = hold() if hold is not None else (lambda: None)
+        screen = record_run_screen(session.frames, writer.run_dir, settings.mirror.record_runs)   # None: polling
         try:
             async with self.client_factory(settings.provider, key, on_retry=events.message) as client:
                 run = AgentRun(handle.request, session.device, settings, client, handle, frames=session.frames,
@@ -204,6 +208,10 @@ class RunService:
             error = f"{type(exc).__name__}: {exc}"
             raise
         finally:
+            release_stream()
+            if screen is not None:          # finished before run.json and the report, which name its files
+                screen.stop_listening()     # here on the loop, where the listener was added
+                writer.screen_recordings = await asyncio.to_thread(screen.close)
             result = await recorder.close(result)
             handle.finish(result, error)
         return result
