@@ -79,7 +79,7 @@ class MainWindow(QMainWindow):
         self.settings, warnings = load_settings(paths.settings_path())
         # The core (phones, the run service, every run) lives on its own loop thread.
         self.core = LoopThread()
-        self.phones = PhoneRegistry()
+        self.phones = PhoneRegistry(lambda: self.settings.mirror)
         self.service = RunService(self.phones, lambda: self.settings, secrets=secrets)
         self.phone = PhoneSession(lambda: self.mirror.size(), self.core, self.phones, self)
         self.controller = RunController(self.core, self.service, self)
@@ -115,10 +115,17 @@ class MainWindow(QMainWindow):
         self.fps_label.setFixedSize(self.fps_label.fontMetrics().horizontalAdvance("999.9 fps") + 8,
                                     self.fps_label.fontMetrics().height() + 4)
         self.fps_label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        self.fps_label.setToolTip("Pictures a second the mirror shows; “still”: the phone's screen has not "
+                                  "changed for a second (the stream then sends nothing)")
+        self.source_label = QLabel("")        # where the mirror's frames come from: the stream or screenshots
+        self.source_label.setFixedSize(self.source_label.fontMetrics().horizontalAdvance("Screenshots") + 8,
+                                       self.fps_label.height())
+        self.source_label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         self.manual = ManualControlBar()
         top = QHBoxLayout()
         top.addWidget(self.overlay_button)
         top.addStretch(1)
+        top.addWidget(self.source_label)
         top.addWidget(self.fps_label)
         center = QWidget()
         center_layout = QVBoxLayout(center)
@@ -151,7 +158,8 @@ class MainWindow(QMainWindow):
         phone.devices_changed.connect(self.devices.set_devices)
         phone.device_changed.connect(self._device_changed)
         phone.status.connect(self.show_status)
-        phone.fps.connect(lambda fps: self.fps_label.setText(f"{fps:.1f} fps"))
+        phone.fps.connect(lambda fps: self.fps_label.setText(f"{fps:.1f} fps" if fps else "still"))
+        phone.frame_source.connect(self._show_frame_source)
         self.devices.device_chosen.connect(phone.choose)
         self.devices.connect_requested.connect(phone.connect_wifi)
 
@@ -167,6 +175,7 @@ class MainWindow(QMainWindow):
         self.manual.key_requested.connect(phone.press_key)
         self.manual.text_requested.connect(phone.type_text)
         self.manual.screenshot_requested.connect(phone.save_screenshot)
+        self._connect_phone_extras()
 
         self.request.run_requested.connect(lambda text, mode, steps: self._start_run(text, mode, steps, paused=False))
         self.request.step_requested.connect(self._step)
@@ -187,6 +196,22 @@ class MainWindow(QMainWindow):
         self.approval.answered.connect(self._answered)
         self.approval.question_answered.connect(controller.answer_question)
         self.approval.pick_requested.connect(self._pick_mode)
+
+    def _connect_phone_extras(self) -> None:
+        """The mirror's keyboard, wheel, buttons and drops, and the bar's More menu (scrcpy's extras)."""
+        phone, manual, keys = self.phone, self.manual, self.mirror.phone_input
+        keys.key_requested.connect(phone.press_key)
+        keys.text_requested.connect(phone.type_text)
+        keys.wheel_requested.connect(phone.wheel)
+        keys.files_dropped.connect(phone.send_files)
+        manual.rotate_requested.connect(phone.rotate)
+        manual.screen_off_changed.connect(lambda off: phone.set_screen_power(
+            not off, lambda: manual.set_toggle("screen_off", not off)))
+        manual.show_touches_changed.connect(lambda on: phone.set_show_touches(
+            on, lambda: manual.set_toggle("show_touches", not on)))
+        manual.copy_clipboard_requested.connect(phone.copy_clipboard)
+        manual.paste_clipboard_requested.connect(phone.paste_to_phone)
+        manual.set_toggle("show_touches", self.settings.mirror.show_touches)
 
     def _build_menus(self) -> None:
         def action(menu, text, slot, shortcut=None, checkable=False) -> QAction:
@@ -237,6 +262,7 @@ class MainWindow(QMainWindow):
     def _device_changed(self, entry) -> None:
         self.devices.set_current(entry)
         self.manual.set_enabled_for_device(bool(entry and entry.ready))
+        self.mirror.phone_input.drops_enabled = bool(entry and entry.ready)
         if entry is not None:
             kind = "Virtual phone" if entry.virtual else (entry.model or "Phone")
             self.setWindowTitle(f"Agent Desk — {kind} · {entry.serial}")
@@ -248,6 +274,14 @@ class MainWindow(QMainWindow):
     def _pick_mode(self, on: bool) -> None:
         touch = self.manual.touch_button.isChecked()
         self.mirror.set_interaction_mode("pick" if on else ("touch" if touch else "inspect"))
+
+    def _show_frame_source(self, short: str, status: str) -> None:
+        """Say in the mirror's corner whether frames come from scrcpy's stream or from screenshots;
+        the status bar says why when the stream could not run."""
+        self.source_label.setText(short)
+        self.source_label.setToolTip(f"Mirror: {status}")
+        if short == "Screenshots" or status.startswith("disconnected"):
+            self.show_status(f"Mirror: {status}")
 
     def show_status(self, text: str) -> None:
         self.status.setText(text)
@@ -362,8 +396,12 @@ class MainWindow(QMainWindow):
         dialog = SettingsDialog(self.settings, store, self, stored_key=stored_key)
         if await run_dialog(dialog) != QDialog.DialogCode.Accepted:
             return
+        mirror_before = self.settings.mirror
         self.settings = dialog.result_settings()
         await asyncio.to_thread(save_settings, self.settings, paths.settings_path())
+        if self.settings.mirror != mirror_before:      # every phone's stream starts again with the new settings
+            for session in self.phones.sessions():
+                self.core.call(session.frames.settings_changed)
         key_name = self.settings.provider.key_name
         if dialog.key_removal_requested():
             await asyncio.to_thread(store.delete, key_name)

@@ -6,6 +6,8 @@ import asyncio
 
 import keyring
 import pytest
+
+from app.core.device import phone_frames
 import pytest_asyncio
 from PySide6.QtWidgets import QDialog
 
@@ -93,7 +95,8 @@ async def test_an_unplugged_phone_comes_back_on_its_own(window, virtual_adb):
     assert not frames                                   # no picture while it is away
     virtual_adb.plug(device)
     await until(lambda: any("emulator-5554 is back" in m for m in messages))
-    await until(lambda: len(frames) >= 3)              # the same capture loop picked it up again
+    await until(lambda: len(frames) >= 1)              # the same frame source picked it up again (a still
+                                                        # screen streams one picture, then nothing)
     assert window.phone.entry.ready and window.manual.isEnabled()
 
 
@@ -172,10 +175,13 @@ def screencaps(virtual_adb) -> int:
 @pytest.mark.asyncio
 async def test_a_minimized_window_stops_capturing_the_phone_and_resumes_when_restored(window, virtual_adb):
     """Idle costs nothing: nobody looks at a minimized mirror, so the phone is not captured for it."""
+    window.settings.mirror.stream = "screenshots"
     await window.start()
     await until(lambda: window.mirror.device_size != (0, 0))
     frames = window.phone.session.frames
     assert frames.subscriber_count == 1
+    await until(lambda: window.source_label.text() == "Screenshots")     # the mirror says where frames come from
+    assert "Settings" in window.source_label.toolTip() and "Mirror: screenshots" in window.status.text()
     window.showMinimized()
     await until(lambda: frames.subscriber_count == 0)
     await asyncio.sleep(0.3)                       # a capture in flight may finish
@@ -187,3 +193,23 @@ async def test_a_minimized_window_stops_capturing_the_phone_and_resumes_when_res
     window.showNormal()
     await until(lambda: frames.subscriber_count == 1 and delivered)
     assert screencaps(virtual_adb) > taken and window.phone.mirror_visible
+
+
+@pytest.mark.asyncio
+async def test_a_minimized_window_lets_the_stream_stop_and_restored_starts_it_again(window, virtual_adb, monkeypatch):
+    """The same with scrcpy's stream: minimized, nobody reads, so after a short linger the server on
+    the phone is stopped; shown again, the stream starts at once and the mirror gets a picture."""
+    monkeypatch.setattr(phone_frames, "LINGER_SECONDS", 0.3)
+    await window.start()
+    await until(lambda: window.mirror.device_size != (0, 0))
+    frames = window.phone.session.frames
+    await until(lambda: frames.streaming and window.source_label.text() == "Stream")
+    assert "H264" in window.source_label.toolTip()
+    window.showMinimized()
+    await until(lambda: not frames.streaming)
+    assert frames.session is None and frames.subscriber_count == 0
+    delivered = []
+    window.phone.frame_ready.connect(lambda image, size: delivered.append(size))
+    window.showNormal()
+    await until(lambda: frames.streaming and delivered)
+    assert delivered[-1] == (1080, 2400)          # the display's size, though the stream is scaled down

@@ -196,6 +196,39 @@ def test_never_send_apps_and_the_completion_check_are_shown_and_kept(make_dialog
     assert result.agent.completion_check == "screen_only"
 
 
+def test_the_mirror_tab_shows_and_saves_the_mirror_settings(make_dialog):
+    settings = Settings()
+    settings.mirror.max_size, settings.mirror.show_touches = 0, True
+    dialog = make_dialog(settings)
+    assert dialog.tabs.tabText(4) == "Mirror"
+    fields = dialog._fields
+    assert fields["mirror.max_size"].text() == "Full resolution" and fields["mirror.show_touches"].isChecked()
+    assert dialog.result_settings() == settings
+    fields["mirror.max_size"].setValue(1024)
+    fields["mirror.max_fps"].setValue(30)
+    fields["mirror.video_bit_rate_mbps"].setValue(4.5)
+    fields["mirror.video_codec"].setCurrentIndex(fields["mirror.video_codec"].findData("av1"))
+    fields["mirror.show_touches"].setChecked(False)
+    fields["mirror.record_runs"].setChecked(False)
+    dialog.accept()
+    assert dialog.result() == ACCEPTED
+    assert dialog.result_settings().mirror.model_dump() == {
+        "stream": "auto", "max_size": 1024, "max_fps": 30, "video_bit_rate_mbps": 4.5, "video_codec": "av1",
+        "show_touches": False, "record_runs": False}
+
+
+def test_screenshots_only_greys_out_what_only_the_stream_uses(make_dialog):
+    dialog = make_dialog()
+    fields = dialog._fields
+    assert fields["mirror.max_size"].isEnabled() and fields["mirror.record_runs"].isEnabled()
+    fields["mirror.stream"].setCurrentIndex(fields["mirror.stream"].findData("screenshots"))
+    assert not any(fields[key].isEnabled() for key in ("mirror.max_size", "mirror.max_fps",
+                                                          "mirror.video_bit_rate_mbps", "mirror.video_codec",
+                                                          "mirror.record_runs"))
+    assert fields["mirror.show_touches"].isEnabled()
+    assert dialog.result_settings().mirror.stream == "screenshots"
+
+
 def test_enter_accepts_and_escape_cancels(make_dialog, qtbot):
     dialog = make_dialog()
     qtbot.keyClick(dialog.model_edit, Qt.Key.Key_Return)

@@ -19,6 +19,7 @@ from app.core.agent.actions import Action
 from app.core.perception.controls import Control
 
 from app.gui.mirror.mirror_frames import fitted_rect, paint_frame
+from app.gui.mirror.mirror_keys import PhoneInput
 from app.gui.mirror.mirror_overlay import (
     ControlLayer, DeviceMapping, TouchFeedback, control_qcolor, frame_looks_protected, hover_label, paint_hover,
     paint_label, paint_placeholder, paint_protected_note, paint_selection,
@@ -39,7 +40,8 @@ class MirrorView(QWidget):
     Modes: "inspect" — hover highlights, a click selects (again at the same spot, or Tab /
     Shift+Tab, cycles through the controls stacked there, smallest first); "touch" — a click
     asks for a tap, a drag for a swipe; "pick" — a click picks a control (or a point) until
-    Escape cancels.
+    Escape cancels. In touch mode the keyboard, the wheel and the right and middle buttons go to
+    the phone too, and files may be dropped in any mode: see `phone_input` (mirror_keys.py).
     """
 
     control_hovered = Signal(object)  # Control | None
@@ -70,6 +72,8 @@ class MirrorView(QWidget):
         self._dragging = False
         self._touch = TouchFeedback(self)
         self._touch.changed.connect(self.update)
+        self.phone_input = PhoneInput(self)
+        self.setAcceptDrops(True)
         self._escape = QShortcut(QKeySequence(Qt.Key.Key_Escape), self, self._cancel_pick)
         self._escape.setEnabled(False)
         self._last_paint_ms = 0.0
@@ -165,6 +169,7 @@ class MirrorView(QWidget):
             return
         if mode == "pick":
             self._mode_before_pick = self._mode
+        self.phone_input.flush_text()
         self._mode = mode
         self._escape.setEnabled(mode == "pick")
         self._gesture_start = None
@@ -233,6 +238,8 @@ class MirrorView(QWidget):
         super().leaveEvent(event)
 
     def mousePressEvent(self, event) -> None:
+        if self._mode == "touch" and self.phone_input.mouse_press(event.button()):
+            return
         if event.button() != Qt.MouseButton.LeftButton:
             return super().mousePressEvent(event)
         pos = event.position()
@@ -267,7 +274,24 @@ class MirrorView(QWidget):
             self.tap_requested.emit(x1, y1)
         self._touch.fade_out()
 
+    def wheelEvent(self, event) -> None:
+        if self._mode != "touch":
+            return super().wheelEvent(event)
+        self.phone_input.wheel(event, self.widget_to_device(event.position()))
+        event.accept()
+
+    def dragEnterEvent(self, event) -> None:
+        event.setAccepted(self.phone_input.accepts(event.mimeData()))
+
+    dragMoveEvent = dragEnterEvent
+
+    def dropEvent(self, event) -> None:
+        if self.phone_input.drop(event.mimeData()):
+            event.acceptProposedAction()
+
     def event(self, event) -> bool:
+        if event.type() == QEvent.Type.KeyPress and self._mode == "touch" and self.phone_input.key_press(event):
+            return True
         if event.type() == QEvent.Type.KeyPress and event.key() in (Qt.Key.Key_Tab, Qt.Key.Key_Backtab):
             if self._mode == "inspect" and self._layer.controls:
                 self._cycle(-1 if event.key() == Qt.Key.Key_Backtab else 1)

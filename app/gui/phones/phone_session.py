@@ -18,10 +18,12 @@ from pathlib import Path
 from typing import Any, Callable
 
 from PySide6.QtCore import QObject, QSize, Signal
+from PySide6.QtGui import QGuiApplication
 
 from app.core import paths
 from app.core.device.adb_transport import AdbTransport, DeviceListing
 from app.core.device.android_device import ControlsSnapshot
+from app.core.device.phone_frames import SCREENSHOTS, STREAM
 from app.core.device.device_watch import DeviceWatcher
 from app.core.device.errors import DeviceError
 from app.core.device.phone_session import PhoneRegistry
@@ -30,12 +32,16 @@ from app.core.loop_thread import LoopThread
 from app.phone_connection import PhoneConnection, open_phone
 
 from app.gui.phones.device_panel import DeviceEntry
+from app.gui.mirror.dropped_files import send_dropped_files
 from app.gui.mirror.mirror_frames import frame_for_view, qimage_from_rgb
 
 log = logging.getLogger(__name__)
 
 CONTROLS_REFRESH_SECONDS = 2.5
 AFTER_INPUT_SECONDS = 0.4
+
+
+STILL_SECONDS = 1.0      # no frame for this long: the mirror says the screen is still (0 fps)
 
 
 class PhoneSession(QObject):
@@ -45,6 +51,7 @@ class PhoneSession(QObject):
     device_changed = Signal(object)               # DeviceEntry | None
     status = Signal(str)
     fps = Signal(float)
+    frame_source = Signal(str, str)               # "Stream" / "Screenshots", and why (the frames' status)
 
     def __init__(self, view_size: Callable[[], QSize], core: LoopThread, phones: PhoneRegistry,
                  parent: QObject | None = None):
@@ -63,6 +70,7 @@ class PhoneSession(QObject):
         self._hidden_subscriptions: set = set()   # subscriptions closed because the mirror was hidden
         self._view = (480, 960)                   # the mirror's size, as last read on the GUI thread
         self._tasks: set[asyncio.Future] = set()
+        self._input_order = asyncio.Lock()        # manual input reaches the phone in the order it was asked (core loop)
         self._mirroring: asyncio.Future | None = None
         self._controls_wanted: asyncio.Event | None = None    # on the core loop
         self._watchers: dict[str, DeviceWatcher] = {}
@@ -137,6 +145,10 @@ class PhoneSession(QObject):
                 self.device_changed.emit(now)
 
     def _use(self, session: CorePhoneSession, entry: DeviceEntry) -> None:
+        previous = self.session
+        if previous is not None and self._on_frame_source in previous.frames.on_status:
+            previous.frames.on_status.remove(self._on_frame_source)
+        session.frames.on_status.append(self._on_frame_source)
         self.session, self.entry = session, entry
         self.device_changed.emit(entry)
         if self._mirroring is not None:
@@ -144,6 +156,16 @@ class PhoneSession(QObject):
         self._view = self._read_view_size()
         self._mirroring = self._spawn(self._mirror(session))
         self.request_controls()
+
+    def _on_frame_source(self, status: str) -> None:
+        """The phone's frames changed source (core thread): say which, and why when it is not the stream."""
+        if status.startswith(STREAM):
+            short = "Stream"
+        elif status.startswith(SCREENSHOTS):
+            short = "Screenshots"
+        else:
+            short = ""
+        self._to_gui(self.frame_source, short, status)
 
     def choose(self, entry: DeviceEntry) -> None:
         host, port = entry.server.rsplit(":", 1)
@@ -223,7 +245,12 @@ class PhoneSession(QObject):
         try:
             while not self._closing and self.session is session:
                 try:
-                    frame = await subscription.next()
+                    frame = await asyncio.wait_for(subscription.next(), STILL_SECONDS)
+                except (asyncio.TimeoutError, TimeoutError):   # a streamed screen that stands still sends nothing
+                    if frames or window_start:
+                        self._to_gui(self.fps, 0.0)
+                    frames, window_start = 0, 0.0
+                    continue
                 except StopAsyncIteration:     # hidden (wait to be shown), or the phone's frames ended
                     return subscription in self._hidden_subscriptions
                 except DeviceError as exc:
@@ -235,8 +262,9 @@ class PhoneSession(QObject):
                 self.frame_ms = frame.shot.decode_ms + (time.perf_counter() - started) * 1000
                 if self._closing or self.session is not session:
                     return False
-                self._on_gui(self._deliver_frame, image, frame.size)
+                self._on_gui(self._deliver_frame, image, frame.device_size)
                 frames += 1
+                window_start = window_start or time.monotonic()
                 elapsed = time.monotonic() - window_start
                 if elapsed >= 1.0:
                     self._to_gui(self.fps, frames / elapsed)
@@ -281,17 +309,21 @@ class PhoneSession(QObject):
 
     # ------------------------------------------------------------------ manual input
 
-    def _input(self, what: str, act) -> None:
-        """Send input to the current phone on the core loop; `act(device)` makes the coroutine."""
+    def _input(self, what: str, act, on_error: Callable[[], None] | None = None) -> None:
+        """Send input to the current phone on the core loop, in order; `act(device)` makes the coroutine.
+        A failure is said in the status bar, and `on_error` is called on the GUI thread."""
         session = self.session
         if session is None:
             return
 
         async def send() -> None:
             try:
-                await act(session.device)
+                async with self._input_order:
+                    await act(session.device)
             except DeviceError as exc:
                 self._to_gui(self.status, f"Could not {what}: {exc}")
+                if on_error is not None:
+                    self._on_gui(on_error)
                 return
             await asyncio.sleep(AFTER_INPUT_SECONDS)
             if self._controls_wanted is not None:
@@ -309,6 +341,46 @@ class PhoneSession(QObject):
 
     def type_text(self, text: str) -> None:
         self._input("type", lambda device: device.type_text(text))
+
+    def wheel(self, x: int, y: int, dx: float, dy: float) -> None:
+        self._input("scroll", lambda device: device.wheel(x, y, dx, dy))
+
+    def rotate(self) -> None:
+        self._input("rotate the screen", lambda device: device.rotate())
+
+    def set_screen_power(self, on: bool, on_error: Callable[[], None] | None = None) -> None:
+        self._input(f"turn the phone's screen {'on' if on else 'off'}",
+                    lambda device: device.set_screen_power(on), on_error)
+
+    def set_show_touches(self, on: bool, on_error: Callable[[], None] | None = None) -> None:
+        self._input("change Show touches", lambda device: device.set_show_touches(on), on_error)
+
+    def copy_clipboard(self) -> None:
+        """The phone's clipboard onto this computer's."""
+        def deliver(text: str) -> None:
+            QGuiApplication.clipboard().setText(text)
+            self.status.emit(f"Copied the phone's clipboard ({len(text)} characters)." if text
+                             else "The phone's clipboard is empty.")
+
+        async def copy(device) -> None:
+            self._on_gui(deliver, await device.get_clipboard())
+        self._input("read the phone's clipboard", copy)
+
+    def paste_to_phone(self) -> None:
+        """This computer's clipboard text, pasted into the phone's focused field."""
+        text = QGuiApplication.clipboard().text()
+        if not text:
+            self.status.emit("Nothing to paste: this computer's clipboard holds no text.")
+            return
+        self._input("paste on the phone", lambda device: device.set_clipboard(text, paste=True))
+
+    def send_files(self, paths: list[Path]) -> None:
+        """Install the APKs and push the other files (dropped on the mirror); progress in the status bar."""
+        session = self.session
+        if session is None or self.entry is None or not self.entry.ready:
+            self.status.emit("No phone is ready to receive files.")
+            return
+        self._spawn(send_dropped_files(session.device, list(paths), lambda text: self._to_gui(self.status, text)))
 
     def save_screenshot(self) -> None:
         session, entry = self.session, self.entry

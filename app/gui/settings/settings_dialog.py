@@ -1,4 +1,5 @@
-"""The Settings dialog: provider and key, images, agent limits, sensitive words, and a connection test.
+"""The Settings dialog: provider and key, images, agent limits, sensitive words, the mirror, and a
+connection test.
 
 The dialog never writes anything: not the settings file, not the keyring. The caller saves:
 
@@ -29,15 +30,16 @@ from app.core.redaction import redact
 from app.core.secrets import SESSION_NOTICE, SecretStore
 
 from app.gui.settings.provider_presets import AZURE_PLACEHOLDER, CUSTOM, PRESETS, ProviderPreset, preset_named
-from app.gui.settings.settings_form import (AGENT_ROWS, IMAGE_ROWS, PROVIDER_ROWS, FieldWidget, add_form_row, error_label,
-                            field_editor, field_value, form_page, hbox, note_label, set_field_value)
+from app.gui.settings.settings_form import (AGENT_ROWS, IMAGE_ROWS, MIRROR_ROWS, PROVIDER_ROWS, STREAM_ONLY_FIELDS,
+                                           FieldWidget, add_form_row, error_label, field_editor, field_value,
+                                           form_page, hbox, note_label, set_field_value)
 from app.gui.theme import set_tone
 
 log = logging.getLogger(__name__)
 
 READ_FROM_STORE = object()   # SettingsDialog reads the stored key itself
 
-TAB_OF_SECTION = {"provider": 0, "images": 1, "agent": 2, "safety": 3}
+TAB_OF_SECTION = {"provider": 0, "images": 1, "agent": 2, "safety": 3, "mirror": 4}
 WORDS_KEY = "agent.sensitive_words"
 CONNECTION_PROMPT = [{"role": "user", "content": "Reply with the single word: ok"}]
 
@@ -64,6 +66,7 @@ class SettingsDialog(QDialog):
         self.tabs.addTab(self._table_page(IMAGE_ROWS), "Images")
         self.tabs.addTab(self._table_page(AGENT_ROWS), "Agent")
         self.tabs.addTab(self._safety_page(), "Safety")
+        self.tabs.addTab(self._table_page(MIRROR_ROWS), "Mirror")
         self.problem_label = error_label()
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         self.ok_button = buttons.button(QDialogButtonBox.StandardButton.Ok)
@@ -77,6 +80,7 @@ class SettingsDialog(QDialog):
         layout.addWidget(buttons)
         self._fields["images.format"].currentIndexChanged.connect(self._sync_dependent_fields)
         self._fields["agent.reflection"].toggled.connect(self._sync_dependent_fields)
+        self._fields["mirror.stream"].currentIndexChanged.connect(self._sync_dependent_fields)
         self._load(settings)
         self.resize(640, 560)
 
@@ -212,9 +216,13 @@ class SettingsDialog(QDialog):
         self._sync_dependent_fields()
 
     def _sync_dependent_fields(self) -> None:
-        """JPEG quality only applies to JPEG; model reflection only with reflection on."""
+        """JPEG quality only applies to JPEG; model reflection only with reflection on; the stream's
+        size, rate, codec and recording only when the mirror may stream."""
         self._fields["images.jpeg_quality"].setEnabled(self._fields["images.format"].currentData() == "jpeg")
         self._fields["agent.model_reflection"].setEnabled(self._fields["agent.reflection"].isChecked())
+        streams = self._fields["mirror.stream"].currentData() == "auto"
+        for key in STREAM_ONLY_FIELDS:
+            self._fields[key].setEnabled(streams)
 
     def _apply_preset(self, index: int) -> None:
         """Fill base URL, model, timeout and retries from the chosen preset (a local server gets minutes and

@@ -1,6 +1,6 @@
 """The Settings dialog's form rows: which settings each tab shows, and the widgets that edit them.
 
-The row tables (`PROVIDER_ROWS`, `IMAGE_ROWS`, `AGENT_ROWS`) list (label, "section.field", editor kind);
+The row tables (`PROVIDER_ROWS`, `IMAGE_ROWS`, `AGENT_ROWS`, `MIRROR_ROWS`) list (label, "section.field", editor kind);
 `field_editor` turns one into a widget whose limits and tooltip come from the pydantic settings model,
 `add_form_row` lays it out with its note and inline error, and `field_value` / `set_field_value` read and
 fill any of those widgets. Used by app.gui.settings.settings_dialog.
@@ -17,13 +17,13 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
                                QSpinBox, QVBoxLayout, QWidget)
 
-from app.core.config import AgentSettings, ImageSettings, ProviderSettings
+from app.core.config import AgentSettings, ImageSettings, MirrorSettings, ProviderSettings
 
 from app.gui.theme import set_tone
 
 FieldWidget = QLineEdit | QSpinBox | QDoubleSpinBox | QCheckBox | QComboBox
 SECTIONS: dict[str, type[BaseModel]] = {"provider": ProviderSettings, "images": ImageSettings,
-                                        "agent": AgentSettings}
+                                        "agent": AgentSettings, "mirror": MirrorSettings}
 UNBOUNDED_MAXIMUM = 86_400  # one day, for limits the settings leave open
 
 
@@ -80,6 +80,20 @@ AGENT_ROWS = (
                                                           ("Check the screen only", "screen_only"),
                                                           ("Trust the model (no check)", "off")]),
 )
+
+MIRROR_ROWS = (
+    ("Screen", "mirror.stream", [("Stream it (scrcpy), screenshots when that cannot start", "auto"),
+                                 ("Screenshots only", "screenshots")]),
+    ("Size limit", "mirror.max_size", Spin(" px", step=160, special="Full resolution")),
+    ("Frame rate, at most", "mirror.max_fps", Spin(" fps", step=10)),
+    ("Bit rate", "mirror.video_bit_rate_mbps", Spin(" Mbit/s", decimals=1, step=1)),
+    ("Codec", "mirror.video_codec", [("Automatic (H.264)", "auto"), ("H.264", "h264"),
+                                     ("AV1 (only phones that encode it)", "av1")]),
+    ("Show touches", "mirror.show_touches", Check("The phone shows a dot where it is touched while mirrored")),
+    ("Recording", "mirror.record_runs", Check("Record each run's video into an MP4 next to its report")),
+)
+STREAM_ONLY_FIELDS = ("mirror.max_size", "mirror.max_fps", "mirror.video_bit_rate_mbps", "mirror.video_codec",
+                      "mirror.record_runs")
 
 
 def field_editor(key: str, spec: Any) -> FieldWidget:
