@@ -5,9 +5,10 @@ realistic virtual phone, each in its own process, or an attached one) while 20-s
 go on against a loopback model. A 5 ms QTimer measures the longest gap of the event loop (a
 stall) in each run. The baseline is the same run with the agent on the GUI thread's asyncio
 loop instead of its own thread (its blocking calls still in worker threads); ours and the
-baseline alternate, the same number of runs each. The mirror's figures (frame rate, decode
-and paint per frame, CPU while still and while hidden, touch to new frame) come from the
-same window; see gui_mirror.py.
+baseline alternate, the same number of runs each; the mirror streams during them (scrcpy).
+The mirror's figures (frame rate while the screen changes, decode and paint per frame, CPU
+while changing, still and hidden, touch to new frame) come from the same window afterwards,
+for the stream and for screenshot polling side by side; see gui_mirror.py.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import sys
 import time
 
 from .agent_bench import _LoopbackModel, bench_home, loopback_model
-from .gui_mirror import DECODE_BUDGET_MS, FPS_BUDGET, FRAME_TIMEOUT_S, PAINT_BUDGET_MS, measure_mirror
+from .gui_mirror import FRAME_TIMEOUT_S, STREAM, measure_mirror, use_frame_source
 from .phones import BenchPhone, PhoneChoice, adb_server_for, each_phone
 from .table import BenchTable
 
@@ -172,13 +173,14 @@ async def _runs(window, phone: BenchPhone, model_url: str, runs: int, steps: int
     table.put(column, "event-loop stalls over 16 ms (one frame) per run", median(m.over_a_frame for m in ours),
               median(m.over_a_frame for m in baseline), unit="times", baseline_name="agent on the GUI thread's loop")
     method = window.phone.session.frames.method
-    if fps:
-        table.put(column, f"mirror frames per second during the runs ({method})", median(fps), unit="fps",
-                  budget=FPS_BUDGET, at_least=True)
+    if fps:      # the screen moves only around each action, so this is no measure of the mirror's pace
+        table.put(column, f"mirror frames per second during the runs ({method}, idle gaps included)", median(fps),
+                  unit="fps")
     if frames:
-        table.put(column, f"per frame: decode + convert off the GUI thread ({method})", median(f[0] for f in frames),
-                  budget=DECODE_BUDGET_MS)
-        table.put(column, "per frame: paint on the GUI thread", median(f[1] for f in frames), budget=PAINT_BUDGET_MS)
+        table.put(column, f"per frame during the runs: decode + convert off the GUI thread ({method})",
+                  median(f[0] for f in frames))
+        table.put(column, f"per frame during the runs: paint on the GUI thread ({method})",
+                  median(f[1] for f in frames))
     table.notes.append(f"{column}: longest stall of each run, ours: " + ", ".join(f"{m.worst:.1f}" for m in ours)
                        + " ms; baseline: " + ", ".join(f"{m.worst:.1f}" for m in baseline) + " ms. Runs ended: "
                        + ", ".join(sorted({f"{r.status} ({r.completion_reason})" for r in results})) + ".")
@@ -199,6 +201,10 @@ async def _measure(phone: BenchPhone, model_url: str, table: BenchTable, runs: i
                    still_seconds: float) -> None:
     window = await _open_window(phone)
     try:
+        try:                 # the runs go on with the app's default frame source, the stream where it runs
+            await use_frame_source(window, STREAM, 1280)
+        except RuntimeError as exc:
+            table.notes.append(f"{phone.column}: the runs poll screenshots: {exc}")
         await _runs(window, phone, model_url, runs, steps, table)
         table.put(phone.column, "one screenshot taken on the GUI thread would stall it for",
                   _blocking_screenshot_ms(phone))

@@ -62,11 +62,25 @@ def test_the_prompt_counts_the_system_message(table):
 def test_steps_wait_for_the_screen_instead_of_the_whole_fixed_wait(table):
     cap_ms = AgentSettings().settle_seconds * 1000
     quiet_ms = AgentSettings().settle_quiet_seconds * 1000
-    settle = next(r for r in table.rows if r.figure == SETTLE)
-    assert set(settle.cells) == set(table.columns)
-    for column, cell in settle.cells.items():
-        assert cell.baseline >= cap_ms - 1                   # the baseline waits the whole cap
-        assert quiet_ms <= cell.value < cell.baseline, column  # ours: the quiet period, not the cap
-    walls = next(r for r in table.rows if r.figure == SETTLE_WALL)
-    assert all(cell.value > MODEL_LATENCY_S * 1000 and cell.baseline > cap_ms for cell in walls.cells.values())
-    assert sum("the screen settled within the cap in" in note for note in table.notes) == 2
+    for label in ("streamed", "screenshot polling"):
+        settle = next(r for r in table.rows if r.figure == f"{SETTLE}, {label}")
+        assert set(settle.cells) == set(table.columns)
+        for column, cell in settle.cells.items():
+            assert cell.baseline >= cap_ms - 1                   # today's waits the whole cap
+            assert quiet_ms <= cell.value < cell.baseline, (label, column)  # ours: the quiet period, not the cap
+        walls = next(r for r in table.rows if r.figure == f"{SETTLE_WALL}, {label}")
+        assert all(cell.value > MODEL_LATENCY_S * 1000 and cell.baseline > cap_ms for cell in walls.cells.values())
+    assert sum("the screen settled within the cap in" in note for note in table.notes) == 4
+
+
+def test_the_streamed_steps_really_stream_and_are_compared_with_todays(table):
+    streamed = [n for n in table.notes if ", streamed: the screen settled" in n]
+    assert len(streamed) == 2 and all("frames: scrcpy stream (H264" in n and "input by scrcpy control" in n
+                                      for n in streamed)
+    polled = [n for n in table.notes if ", screenshot polling: the screen settled" in n]
+    assert len(polled) == 2 and all("frames: screenshots" in n and "scrcpy" not in n for n in polled)
+    speedup = next(r for r in table.rows if r.figure.endswith("streamed: times faster than today's"))
+    walls = next(r for r in table.rows if r.figure == f"{SETTLE_WALL}, streamed")
+    assert speedup.budget == 1.5 and speedup.at_least
+    for column, cell in speedup.cells.items():
+        assert cell.value == walls.cells[column].baseline / walls.cells[column].value

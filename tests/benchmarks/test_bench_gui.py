@@ -42,18 +42,39 @@ def _row(table, start):
 def test_every_figure_of_the_guide_has_a_budget_row(figures):
     budgets = {r["figure"]: (r["budget"], r["at_least"]) for r in figures["rows"]}
     expected = {"longest event-loop stall in a 4-step run": (30.0, False),
-                "mirror frames per second during the runs": (30.0, True),
-                "per frame: decode + convert off the GUI thread": (4.0, False),
-                "per frame: paint on the GUI thread": (8.0, False),
-                "touch to new frame in the mirror (": (100.0, False),
-                "app CPU while the screen is still (": (5.0, False),
-                "mirror frames per second while the window is hidden": (0.0, False)}
+                "mirror frames per second while the screen changes (running stopwatch), streamed": (30.0, True),
+                "per frame: decode + convert off the GUI thread (the mirror's frame_ms), streamed": (4.0, False),
+                "per frame: paint on the GUI thread, streamed": (8.0, False),
+                "per frame: the stream's own decode + RGB picture": (4.0, False),
+                "touch to new frame in the mirror, streamed": (100.0, False),
+                "app CPU while the screen is still, streamed": (5.0, False),
+                "mirror frames per second while the window is hidden, streamed": (0.0, False)}
     for start, budget in expected.items():
         assert [b for f, b in budgets.items() if f.startswith(start)] == [budget], start
-    if any(r["figure"].endswith("(screenshots)") for r in figures["rows"]):    # the mirror still polls
-        streamed = [r for r in figures["rows"] if r["figure"].endswith("streamed H.264")]
-        assert len(streamed) == 4 and all(r["missing"] == "not measured yet (issue 13)" for r in streamed)
-        assert figures["rendered"].count("not measured yet (issue 13)") == 8      # 4 rows x 2 phones
+    assert "not measured yet" not in figures["rendered"]
+
+
+def test_the_stream_and_screenshot_polling_are_measured_side_by_side(figures):
+    """Every mirror figure has the stream's value and polling's as its baseline, on both phones; the
+    stream sends nothing while the screen is still, polling keeps capturing."""
+    columns = figures["columns"]
+    side_by_side = [r for r in figures["rows"] if r["figure"].endswith(", streamed")]
+    assert len(side_by_side) == 9
+    for row in side_by_side:
+        assert row["baseline_name"] == "screenshot polling" and not row["missing"], row["figure"]
+        for column in columns:
+            cell = row["cells"][column]
+            assert cell["value"] >= 0 and cell["baseline"] is not None, (row["figure"], column)
+    still = _row(figures, "mirror frames per second while the screen is still, streamed")
+    changing = _row(figures, "mirror frames per second while the screen changes (running stopwatch), streamed")
+    for column in columns:
+        assert still["cells"][column]["value"] < 1 < still["cells"][column]["baseline"]
+        assert changing["cells"][column]["value"] > 5 and changing["cells"][column]["baseline"] > 1
+        assert changing["cells"][column]["ratio"] == pytest.approx(
+            changing["cells"][column]["value"] / changing["cells"][column]["baseline"])
+    full = _row(figures, "per frame: the stream's own decode at full resolution")
+    assert all(full["cells"][column]["value"] > 0 for column in columns)
+    assert sum("full resolution streamed 1080×2400" in note for note in figures["notes"]) == 2
 
 
 def test_both_phones_are_measured_with_plausible_values(figures):
@@ -62,7 +83,7 @@ def test_both_phones_are_measured_with_plausible_values(figures):
     stall = _row(figures, "longest event-loop stall in a 4-step run")
     for column in columns:
         assert 0 <= stall["cells"][column]["value"] < 5000 and stall["cells"][column]["baseline"] is not None
-        assert 0 < _row(figures, "mirror frames per second during the runs")["cells"][column]["value"] < 500
+        assert 0 < _row(figures, "mirror frames per second during the runs (scrcpy stream")["cells"][column]["value"] < 500
         assert 0 <= _row(figures, "app CPU while the screen is still")["cells"][column]["value"] <= 100 * os.cpu_count()
-        assert 0 < _row(figures, "touch to new frame in the mirror (")["cells"][column]["value"] < 15_000
+        assert 0 < _row(figures, "touch to new frame in the mirror")["cells"][column]["value"] < 15_000
     assert "Runs ended: timeout (reached the limit of 4 steps)" in figures["rendered"]
