@@ -258,6 +258,7 @@ class ScrcpyController:
                 self.log.warn(f'No app found for package "{name}"')
                 return
         self.log.info(f'Starting app "{phone.app_label(package) or package}" [{package}] on display 0...')
+        self.device.record_input(["monkey", "-p", package, "-c", "android.intent.category.LAUNCHER", "1"])
 
         def start() -> None:
             if force_stop:

@@ -43,6 +43,14 @@ async def streaming(virtual_adb):
     await frames.close()
 
 
+async def until(condition, seconds: float = 5.0) -> None:
+    for _ in range(int(seconds / 0.02)):
+        if condition():
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError("timed out waiting")
+
+
 def mean_difference(a, b) -> float:
     a = a.convert("RGB").resize((108, 240))
     b = b.convert("RGB").resize((108, 240))
@@ -135,3 +143,19 @@ async def test_a_phone_unplugged_mid_stream_is_reported_and_the_stream_comes_bac
     assert frames.streaming and frames.method == STREAM
     attached.phone.toast("back again")         # a change, so a frame comes
     await asyncio.wait_for(subscription.next(), 10)
+
+
+@pytest.mark.asyncio
+async def test_an_app_launched_once_starts_over_the_control_socket_the_next_time(streaming):
+    device, _frames, _subscription, _first, attached = streaming
+    before = len(attached.commands)
+    assert await device.launch_app("com.android.settings") == "com.android.settings"
+    await device.home()
+    await until(lambda: attached.phone.fg != "com.android.settings")     # the key message is handled
+    assert await device.launch_app("Settings") == "com.android.settings"
+    await until(lambda: attached.phone.fg == "com.android.settings")
+    launches = [record.service for record in attached.commands[before:] if record.argv[0] == "monkey"]
+    assert len(launches) == 2, [(r.argv, r.service) for r in attached.commands[before:]]
+    assert launches[0].startswith("shell") and launches[1] == "scrcpy control"
+    assert attached.phone.fg == "com.android.settings"
+

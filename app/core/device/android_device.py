@@ -121,6 +121,8 @@ class AndroidDevice(InputMixin):
         self._dumping: asyncio.Future | None = None
         self._input_generation = 0
         self._apps: tuple[float, list[str]] | None = None
+        self._packages: tuple[float, list[str]] | None = None
+        self._launched: set[str] = set()       # packages `monkey` launched: they have a launcher screen
         self.on_input: list[Callable[[str], None]] = []  # told of every input command sent
 
     def __repr__(self) -> str:
@@ -168,8 +170,11 @@ class AndroidDevice(InputMixin):
             self._apps = (time.monotonic(), parse_package_list(await self.shell("pm list packages -3")))
         return list(self._apps[1])
 
-    async def all_packages(self) -> list[str]:
-        return parse_package_list(await self.shell("pm list packages"))
+    async def all_packages(self, refresh: bool = False) -> list[str]:
+        """Every package (`pm list packages`), cached for 5 minutes like installed_apps."""
+        if self._packages is None or refresh or time.monotonic() - self._packages[0] > APPS_TTL_SECONDS:
+            self._packages = (time.monotonic(), parse_package_list(await self.shell("pm list packages")))
+        return list(self._packages[1])
 
     # ------------------------------------------------------------------ screen
 
@@ -282,15 +287,20 @@ class AndroidDevice(InputMixin):
         """Start an app by package, or by the name a person calls it. Returns the package."""
         package = app.strip()
         installed = await self.all_packages()
+        if package not in installed and resolve_app(app, installed) is None:
+            installed = await self.all_packages(refresh=True)     # installed since the list was read?
         if not looks_like_package(package) or package not in installed:
             found = resolve_app(app, installed)
             if found is None:
                 raise CommandFailed(f"No installed app matches '{app}'. Use a package name from the installed apps list.")
             package = found
+        if package in self._launched and await self._over_channel(f"start {package}", lambda c: c.start_app(package)):
+            return package           # known to have a launcher screen: started at once over the channel
         output = await self._input(cmd.launch_app(package), f"launch {package}")
         if "No activities found" in output or "monkey aborted" in output:
             raise CommandFailed(f"{package} has no screen that can be launched (is it installed?).",
                                 cmd.launch_app(package), output)
+        self._launched.add(package)
         return package
 
 

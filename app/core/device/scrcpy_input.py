@@ -14,7 +14,7 @@ from typing import Callable
 
 from app.android.scrcpy import (
     POINTER_ID_GENERIC_FINGER, GetClipboard, InjectKeycode, InjectScrollEvent, InjectText, InjectTouchEvent,
-    Position, RotateDevice, SetClipboard, SetDisplayPower, split_utf8,
+    Position, RotateDevice, SetClipboard, SetDisplayPower, StartApp, split_utf8,
 )
 from app.android.scrcpy.control import SCROLL_MAX
 from app.android.scrcpy.protocol import INJECT_TEXT_MAX_LENGTH
@@ -98,3 +98,6 @@ class ScrcpyInput:
     async def set_clipboard(self, text: str, paste: bool = False) -> None:
         sequence = next(self._sequence)
         await asyncio.to_thread(self._session.send_acknowledged, SetClipboard(sequence, text, paste), sequence)
+
+    async def start_app(self, package: str) -> None:
+        await self._send(StartApp(package))
