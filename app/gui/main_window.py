@@ -11,11 +11,9 @@ from PySide6.QtCore import QEvent, Qt, QUrl
 from PySide6.QtGui import QAction, QDesktopServices, QKeySequence
 from PySide6.QtWidgets import (
     QDialog,
-    QHBoxLayout,
     QLabel,
     QSizePolicy,
     QMainWindow,
-    QPushButton,
     QSplitter,
     QVBoxLayout,
     QWidget,
@@ -35,8 +33,7 @@ from app.gui.runs.approval_panel import ApprovalPanel
 from app.gui.phones.device_panel import DevicePanel
 from app.gui.dialogs import run_dialog
 from app.gui.inspector.inspector import InspectorPanel
-from app.gui.mirror.manual_controls import ManualControlBar
-from app.gui.mirror.mirror_view import MirrorView
+from app.gui.mirror.mirror_panel import MirrorPanel
 from app.gui.phones.phone_session import PhoneSession
 from app.gui.runs.request_panel import RequestPanel
 from app.gui.runs.run_controller import RunController
@@ -103,35 +100,10 @@ class MainWindow(QMainWindow):
             left_layout.addWidget(widget)
         left_layout.addStretch(1)
 
-        self.mirror = MirrorView()
-        self.mirror.set_placeholder("Connecting to the phone…")
-        self.overlay_button = QPushButton("Boxes")
-        self.overlay_button.setCheckable(True)
-        self.overlay_button.setChecked(True)
-        self.overlay_button.setToolTip("Show the numbered boxes of the controls (Ctrl+B)")
-        self.fps_label = QLabel("")
-        # A fixed size: a label whose size can change makes Qt lay out the whole window again each
-        # time its text changes (here every second).
-        self.fps_label.setFixedSize(self.fps_label.fontMetrics().horizontalAdvance("999.9 fps") + 8,
-                                    self.fps_label.fontMetrics().height() + 4)
-        self.fps_label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        self.fps_label.setToolTip("Pictures a second the mirror shows; “still”: the phone's screen has not "
-                                  "changed for a second (the stream then sends nothing)")
-        self.source_label = QLabel("")        # where the mirror's frames come from: the stream or screenshots
-        self.source_label.setFixedSize(self.source_label.fontMetrics().horizontalAdvance("Screenshots") + 8,
-                                       self.fps_label.height())
-        self.source_label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        self.manual = ManualControlBar()
-        top = QHBoxLayout()
-        top.addWidget(self.overlay_button)
-        top.addStretch(1)
-        top.addWidget(self.source_label)
-        top.addWidget(self.fps_label)
-        center = QWidget()
-        center_layout = QVBoxLayout(center)
-        center_layout.addLayout(top)
-        center_layout.addWidget(self.mirror, 1)
-        center_layout.addWidget(self.manual)
+        center = MirrorPanel()
+        self.mirror, self.manual, self.overlay_button = center.mirror, center.manual, center.overlay_button
+        self.fps_label, self.source_label = center.fps_label, center.source_label
+        self.mirror_panel = center
 
         self.inspector = InspectorPanel()
         self.timeline = TimelinePanel()
@@ -158,7 +130,7 @@ class MainWindow(QMainWindow):
         phone.devices_changed.connect(self.devices.set_devices)
         phone.device_changed.connect(self._device_changed)
         phone.status.connect(self.show_status)
-        phone.fps.connect(lambda fps: self.fps_label.setText(f"{fps:.1f} fps" if fps else "still"))
+        phone.fps.connect(self.mirror_panel.show_fps)
         phone.frame_source.connect(self._show_frame_source)
         self.devices.device_chosen.connect(phone.choose)
         self.devices.connect_requested.connect(phone.connect_wifi)
@@ -278,8 +250,7 @@ class MainWindow(QMainWindow):
     def _show_frame_source(self, short: str, status: str) -> None:
         """Say in the mirror's corner whether frames come from scrcpy's stream or from screenshots;
         the status bar says why when the stream could not run."""
-        self.source_label.setText(short)
-        self.source_label.setToolTip(f"Mirror: {status}")
+        self.mirror_panel.show_frame_source(short, status)
         if short == "Screenshots" or status.startswith("disconnected"):
             self.show_status(f"Mirror: {status}")
 

@@ -17,6 +17,7 @@ from app.core.device.adb_transport import AdbTransport
 from app.core.device.android_device import AndroidDevice
 from app.core.device.errors import DeviceError, TextInputUnsupported
 from app.core.device.phone_frames import SCREENSHOTS, STREAM, PhoneFrames
+from tests.support.waiting import until
 
 av = pytest.importorskip("av", reason="PyAV is needed to decode the stream")
 
@@ -41,14 +42,6 @@ async def streaming(virtual_adb):
     yield device, frames, subscription, first, virtual_adb.devices[0]
     subscription.close()
     await frames.close()
-
-
-async def until(condition, seconds: float = 5.0) -> None:
-    for _ in range(int(seconds / 0.02)):
-        if condition():
-            return
-        await asyncio.sleep(0.02)
-    raise AssertionError("timed out waiting")
 
 
 def mean_difference(a, b) -> float:
@@ -158,4 +151,3 @@ async def test_an_app_launched_once_starts_over_the_control_socket_the_next_time
     assert len(launches) == 2, [(r.argv, r.service) for r in attached.commands[before:]]
     assert launches[0].startswith("shell") and launches[1] == "scrcpy control"
     assert attached.phone.fg == "com.android.settings"
-

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QDialog
 from app.core.secrets import SecretStore
 from app.gui.main_window import MainWindow
 from tests.support.memory_keyring import MemoryKeyring
+from tests.support.waiting import until
 
 
 @pytest.fixture
@@ -36,14 +37,6 @@ async def window(qapp, home, virtual_adb):
     await window.shutdown()
     for dialog in window.findChildren(QDialog):
         dialog.deleteLater()
-
-
-async def until(condition, seconds: float = 10.0) -> None:
-    for _ in range(int(seconds / 0.05)):
-        if condition():
-            return
-        await asyncio.sleep(0.05)
-    raise AssertionError("timed out waiting")
 
 
 @pytest.mark.asyncio

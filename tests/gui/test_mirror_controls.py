@@ -21,6 +21,7 @@ from app.gui.mirror.manual_controls import ManualControlBar
 from app.gui.mirror.mirror_view import MirrorView
 from tests.support.memory_keyring import MemoryKeyring
 from tests.virtual_phone.fake_apk import build_apk
+from tests.support.waiting import until
 
 DEVICE = (1080, 2400)
 
@@ -198,14 +199,6 @@ async def window(qapp, home, virtual_adb):
     await window.shutdown()
     for dialog in window.findChildren(QDialog):
         dialog.deleteLater()
-
-
-async def until(condition, seconds: float = 10.0) -> None:
-    for _ in range(int(seconds / 0.05)):
-        if condition():
-            return
-        await asyncio.sleep(0.05)
-    raise AssertionError("timed out waiting")
 
 
 class DeviceSpy:

@@ -136,36 +136,30 @@ class AdbTransport:
         except (AdbError, OSError) as exc:
             raise translate_adb_error(exc) from exc
 
-    def run(self, serial: str, service: str, timeout: float | None = DEFAULT_TIMEOUT) -> bytes:
-        """Run a device service ("shell:…", "exec:…") and return everything it printed."""
+    def open_service(self, serial: str, service: str, timeout: float | None = DEFAULT_TIMEOUT) -> socket.socket:
+        """Open a device service ("shell:…", "exec:…", "localabstract:NAME"…) and hand over its socket
+        (reads time out after `timeout`; None: never)."""
         conn = self._connect(timeout)
         try:
             conn.send_command(f"host:transport:{serial}")
             conn.check_okay()
             conn.send_command(service)
             conn.check_okay()
-            return read_to_end(conn.conn)
         except (AdbError, OSError, EOFError) as exc:
+            conn.conn.close()
+            raise translate_adb_error(exc, serial) from exc
+        return conn.conn
+
+    def run(self, serial: str, service: str, timeout: float | None = DEFAULT_TIMEOUT) -> bytes:
+        """Run a device service ("shell:…", "exec:…") and return everything it printed."""
+        sock = self.open_service(serial, service, timeout)
+        try:
+            return read_to_end(sock)
+        except OSError as exc:
             raise translate_adb_error(exc, serial) from exc
         finally:
             # The phone has closed its side; adbutils' close() would add a 10 ms linger for nothing.
-            conn.conn.close()
-
-    def open_service(self, serial: str, service: str, timeout: float | None = DEFAULT_TIMEOUT) -> socket.socket:
-        """Open a device service that stays open ("shell:…" of a long-running command,
-        "localabstract:NAME"…) and hand over its socket, blocking, with no timeout once open."""
-        conn = self._connect(timeout)
-        try:
-            conn.send_command(f"host:transport:{serial}")
-            conn.check_okay()
-            conn.send_command(service)
-            conn.check_okay()
-        except (AdbError, OSError, EOFError) as exc:
-            conn.conn.close()
-            raise translate_adb_error(exc, serial) from exc
-        sock = conn.conn
-        sock.settimeout(None)
-        return sock
+            sock.close()
 
     def push(self, serial: str, data: bytes, path: str, mode: int = 0o644) -> None:
         """Write `data` to `path` on the phone (adb's sync protocol)."""

@@ -75,7 +75,7 @@ class FrameSource(Protocol):
 class FrameSubscription:
     """One reader's mailbox: holds only the newest frame (or the newest error) not yet read."""
 
-    def __init__(self, source: "ScreenshotPolling") -> None:
+    def __init__(self, source: "FrameFanOut") -> None:
         self._source = source
         self._item: Frame | DeviceError | None = None
         self._ready = asyncio.Event()
@@ -112,13 +112,13 @@ class FrameSubscription:
             self._source._unsubscribe(self)
 
 
-class ScreenshotPolling:
-    """A frame source that takes screenshots one after another while anyone reads."""
+class FrameFanOut:
+    """What every frame source shares: the newest frame, the readers' mailboxes, the `frame_after`
+    waiters, and handing a frame (or an error) to all of them. Subclasses capture the frames and
+    start doing so in `_ensure_running()` when a reader comes."""
 
-    def __init__(self, capture: Callable[[], Awaitable[Screenshot]], *, name: str = "phone") -> None:
-        self._capture = capture
+    def __init__(self, name: str) -> None:
         self.name = name
-        self.method = "screenshots"
         self._latest: Frame | None = None
         self._subscribers: list[FrameSubscription] = []
         self._waiters: list[tuple[float, asyncio.Future]] = []
@@ -129,10 +129,6 @@ class ScreenshotPolling:
         return self._latest
 
     @property
-    def capturing(self) -> bool:
-        return self._task is not None and not self._task.done()
-
-    @property
     def subscriber_count(self) -> int:
         return len(self._subscribers)
 
@@ -141,12 +137,61 @@ class ScreenshotPolling:
         self._subscribers.append(subscription)
         if self._latest is not None:
             subscription._put(self._latest)
-        self._ensure_capturing()
+        self._ensure_running()
         return subscription
 
     def _unsubscribe(self, subscription: FrameSubscription) -> None:
         if subscription in self._subscribers:
             self._subscribers.remove(subscription)
+
+    def _ensure_running(self) -> None:
+        raise NotImplementedError
+
+    def _deliver(self, frame: Frame) -> None:
+        """A new frame: the newest one now, in every mailbox, and the answer of waiters it is new enough for."""
+        self._latest = frame
+        for subscription in list(self._subscribers):
+            subscription._put(frame)
+        for entry in list(self._waiters):
+            moment, waiter = entry
+            if frame.captured_at >= moment:
+                self._waiters.remove(entry)       # served: a polling loop stops if nobody else waits
+                if not waiter.done():
+                    waiter.set_result(frame)
+
+    def _deliver_error(self, error: DeviceError) -> None:
+        for subscription in list(self._subscribers):
+            subscription._put(error)
+        waiters, self._waiters = self._waiters, []
+        for _moment, waiter in waiters:
+            if not waiter.done():
+                waiter.set_exception(error)
+
+    async def _close_readers(self) -> None:
+        """For good: the readers see the end of the stream, waiters are cancelled, the task stops."""
+        self._closed = True
+        for subscription in list(self._subscribers):
+            subscription.close()
+        for _moment, waiter in list(self._waiters):
+            if not waiter.done():
+                waiter.cancel()
+        task, self._task = self._task, None
+        if task is not None and not task.done():
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+
+
+class ScreenshotPolling(FrameFanOut):
+    """A frame source that takes screenshots one after another while anyone reads."""
+
+    def __init__(self, capture: Callable[[], Awaitable[Screenshot]], *, name: str = "phone") -> None:
+        super().__init__(name)
+        self._capture = capture
+        self.method = "screenshots"
+
+    @property
+    def capturing(self) -> bool:
+        return self._task is not None and not self._task.done()
 
     async def frame_after(self, moment: float | None = None) -> Frame:
         """The first frame whose capture started at or after `moment` (default: now)."""
@@ -157,14 +202,14 @@ class ScreenshotPolling:
         waiter = asyncio.get_running_loop().create_future()
         entry = (moment, waiter)
         self._waiters.append(entry)
-        self._ensure_capturing()
+        self._ensure_running()
         try:
             return await waiter
         finally:
             if entry in self._waiters:
                 self._waiters.remove(entry)
 
-    def _ensure_capturing(self) -> None:
+    def _ensure_running(self) -> None:
         if not self._closed and not self.capturing:
             self._task = asyncio.ensure_future(self._capture_loop())
 
@@ -187,34 +232,8 @@ class ScreenshotPolling:
                 self._deliver_error(DeviceError(f"The screen could not be read: {exc}"))
                 await asyncio.sleep(ERROR_PAUSE_SECONDS)
                 continue
-            frame = Frame(shot, started, time.monotonic())
-            self._latest = frame
-            for subscription in list(self._subscribers):
-                subscription._put(frame)
-            for entry in list(self._waiters):
-                moment, waiter = entry
-                if frame.captured_at >= moment:
-                    self._waiters.remove(entry)       # served: the loop stops if nobody else waits
-                    if not waiter.done():
-                        waiter.set_result(frame)
-
-    def _deliver_error(self, error: DeviceError) -> None:
-        for subscription in list(self._subscribers):
-            subscription._put(error)
-        waiters, self._waiters = self._waiters, []
-        for _moment, waiter in waiters:
-            if not waiter.done():
-                waiter.set_exception(error)
+            self._deliver(Frame(shot, started, time.monotonic()))
 
     async def close(self) -> None:
         """Stop capturing for good; readers see the end of the stream."""
-        self._closed = True
-        for subscription in list(self._subscribers):
-            subscription.close()
-        for _moment, waiter in list(self._waiters):
-            if not waiter.done():
-                waiter.cancel()
-        task, self._task = self._task, None
-        if task is not None and not task.done():
-            task.cancel()
-            await asyncio.gather(task, return_exceptions=True)
+        await self._close_readers()

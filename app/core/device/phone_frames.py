@@ -22,7 +22,7 @@ from app.android.scrcpy import ResetVideo
 from app.core.config import MirrorSettings
 
 from .errors import DeviceError
-from .frames import ERROR_PAUSE_SECONDS, Frame, FrameSubscription, ScreenshotPolling
+from .frames import ERROR_PAUSE_SECONDS, Frame, FrameFanOut, ScreenshotPolling
 from .screen_capture import Screenshot
 from .scrcpy_client import ScrcpySession, ScrcpyUnavailable, StreamSettings
 from .scrcpy_input import ScrcpyInput
@@ -35,26 +35,20 @@ STREAM = "scrcpy stream"
 SCREENSHOTS = "screenshots"
 
 
-class PhoneFrames:
+class PhoneFrames(FrameFanOut):
     """A FrameSource over scrcpy's stream, falling back to screenshot polling."""
 
     def __init__(self, device, settings: Callable[[], MirrorSettings] = MirrorSettings, *, name: str = "phone",
                  start_session: Callable[..., ScrcpySession] | None = None) -> None:
+        super().__init__(name)
         self.device = device
-        self.name = name
         self._settings = settings
         self._start_session = start_session or ScrcpySession
         self.polling = ScreenshotPolling(device.screenshot, name=name)
         self.status = "not started"
         self.stream_refused = ""                    # why the stream cannot run here ("" = not known to fail)
         self._session: ScrcpySession | None = None
-        self._latest: Frame | None = None
-        self._subscribers: list[FrameSubscription] = []
-        self._waiters: list[tuple[float, asyncio.Future]] = []
         self._holds = 0
-        self._task: asyncio.Task | None = None
-        self._closed = False
-        self._loop: asyncio.AbstractEventLoop | None = None
         self._display: tuple[int, int] = (0, 0)
         self.on_status: list[Callable[[str], None]] = []
         self._packet_listeners: list = []
@@ -80,26 +74,6 @@ class PhoneFrames:
     @property
     def session(self) -> ScrcpySession | None:
         return self._session
-
-    def latest(self) -> Frame | None:
-        return self._latest
-
-    @property
-    def subscriber_count(self) -> int:
-        return len(self._subscribers)
-
-    def subscribe(self) -> FrameSubscription:
-        subscription = FrameSubscription(self)
-        self._subscribers.append(subscription)
-        latest = self.latest()
-        if latest is not None:
-            subscription._put(latest)
-        self._ensure_running()
-        return subscription
-
-    def _unsubscribe(self, subscription: FrameSubscription) -> None:
-        if subscription in self._subscribers:
-            self._subscribers.remove(subscription)
 
     def hold(self) -> Callable[[], None]:
         """Keep the stream running (a run between its steps) without reading frames; call the
@@ -157,7 +131,6 @@ class PhoneFrames:
 
     def _ensure_running(self) -> None:
         if not self._closed and (self._task is None or self._task.done()):
-            self._loop = asyncio.get_running_loop()
             self._task = asyncio.ensure_future(self._run())
 
     def _set_status(self, status: str) -> None:
@@ -276,23 +249,7 @@ class PhoneFrames:
         self.stream_refused = ""
         self._restart = True
 
-    # ------------------------------------------------------------------ delivering
-
-    def _deliver(self, frame: Frame) -> None:
-        self._latest = frame
-        for subscription in list(self._subscribers):
-            subscription._put(frame)
-        for entry in list(self._waiters):
-            moment, waiter = entry
-            if frame.captured_at >= moment and not waiter.done():
-                waiter.set_result(frame)
-
-    def _deliver_error(self, error: DeviceError) -> None:
-        for subscription in list(self._subscribers):
-            subscription._put(error)
-        for _moment, waiter in list(self._waiters):
-            if not waiter.done():
-                waiter.set_exception(error)
+    # ------------------------------------------------------------------ packets (the recording)
 
     def add_packet_listener(self, listener) -> Callable[[], None]:
         """Hand every video packet to `listener(meta, packet)` (on the stream's thread), from the
@@ -327,16 +284,7 @@ class PhoneFrames:
 
     async def close(self) -> None:
         """Stop for good: close the stream, stop polling, end the readers."""
-        self._closed = True
-        for subscription in list(self._subscribers):
-            subscription.close()
-        for _moment, waiter in list(self._waiters):
-            if not waiter.done():
-                waiter.cancel()
-        task, self._task = self._task, None
-        if task is not None and not task.done():
-            task.cancel()
-            await asyncio.gather(task, return_exceptions=True)
+        await self._close_readers()
         for started, session in self._abandoned:      # a start under way: wait for it, then close its session
             await asyncio.gather(asyncio.wait_for(started, 15), return_exceptions=True)
             await asyncio.to_thread(session.close)

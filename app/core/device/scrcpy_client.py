@@ -131,7 +131,7 @@ class ScrcpySession:
             raise ScrcpyUnavailable(str(exc)) from exc
         check_decoder(self.settings.codec)
         self.transport.push(self.serial, server, DEVICE_SERVER_PATH)
-        self._shell = self.transport.open_service(self.serial, "shell:" + server_command(self.options))
+        self._shell = self.transport.open_service(self.serial, "shell:" + server_command(self.options), None)
         self._spawn(self._drain_log, "scrcpy-log")
         try:
             self._video = self._connect()
@@ -150,7 +150,9 @@ class ScrcpySession:
         address = "localabstract:" + self.options.socket_name
         while True:
             try:
-                return self.transport.open_service(self.serial, address, timeout=5.0)
+                sock = self.transport.open_service(self.serial, address, timeout=5.0)
+                sock.settimeout(None)         # open: the stream may stay quiet for as long as the screen is still
+                return sock
             except DeviceError as exc:
                 if not str(exc).endswith("closed"):
                     raise                      # the phone is gone, not just the server not yet listening

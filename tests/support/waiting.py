@@ -1,0 +1,15 @@
+"""Waiting in async tests for something that happens on another thread or loop."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Callable
+
+
+async def until(condition: Callable[[], object], seconds: float = 10.0, step: float = 0.05) -> None:
+    """Return once `condition()` is true; fail the test after `seconds`."""
+    for _ in range(max(1, int(seconds / step))):
+        if condition():
+            return
+        await asyncio.sleep(step)
+    raise AssertionError("timed out waiting")
