@@ -9,7 +9,8 @@ a file in the log folder), and the exit status is 0 only when every check passed
 - Qt: a QApplication starts on the offscreen platform, the main window is built and
   painted, and the app icon renders;
 - virtual phone: the built-in phone starts on loopback and gives a screenshot and a
-  controls dump through the same ADB client code a real phone uses;
+  controls dump through the same ADB client code a real phone uses, and the mirror streams it
+  with scrcpy's server (AV1 in the Linux bundle, which has no H.264 encoder);
 - scrcpy server and decoder: the scrcpy server file the mirror pushes to phones is there with
   scrcpy's LICENSE and NOTICE and has the pinned SHA-256, and PyAV loads with its H.264 and AV1
   decoders (in the Linux bundle, whose GPL encoders are left out, libx264 must refuse to open);
@@ -125,7 +126,9 @@ def _qt_version() -> str:
 
 def check_virtual_phone() -> str:
     from app.core.device.adb_transport import AdbTransport
+    from app.core.config import MirrorSettings
     from app.core.device.android_device import AndroidDevice
+    from app.core.device.phone_frames import PhoneFrames
     from app.phone_connection import start_virtual_phone
 
     async def look(port: int, serial: str) -> str:
@@ -137,7 +140,16 @@ def check_virtual_phone() -> str:
         snapshot = await device.controls()
         if not snapshot.controls:
             raise CheckFailed("the controls dump had no controls")
-        return f"screenshot {shot.size[0]}x{shot.size[1]} ({shot.method}), {len(snapshot.controls)} controls"
+        frames = PhoneFrames(device, MirrorSettings, name="self-test")    # the mirror's way: scrcpy's stream
+        try:
+            frame = await asyncio.wait_for(frames.frame_after(), 60)
+            if not frames.streaming:
+                raise CheckFailed(f"the mirror could not stream the virtual phone: {frames.status}")
+            streamed = f"{frames.status}, first picture {frame.size[0]}x{frame.size[1]}"
+        finally:
+            await frames.close()
+        return (f"screenshot {shot.size[0]}x{shot.size[1]} ({shot.method}), {len(snapshot.controls)} controls; "
+                f"{streamed}")
 
     server = start_virtual_phone()
     try:

@@ -151,3 +151,29 @@ async def test_an_app_launched_once_starts_over_the_control_socket_the_next_time
     assert len(launches) == 2, [(r.argv, r.service) for r in attached.commands[before:]]
     assert launches[0].startswith("shell") and launches[1] == "scrcpy control"
     assert attached.phone.fg == "com.android.settings"
+
+
+def av1_encoder_available() -> bool:
+    try:
+        av.CodecContext.create("libsvtav1", "w")
+        return True
+    except Exception:       # noqa: BLE001 - a PyAV without SVT-AV1
+        return False
+
+
+@pytest.mark.asyncio
+@pytest.mark.skipif(not av1_encoder_available(), reason="this PyAV cannot encode AV1 for the virtual phone")
+async def test_a_phone_that_cannot_encode_h264_streams_av1_as_the_bundle_does(virtual_adb, monkeypatch):
+    """The Linux bundle's virtual phone has no H.264 encoder (docs/licences.md): the server answers
+    "configuration error" and the client asks again for AV1, decoded by dav1d."""
+    from app.virtual_phone import video_encoder
+
+    monkeypatch.delitem(video_encoder.ENCODERS, "h264")
+    device = AndroidDevice(AdbTransport("127.0.0.1", virtual_adb.port), virtual_adb.devices[0].serial)
+    frames = PhoneFrames(device, MirrorSettings, name="virtual")
+    try:
+        frame = await asyncio.wait_for(frames.frame_after(), 30)
+        assert frames.streaming and "AV1" in frames.status and max(frame.size) == 1280
+        assert mean_difference(frame.image, virtual_adb.devices[0].phone.screenshot()) < 8
+    finally:
+        await frames.close()
