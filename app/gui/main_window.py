@@ -213,6 +213,14 @@ class MainWindow(QMainWindow):
         self.overlay_action = action(view_menu, "Control boxes", self.overlay_button.toggle, "Ctrl+B", checkable=True)
         self.overlay_action.setChecked(True)
         self.overlay_button.toggled.connect(self.overlay_action.setChecked)
+        help_menu = self.menuBar().addMenu("&Help")
+        action(help_menu, "About Agent Desk", self.open_about)
+
+    def open_about(self) -> None:
+        """Version and every bundled library's licence."""
+        from app.gui.about_dialog import AboutDialog
+
+        self._spawn(run_dialog(AboutDialog(self)))
 
     def _fit_to_screen(self, width: int, height: int) -> None:
         """A first-run size that fits the screen (saved layouts are restored afterwards)."""
