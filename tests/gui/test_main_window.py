@@ -6,11 +6,11 @@ import asyncio
 
 import keyring
 import pytest
-
-from app.core.device import phone_frames
 import pytest_asyncio
+from PIL import Image
 from PySide6.QtWidgets import QDialog
 
+from app.core.device import phone_frames
 from app.core.secrets import SecretStore
 from app.gui.main_window import MainWindow
 from tests.support.memory_keyring import MemoryKeyring
@@ -206,3 +206,18 @@ async def test_a_minimized_window_lets_the_stream_stop_and_restored_starts_it_ag
     window.showNormal()
     await until(lambda: frames.streaming and delivered)
     assert delivered[-1] == (1080, 2400)          # the display's size, though the stream is scaled down
+
+
+@pytest.mark.asyncio
+async def test_a_saved_screenshot_has_the_phones_own_resolution_though_the_stream_is_scaled(window, virtual_adb):
+    from app.core import paths
+
+    await window.start()
+    await until(lambda: window.phone.session is not None and window.phone.session.frames.streaming)
+    messages: list[str] = []
+    window.phone.status.connect(messages.append)
+    window.manual.screenshot_requested.emit()
+    await until(lambda: any("Screenshot saved to" in m for m in messages))
+    [saved] = list((paths.data_dir() / "screenshots").glob("*.png"))
+    with Image.open(saved) as image:
+        assert image.size == (1080, 2400)

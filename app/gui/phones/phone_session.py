@@ -390,12 +390,15 @@ class PhoneSession(QObject):
         async def save() -> None:
             try:
                 frame = await session.frames.frame_after()
+                image = frame.image
+                if frame.size != frame.device_size:        # the stream is scaled: save the phone's own pixels
+                    image = (await session.device.screenshot()).image
             except DeviceError as exc:
                 self._to_gui(self.status, f"Could not take a screenshot: {exc}")
                 return
             folder = paths.data_dir() / "screenshots"
             path = folder / f"{entry.serial.replace(':', '_')}-{datetime.now():%Y%m%d-%H%M%S}.png"
-            await asyncio.to_thread(_save_png, frame.image, path)
+            await asyncio.to_thread(_save_png, image, path)
             self._to_gui(self.status, f"Screenshot saved to {path}")
         self._spawn(save())
 
