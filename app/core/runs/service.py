@@ -60,6 +60,8 @@ class RunRequest:
     mode: str | None = None                   # "step" | "auto"
     max_steps: int | None = None
     timeout_seconds: float | None = None
+    max_tokens: int | None = None             # this run's spending caps (0: none); None: the saved ones
+    max_cost_usd: float | None = None
     provider: dict[str, Any] = field(default_factory=dict)    # base_url, model, … for this run only
     api_key: str | None = None                # given for this run: wins over a stored one
     api_key_env: str | None = None            # the environment variable holding this run's key (wins too)
@@ -72,7 +74,9 @@ class RunRequest:
 def settings_for(base: Settings, request: RunRequest) -> Settings:
     """The settings of one run: the saved ones with the request's overrides, validated like the file is."""
     agent = {key: value for key, value in (("mode", request.mode), ("max_steps", request.max_steps),
-                                           ("timeout_seconds", request.timeout_seconds)) if value is not None}
+                                           ("timeout_seconds", request.timeout_seconds),
+                                           ("max_tokens_per_run", request.max_tokens),
+                                           ("max_cost_usd_per_run", request.max_cost_usd)) if value is not None}
     provider = {key: value for key, value in request.provider.items() if value not in (None, "")}
     try:
         return base.model_copy(update={   # every other section (images, prices, limits…) as saved

@@ -21,7 +21,7 @@ from app.core.device.adb_transport import AdbTransport
 from app.core.device.phone_id import AmbiguousPhone, PhoneId
 from app.core.device.phone_lock import PhoneBusy
 from app.core.device.phone_session import PhoneRegistry
-from app.core.runs.service import MissingApiKey, RunRefused, RunRequest, RunService
+from app.core.runs.service import MissingApiKey, RunRefused, RunRequest, RunService, settings_for
 from app.virtual_phone.adb_server import VirtualAdbServer
 from tests.conftest import REPO_ROOT
 from tests.e2e.conftest import agent_home  # noqa: F401  (autouse: a temporary home and an in-memory keyring)
@@ -250,3 +250,16 @@ async def test_the_runs_caps_on_pictures_reach_the_phone(two_phone_server):
     recorded = (Path(result.run_dir) / "steps.jsonl").read_text() + result.completion_reason
     assert "limits.max_screenshot_side" in recorded
     assert tapped_xs(two_phone_server.device("emulator-5554")) == []
+
+
+def test_a_request_carries_its_own_spending_caps_and_bad_ones_are_refused():
+    """Faces that are not the window (the coming HTTP API, MCP) set a run's caps on the request."""
+    base = Settings(agent=AgentSettings(max_tokens_per_run=50_000, max_cost_usd_per_run=2.0))
+    capped = settings_for(base, RunRequest("x", max_tokens=1_000, max_cost_usd=0.25))
+    assert (capped.agent.max_tokens_per_run, capped.agent.max_cost_usd_per_run) == (1_000, 0.25)
+    kept = settings_for(base, RunRequest("x"))
+    assert (kept.agent.max_tokens_per_run, kept.agent.max_cost_usd_per_run) == (50_000, 2.0)
+    uncapped = settings_for(base, RunRequest("x", max_tokens=0, max_cost_usd=0))
+    assert (uncapped.agent.max_tokens_per_run, uncapped.agent.max_cost_usd_per_run) == (0, 0)
+    with pytest.raises(RunRefused, match="max_cost_usd_per_run"):
+        settings_for(base, RunRequest("x", max_cost_usd=-1))
