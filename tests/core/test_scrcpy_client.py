@@ -166,9 +166,11 @@ def av1_encoder_available() -> bool:
 async def test_a_phone_that_cannot_encode_h264_streams_av1_as_the_bundle_does(virtual_adb, monkeypatch):
     """The Linux bundle's virtual phone has no H.264 encoder (docs/licences.md): the server answers
     "configuration error" and the client asks again for AV1, decoded by dav1d."""
-    from app.virtual_phone import video_encoder
+    from app.virtual_phone import scrcpy_server, video_encoder
 
-    monkeypatch.delitem(video_encoder.ENCODERS, "h264")
+    without_h264 = {name: encoder for name, encoder in video_encoder.ENCODERS.items() if name != "h264"}
+    monkeypatch.setattr(video_encoder, "ENCODERS", without_h264)
+    monkeypatch.setattr(scrcpy_server, "ENCODERS", without_h264)
     device = AndroidDevice(AdbTransport("127.0.0.1", virtual_adb.port), virtual_adb.devices[0].serial)
     frames = PhoneFrames(device, MirrorSettings, name="virtual")
     try:

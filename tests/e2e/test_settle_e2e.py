@@ -24,7 +24,9 @@ def same_picture(seen, settled) -> bool:
     if ImageChops.difference(seen, settled).getbbox() is None:
         return True
     blocks = ImageChops.difference(seen.reduce(10), settled.reduce(10))
-    return max(ImageStat.Stat(blocks).mean) < 2.5     # the stream: about 1.4 at most; a transition: 4 and more
+    # The stream's own loss (4:2:0 colour, scaling to 1280 and back, compression) stays under about
+    # 2.5 on text-heavy screens; a screen caught in a transition differs by 4.8 and (much) more.
+    return max(ImageStat.Stat(blocks).mean) < 3.5
 
 
 @pytest.fixture

@@ -230,15 +230,17 @@ class Execute(RunStrategy):
         The wait goes into the step's timings as "settle"; a Stop or the time limit ends it."""
         agent = self.rc.settings.agent
         outcome = ctx.get_or("outcome")
-        if outcome is not None and outcome.success:
-            self.rc.device.prefetch_controls()     # the dump waits for idle on the phone: overlap it with the wait
+        # The next step's dump waits for idle on the phone by itself: start it as soon as the screen
+        # shows that the phone took the action in (input sent over scrcpy's socket is handled a moment
+        # later; a dump started before that would show the old screen), so it overlaps the wait.
+        prefetch = self.rc.device.prefetch_controls if outcome is not None and outcome.success else None
         if not agent.settle_seconds:
             return
         started = time.monotonic()
         try:
             settled = await self.rc.control.interruptible(wait_until_still(
                 self.rc.frames, quiet_seconds=agent.settle_quiet_seconds, cap_seconds=agent.settle_seconds,
-                started=started))
+                started=started, on_change=prefetch))
             ctx.timings_ms["settle"] = settled.waited_ms
             if settled.capped:
                 log.debug("step %d: the screen did not settle within %.1f s (%d frames compared)",

@@ -66,14 +66,17 @@ def pictures_differ(a: Image.Image, b: Image.Image, tolerance: int = CHANGE_TOLE
 
 async def wait_until_still(frames: FrameSource, *, quiet_seconds: float, cap_seconds: float,
                            started: float | None = None, changes_only: bool | None = None,
-                           clock: Callable[[], float] = time.monotonic) -> SettleResult:
+                           clock: Callable[[], float] = time.monotonic,
+                           on_change: Callable[[], None] | None = None) -> SettleResult:
     """Wait until the screen has not changed for `quiet_seconds`, at most `cap_seconds` after `started`.
 
     `started` (the `clock`, `time.monotonic()` by default, the frames' clock) is when the action
     ended; only frames captured at or after it count. `changes_only` says the source sends a frame
     only when the screen changes (default: the source's `changes_only` attribute, else False).
     Capture errors do not end the wait: it goes on, at most to the cap. Cancelling it (a Stop)
-    stops reading frames at once.
+    stops reading frames at once. `on_change` is called once, when the screen is first seen to
+    change after `started` (the phone has taken the action in: input injected over a socket is
+    handled a moment after it was sent).
     """
     if quiet_seconds < 0 or cap_seconds < 0:
         raise ValueError(f"settle times must not be negative (quiet {quiet_seconds}, cap {cap_seconds})")
@@ -128,6 +131,9 @@ async def wait_until_still(frames: FrameSource, *, quiet_seconds: float, cap_sec
         last = frame
         picture = thumbnail(frame.image)
         if reference is None or pictures_differ(picture, reference):
+            if reference is not None and on_change is not None:
+                on_change()
+                on_change = None
             reference, still_since = picture, frame.captured_at
             last_seen = max(last_seen, frame.captured_at)
             if quiet_seconds == 0 and not changes_only:
