@@ -76,7 +76,10 @@ class ScreenEncoder:
         context.options = dict(options)
         if codec == "h264":      # the SPS and PPS once, as scrcpy's config packet, not inside every key frame
             context.flags |= av.codec.context.Flags.global_header
-        context.open()
+        try:
+            context.open()
+        except (av.FFmpegError, ValueError) as error:   # the Linux bundle's libx264 stand-in refuses here
+            raise EncoderUnavailable(f"the {name} encoder does not open ({error})") from None
         self.codec = codec
         self.size = size
         self._context = context

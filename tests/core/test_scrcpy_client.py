@@ -168,9 +168,10 @@ async def test_a_phone_that_cannot_encode_h264_streams_av1_as_the_bundle_does(vi
     "configuration error" and the client asks again for AV1, decoded by dav1d."""
     from app.virtual_phone import scrcpy_server, video_encoder
 
-    without_h264 = {name: encoder for name, encoder in video_encoder.ENCODERS.items() if name != "h264"}
-    monkeypatch.setattr(video_encoder, "ENCODERS", without_h264)
-    monkeypatch.setattr(scrcpy_server, "ENCODERS", without_h264)
+    # the bundle's libx264 stand-in is known to FFmpeg but refuses to open; so does x264 with no such preset
+    refusing = {**video_encoder.ENCODERS, "h264": ("libx264", {"preset": "no-such-preset"})}
+    monkeypatch.setattr(video_encoder, "ENCODERS", refusing)
+    monkeypatch.setattr(scrcpy_server, "ENCODERS", refusing)
     device = AndroidDevice(AdbTransport("127.0.0.1", virtual_adb.port), virtual_adb.devices[0].serial)
     frames = PhoneFrames(device, MirrorSettings, name="virtual")
     try:

@@ -210,3 +210,9 @@ def test_proc_files_describe_the_phone(sh):
     assert sh("grep -c processor /proc/cpuinfo").stdout == b"8\n"
     old = AttachedDevice(phone=new_phone(profile="android9"), transport_id=2)
     assert old.new_shell("shell:uname -r").run_line("uname -r").stdout == b"4.9.148-g8d52f3e\n"
+
+
+def test_ls_long_format_of_an_empty_folder_says_total_0(sh):
+    sh("mkdir /data/local/tmp/empty")
+    result = sh("ls -l /data/local/tmp/empty")
+    assert (result.stdout, result.code) == (b"total 0\n", 0)

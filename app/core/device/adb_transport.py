@@ -162,13 +162,18 @@ class AdbTransport:
             sock.close()
 
     def push(self, serial: str, data: bytes, path: str, mode: int = 0o644) -> None:
-        """Write `data` to `path` on the phone (adb's sync protocol)."""
+        """Write `data` to `path` on the phone (ADB's sync SEND; PushFailed says the phone's reason)."""
         import io
 
+        from .sync_send import send
+
+        sock = self.open_service(serial, "sync:", DEFAULT_TIMEOUT)
         try:
-            self.client.device(serial).sync.push(io.BytesIO(data), path, mode)
-        except (AdbError, OSError, EOFError) as exc:
+            send(sock, io.BytesIO(data), len(data), path, mode, name=path.rsplit("/", 1)[-1])
+        except (OSError, EOFError) as exc:
             raise translate_adb_error(exc, serial) from exc
+        finally:
+            sock.close()
 
     def track_devices(self):
         """Yield the full device list each time it changes (blocks; run in a thread)."""

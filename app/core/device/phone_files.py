@@ -15,27 +15,24 @@ from __future__ import annotations
 import asyncio
 import posixpath
 import re
-import select
-import socket
-import struct
 import time
 from pathlib import Path
-from typing import BinaryIO, Callable
+from typing import BinaryIO
 
 from adbutils.errors import AdbError
 
 from .adb_transport import read_to_end, translate_adb_error
 from .apk_manifest import NotAnApk, apk_package_name
+from . import sync_send
 from .errors import CommandFailed, DeviceError
+from .sync_send import CHUNK, Progress, PushFailed  # noqa: F401 (PushFailed: raised from here too)
 
 DOWNLOAD_FOLDER = "/sdcard/Download/"
 STAGING_FOLDER = "/data/local/tmp/"
 MAX_APK_BYTES = 2**31 - 1          # pm's -S size is a Java int
 TRANSFER_TIMEOUT = 120.0           # seconds the phone may stay silent while a file goes over
-CHUNK = 64 * 1024                  # the sync protocol's largest DATA packet
 _FAILURE = re.compile(r"Failure \[([^\]]*)\]")
 
-Progress = Callable[[int, int], None]     # (bytes sent, bytes in all); called on a worker thread
 
 
 class FileRefused(CommandFailed):
@@ -48,10 +45,6 @@ class InstallFailed(CommandFailed):
     def __init__(self, message: str, reason: str, output: str = ""):
         super().__init__(message, "pm install", output)
         self.reason = reason
-
-
-class PushFailed(CommandFailed):
-    """The phone refused to store the file (no space, no permission…)."""
 
 
 # ---------------------------------------------------------------------------- install
@@ -105,7 +98,7 @@ def _stream_install(transport, serial: str, path: Path, size: int, progress: Pro
         with _open_local(path) as source:
             sent = 0
             while chunk := source.read(CHUNK):
-                if _has_answer(sock):          # pm gave up early (e.g. no `cmd`): stop sending
+                if sync_send.has_answer(sock):          # pm gave up early (e.g. no `cmd`): stop sending
                     break
                 sock.sendall(chunk)
                 sent += len(chunk)
@@ -166,26 +159,8 @@ def _send_file(transport, serial: str, path: Path, target: str, mode: int, progr
     sock = transport.open_service(serial, "sync:", TRANSFER_TIMEOUT)
     try:
         sock.settimeout(TRANSFER_TIMEOUT)
-        spec = f"{target},{0o100000 | mode}".encode("utf-8")
-        sock.sendall(b"SEND" + struct.pack("<I", len(spec)) + spec)
-        total, sent = path.stat().st_size, 0
         with _open_local(path) as source:
-            while chunk := source.read(CHUNK):
-                if _has_answer(sock):          # the phone refused part-way: stop and read why
-                    break
-                sock.sendall(b"DATA" + struct.pack("<I", len(chunk)) + chunk)
-                sent += len(chunk)
-                if progress is not None:
-                    progress(sent, total)
-            else:
-                sock.sendall(b"DONE" + struct.pack("<I", int(time.time())))
-        status = _recv_exact(sock, 8)
-        if status[:4] == b"OKAY":
-            return
-        if status[:4] == b"FAIL":
-            reason = _recv_exact(sock, struct.unpack("<I", status[4:])[0]).decode("utf-8", "replace")
-            raise PushFailed(f"The phone refused to store {path.name} at {target}: {reason}.", "sync send", reason)
-        raise PushFailed(f"The phone gave an unexpected answer while storing {path.name}: {status!r}.")
+            sync_send.send(sock, source, path.stat().st_size, target, mode, name=path.name, progress=progress)
     except (OSError, EOFError) as exc:
         raise translate_adb_error(exc, serial) from exc
     finally:
@@ -209,19 +184,3 @@ def _open_local(path: Path) -> BinaryIO:
         return path.open("rb")
     except OSError as exc:
         raise FileRefused(f"Cannot read {path}: {exc.strerror or exc}.") from None
-
-
-def _has_answer(sock: socket.socket) -> bool:
-    """Whether the phone has already said something (or closed), without waiting."""
-    readable, _, _ = select.select([sock], [], [], 0)
-    return bool(readable)
-
-
-def _recv_exact(sock: socket.socket, count: int) -> bytes:
-    data = bytearray()
-    while len(data) < count:
-        chunk = sock.recv(count - len(data))
-        if not chunk:
-            raise EOFError("the phone closed the connection")
-        data += chunk
-    return bytes(data)

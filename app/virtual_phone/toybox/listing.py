@@ -109,6 +109,8 @@ def _ls_folder(tool: Tool, name: str, options: dict, headed: bool, first: bool) 
 
 
 def _ls_entries(tool: Tool, rows: list[tuple[str, Stat, str]], options: dict) -> None:
+    if not rows:                     # an empty folder: `total 0` (for -l) and nothing else
+        return
     if not ("l" in options or "n" in options):
         for name, found, _ in rows:
             suffix = "/" if "F" in options and found.is_dir else ""
