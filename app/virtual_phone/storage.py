@@ -21,7 +21,7 @@ from .profiles import ANDROID_14, DeviceProfile
 from .storage_nodes import (ACCES, EXIST, INVAL, ISDIR, LOOP, NOENT, NOSPC, NOTDIR, NOTEMPTY, ROFS, SHELL, Dir,
                             File, Link, Node, Stat, StorageError)
 from .storage_rules import UNLISTABLE, check_writable, default_mode, default_owner, normalise_path
-from .storage_system import initial_tree
+from .storage_system import SystemWritesMixin, initial_tree
 
 __all__ = ["ACCES", "EXIST", "ISDIR", "NOENT", "NOSPC", "NOTDIR", "NOTEMPTY", "ROFS", "PhoneStorage", "Stat",
            "StorageError"]
@@ -32,7 +32,7 @@ MAX_SYMLINK_HOPS = 40
 
 
 
-class PhoneStorage:
+class PhoneStorage(SystemWritesMixin):
     """An in-memory tree of files and folders, safe to use from several connections."""
 
     def __init__(self, capacity: int = DEFAULT_CAPACITY, profile: DeviceProfile = ANDROID_14,
@@ -62,18 +62,6 @@ class PhoneStorage:
     def _new_ino(self) -> int:
         self._next_ino += 1
         return self._next_ino
-
-    def use_profile(self, profile: DeviceProfile, clock: Callable[[], float] | None = None) -> None:
-        """Describe this phone (kernel, build) and follow its clock from now on."""
-        with self._lock:
-            if clock is not None:
-                self.clock = clock
-            if profile != self.profile:
-                self.profile = profile
-                build_prop = self._lookup("/system/build.prop", follow=True)
-                assert isinstance(build_prop, File)
-                build_prop.data[:] = (f"ro.build.version.sdk={profile.sdk}\n"
-                                      f"ro.build.version.release={profile.release}\n").encode()
 
     # ------------------------------------------------------------------ paths
     normalise = staticmethod(normalise_path)
@@ -261,38 +249,6 @@ class PhoneStorage:
             parent.entries[name] = File(stat.S_IFREG | ((mode if mode is not None else default_mode(real)) & 0o7777),
                                         uid, gid, self.clock(), self._new_ino(), bytearray(data))
             parent.mtime = self.clock()
-
-    def store_system_file(self, path: str, data: bytes) -> None:
-        """Write a file as a system service does (the package manager placing an APK under
-        /data/app): folders are made as needed, owned by system, whatever the shell may write."""
-        path = self.normalise(path)
-        with self._lock:
-            folder = "/"
-            for name in posixpath.dirname(path).strip("/").split("/"):
-                node = self._lookup(folder, follow=True)
-                assert isinstance(node, Dir)
-                if name not in node.entries:
-                    self._charge(0, 1)
-                    node.entries[name] = Dir(stat.S_IFDIR | 0o755, 1000, 1000, self.clock(), self._new_ino())
-                folder = posixpath.join(folder, name)
-            parent = self._lookup(folder, follow=True)
-            assert isinstance(parent, Dir)
-            old = parent.entries.get(posixpath.basename(path))
-            self._charge(len(data) - (old.size if isinstance(old, File) else 0), 0 if old else 1)
-            parent.entries[posixpath.basename(path)] = File(stat.S_IFREG | 0o644, 1000, 1000, self.clock(),
-                                                            self._new_ino(), bytearray(data))
-
-    def remove_system_tree(self, path: str) -> None:
-        """Remove a folder a system service made (an uninstalled app's code folder); missing is fine."""
-        path = self.normalise(path)
-        with self._lock:
-            try:
-                parent = self._lookup(posixpath.dirname(path), follow=True)
-            except StorageError:
-                return
-            node = parent.entries.pop(posixpath.basename(path), None) if isinstance(parent, Dir) else None
-            if node is not None:
-                self._forget(node)
 
     def _is_device(self, path: str) -> bool:
         try:

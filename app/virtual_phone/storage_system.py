@@ -6,12 +6,13 @@ Android 14, 4.9 for Android 9); the CPU is x86_64, as `getprop ro.product.cpu.ab
 
 from __future__ import annotations
 
+import posixpath
 import stat
 import time
 from typing import Callable
 
 from .profiles import DeviceProfile
-from .storage_nodes import ROOT, SHELL, SYSTEM, Dir, File, Link, Node
+from .storage_nodes import ROOT, SHELL, SYSTEM, Dir, File, Link, Node, StorageError
 from .storage_rules import default_owner
 
 TOYBOX_COMMANDS = (
@@ -110,3 +111,52 @@ def initial_tree(profile: Callable[[], DeviceProfile]) -> list[tuple[str, Node]]
     tree += [("/dev/null", File(stat.S_IFCHR | 0o666)), ("/dev/zero", File(stat.S_IFCHR | 0o666, endless=b"\0")),
              ("/dev/urandom", File(stat.S_IFCHR | 0o666, endless=b"\x5a\xa5"))]
     return tree
+
+
+class SystemWritesMixin:
+    """What the system itself writes, past the shell's rules (a part of PhoneStorage): the build
+    description when the phone's profile is chosen, an installed app's files, their removal."""
+
+    def use_profile(self, profile: DeviceProfile, clock: Callable[[], float] | None = None) -> None:
+        """Describe this phone (kernel, build) and follow its clock from now on."""
+        with self._lock:
+            if clock is not None:
+                self.clock = clock
+            if profile != self.profile:
+                self.profile = profile
+                build_prop = self._lookup("/system/build.prop", follow=True)
+                assert isinstance(build_prop, File)
+                build_prop.data[:] = (f"ro.build.version.sdk={profile.sdk}\n"
+                                      f"ro.build.version.release={profile.release}\n").encode()
+
+    def store_system_file(self, path: str, data: bytes) -> None:
+        """Write a file as a system service does (the package manager placing an APK under
+        /data/app): folders are made as needed, owned by system, whatever the shell may write."""
+        path = self.normalise(path)
+        with self._lock:
+            folder = "/"
+            for name in posixpath.dirname(path).strip("/").split("/"):
+                node = self._lookup(folder, follow=True)
+                assert isinstance(node, Dir)
+                if name not in node.entries:
+                    self._charge(0, 1)
+                    node.entries[name] = Dir(stat.S_IFDIR | 0o755, 1000, 1000, self.clock(), self._new_ino())
+                folder = posixpath.join(folder, name)
+            parent = self._lookup(folder, follow=True)
+            assert isinstance(parent, Dir)
+            old = parent.entries.get(posixpath.basename(path))
+            self._charge(len(data) - (old.size if isinstance(old, File) else 0), 0 if old else 1)
+            parent.entries[posixpath.basename(path)] = File(stat.S_IFREG | 0o644, 1000, 1000, self.clock(),
+                                                            self._new_ino(), bytearray(data))
+
+    def remove_system_tree(self, path: str) -> None:
+        """Remove a folder a system service made (an uninstalled app's code folder); missing is fine."""
+        path = self.normalise(path)
+        with self._lock:
+            try:
+                parent = self._lookup(posixpath.dirname(path), follow=True)
+            except StorageError:
+                return
+            node = parent.entries.pop(posixpath.basename(path), None) if isinstance(parent, Dir) else None
+            if node is not None:
+                self._forget(node)

@@ -11,11 +11,12 @@ a time); a streamed one can take its place behind the same interface.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import logging
 import time
 from dataclasses import dataclass
-from typing import AsyncIterator, Awaitable, Callable, Protocol
+from typing import AsyncIterator, Awaitable, Callable, Iterator, Protocol
 
 from .errors import DeviceError
 from .screen_capture import Screenshot
@@ -147,6 +148,21 @@ class FrameFanOut:
     def _ensure_running(self) -> None:
         raise NotImplementedError
 
+    @contextlib.contextmanager
+    def _waiting(self, moment: float) -> Iterator[asyncio.Future]:
+        """A future the first frame captured at or after `moment` will answer; withdrawn on leaving."""
+        waiter = asyncio.get_running_loop().create_future()
+        entry = (moment, waiter)
+        self._waiters.append(entry)
+        self._ensure_running()
+        try:
+            yield waiter
+        finally:
+            if entry in self._waiters:
+                self._waiters.remove(entry)
+            if not waiter.done():
+                waiter.cancel()
+
     def _deliver(self, frame: Frame) -> None:
         """A new frame: the newest one now, in every mailbox, and the answer of waiters it is new enough for."""
         self._latest = frame
@@ -199,15 +215,8 @@ class ScreenshotPolling(FrameFanOut):
         latest = self._latest
         if latest is not None and latest.captured_at >= moment:
             return latest
-        waiter = asyncio.get_running_loop().create_future()
-        entry = (moment, waiter)
-        self._waiters.append(entry)
-        self._ensure_running()
-        try:
+        with self._waiting(moment) as waiter:
             return await waiter
-        finally:
-            if entry in self._waiters:
-                self._waiters.remove(entry)
 
     def _ensure_running(self) -> None:
         if not self._closed and not self.capturing:

@@ -100,11 +100,7 @@ class PhoneFrames(FrameFanOut):
         latest = self._latest
         if self.streaming and latest is not None and latest.captured_at >= moment:
             return latest
-        waiter = asyncio.get_running_loop().create_future()
-        entry = (moment, waiter)
-        self._waiters.append(entry)
-        self._ensure_running()
-        try:
+        with self._waiting(moment) as waiter:
             if self.streaming and self._latest is not None:
                 # the stream sends every change: none within FRESH_SECONDS means the screen is as last sent
                 timeout = max(0.0, moment + FRESH_SECONDS - time.monotonic())
@@ -114,11 +110,6 @@ class PhoneFrames(FrameFanOut):
                     if self.streaming and self._latest is not None:      # unchanged until FRESH_SECONDS ago
                         return dataclasses.replace(self._latest, captured_at=max(moment, time.monotonic() - FRESH_SECONDS))
             return await waiter
-        finally:
-            if entry in self._waiters:
-                self._waiters.remove(entry)
-            if not waiter.done():
-                waiter.cancel()
 
     # ------------------------------------------------------------------ running
 
