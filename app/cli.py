@@ -108,15 +108,30 @@ def cmd_controls(args) -> int:
 
 
 def cmd_devices(args) -> int:
-    from app.core.device.adb_transport import AdbTransport
+    from app.cli_agent import load_user_settings
+    from app.core.device.adb_servers import adb_servers, list_phones
 
-    devices = AdbTransport().list_devices()
-    if not devices:
-        print("No phones attached. Plug one in with USB debugging on, or connect over Wi-Fi with "
-              "`adb connect HOST:PORT`. `agentdesk virtual-phone` serves a virtual one.")
+    try:
+        servers = adb_servers(load_user_settings().adb)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    phones, unreachable = list_phones(servers)
+    if args.json:
+        json.dump({"devices": [phone.to_dict() for phone in phones], "unreachable": unreachable}, sys.stdout, indent=1)
+        print()
         return 0
-    for device in devices:
-        print(f"{device.serial:<24} {device.model or '-':<28} {device.describe_state()}")
+    if phones:
+        print(f"{'serial':<24} {'model':<24} {'ADB server':<22} state")
+    for phone in phones:
+        state = "connected" if phone.ready else phone.problem or phone.state
+        print(f"{phone.serial:<24} {phone.model or '-':<24} {phone.server:<22} {state}")
+    for server, reason in unreachable.items():
+        print(f"ADB server {server} is unreachable: {reason}")
+    if not phones:
+        print("No phones attached. Plug one in with USB debugging on, or connect over Wi-Fi with "
+              "`adb connect HOST:PORT`. `agentdesk virtual-phone` serves a virtual one. Phones of other "
+              "machines: list their ADB servers in AGENTDESK_ADB_SERVERS=host:port,… or the settings' adb.servers.")
     return 0
 
 
@@ -200,7 +215,10 @@ def build_parser() -> argparse.ArgumentParser:
     controls.add_argument("--json", action="store_true", help="print a JSON list instead of a table")
     controls.set_defaults(func=cmd_controls)
 
-    devices = sub.add_parser("devices", help="list attached phones and their state")
+    devices = sub.add_parser("devices", help="list the phones of every ADB server (this machine's, the settings' "
+                             "adb.servers and AGENTDESK_ADB_SERVERS) and their state")
+    devices.add_argument("--json", action="store_true", help="print {\"devices\": [...], \"unreachable\": "
+                         "{server: reason}} instead of a table")
     devices.set_defaults(func=cmd_devices)
 
     virtual = sub.add_parser("virtual-phone", help="serve the virtual phone over the ADB protocol")
@@ -251,9 +269,14 @@ def build_parser() -> argparse.ArgumentParser:
     key.add_argument("--name", default="default", help="which key (default: default)")
     key.set_defaults(func=lambda a: _agent_command("cmd_key", a))
 
+    from app.cli_api import add_commands as add_api_commands
+
+    add_api_commands(sub)
+
     bench = sub.add_parser("bench", help="measure speed on the quick and the realistic virtual phone, or a phone")
-    bench.add_argument("suite", choices=["perception", "agent", "gui", "startup", "phone"],
-                       help="what to measure (phone: how close the virtual phone is to real ones)")
+    bench.add_argument("suite", choices=["perception", "agent", "gui", "startup", "phone", "api"],
+                       help="what to measure (phone: how close the virtual phone is to real ones; api: what the "
+                            "task API costs a task)")
     bench.add_argument("--rounds", type=int, help="repetitions per figure, interleaved with the baseline's "
                        "(median reported; each suite has its own default)")
     bench.add_argument("--device", metavar="SERIAL", help="measure this attached phone instead of the two "

@@ -21,11 +21,10 @@ from app.core.agent.spending import SpendingCap, with_spending_caps
 from app.core.config import Settings, describe_validation_error, load_settings
 from app.core.device.errors import DeviceError
 from app.core.device.phone_session import PhoneRegistry
-from app.core.providers import (AZURE_PLACEHOLDER, CUSTOM, UnknownPreset, connection_defaults_for_url, find_preset,
-                                pricing_for)
+from app.core.providers import pricing_for
 from app.core.redaction import setup_logging
 from app.core.runs.handle import RunHandle
-from app.core.runs.service import RunRefused, RunRequest, RunService, api_key_for, settings_for
+from app.core.runs.service import RunRefused, RunRequest, RunService, api_key_for, provider_overrides, settings_for
 from app.core.secrets import NO_KEYRING_HELP, SESSION_ONLY, SecretStore, env_source, provider_key_variable
 from app.phone_connection import open_phone
 
@@ -46,29 +45,6 @@ def run_request_from_args(args) -> RunRequest:
                       timeout_seconds=getattr(args, "timeout", None),
                       provider=provider_overrides(getattr(args, "preset", None), args.base_url, args.model),
                       api_key_env=getattr(args, "api_key_env", None))
-
-
-def provider_overrides(preset_name: str | None, base_url: str | None, model: str | None) -> dict[str, object]:
-    """The provider settings of this run: `--preset`'s base URL, model, timeout and retries, with `--base-url`
-    and `--model` over them. A `--base-url` without a preset brings the timeout and retries of the preset
-    whose URL it is, or a local server's (minutes, one retry): the saved ones belong to another server."""
-    provider: dict[str, object] = {}
-    if preset_name:
-        try:
-            preset = find_preset(preset_name)
-        except UnknownPreset as exc:
-            raise RunRefused(str(exc)) from None
-        provider.update(preset.settings_values())
-        if not preset.model and not model and preset.name != CUSTOM:
-            raise RunRefused(f"The preset {preset.name} has no default model: give the "
-                             f"{preset.model_placeholder} with --model.")
-        if AZURE_PLACEHOLDER in preset.base_url and not base_url:
-            raise RunRefused(f"The preset {preset.name} needs your resource's URL: give --base-url "
-                             f"({preset.base_url} with {AZURE_PLACEHOLDER} replaced).")
-    elif base_url:
-        provider.update(connection_defaults_for_url(base_url))
-    provider.update({key: value for key, value in (("base_url", base_url), ("model", model)) if value})
-    return provider
 
 
 def run_spending_caps(args, settings: Settings) -> Settings:

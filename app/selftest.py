@@ -220,12 +220,41 @@ def check_keyring() -> str:
     return f"keys go to {store.location()}; a test secret was stored, read back and deleted"
 
 
+def check_task_api() -> str:
+    import httpx
+
+    from app.api.token import ApiToken
+    from app.core.config import Settings
+    from app.headless_desk import open_headless_desk
+
+    async def serve_and_ask() -> str:
+        token = ApiToken(secrets.token_urlsafe(24), "the self-test", False)
+        desk = await open_headless_desk(Settings(), virtual=True, host="127.0.0.1", port=0, token=token,
+                                        announce=False)
+        try:
+            async with httpx.AsyncClient(base_url=desk.api.url, timeout=60,
+                                         headers={"Authorization": f"Bearer {token.value}"}) as http:
+                if (await http.get("/v1/devices", headers={"Authorization": "Bearer wrong"})).status_code != 401:
+                    raise CheckFailed("the task API answered a request with a wrong token")
+                devices = (await http.get("/v1/devices")).json()["devices"]
+                if not devices:
+                    raise CheckFailed("the task API listed no phone")
+                tree = await http.get(f"/v1/devices/{devices[0]['device_id']}/ui-tree")
+                if tree.status_code != 200 or not tree.json()["elements"]:
+                    raise CheckFailed(f"the task API could not read the screen: {tree.text[:200]}")
+                return f"served on {desk.api.url}; token checked; {len(tree.json()['elements'])} controls read"
+        finally:
+            await desk.close()
+    return asyncio.run(serve_and_ask())
+
+
 CHECKS: tuple[tuple[str, Callable[[], str]], ...] = (
     ("resources", check_resources),
     ("Qt, main window, icon", check_qt),
     ("virtual phone", check_virtual_phone),
     ("scrcpy server and decoder", check_scrcpy_server),
     ("keyring", check_keyring),
+    ("task API", check_task_api),
 )
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from .phones import PhoneChoice
 
-SUITES = ("perception", "agent", "gui", "startup", "phone")
+SUITES = ("perception", "agent", "gui", "startup", "phone", "api")
 
 
 def run_benchmark(suite: str, rounds: int | None = None, json_out: str | None = None, bundle: str | None = None,
@@ -34,6 +34,10 @@ def run_benchmark(suite: str, rounds: int | None = None, json_out: str | None = 
         from .agent_bench import run_agent_bench
 
         table = run_agent_bench(choice=choice, **options)
+    elif suite == "api":
+        from .api_bench import run_api_bench
+
+        table = run_api_bench(choice=choice, **options)
     elif suite == "phone":
         from .phone_bench import run_phone_bench
 

@@ -124,7 +124,7 @@ def bench_home() -> Iterator[None]:
             os.environ.pop("AGENTDESK_HOME", None)
 
 
-class _TimedDevice(AndroidDevice):
+class TimedDevice(AndroidDevice):
     """Remembers when ADB services were in flight (the phone plus the wire); they may overlap."""
 
     def __init__(self, *args, **kwargs):
@@ -149,7 +149,7 @@ class _TimedDevice(AndroidDevice):
         return total * 1000
 
 
-class _TimedClient(ModelClient):
+class TimedClient(ModelClient):
     model_ms = 0.0
 
     async def complete(self, messages, tools=None, **options):
@@ -169,7 +169,7 @@ async def _one_run(phone: BenchPhone, model_url: str, steps: int, capture: str, 
     each counted step's wait for the screen to settle (StepRecord.settle_ms). `stream` is
     mirror.stream: "screenshots" (frames by the `capture` path) or "auto" (scrcpy's stream, input
     over its control socket); `sources` collects the frame source's status at the run's end."""
-    device = _TimedDevice(phone.transport(), phone.serial)
+    device = TimedDevice(phone.transport(), phone.serial)
     device.capture_method = capture
     if not prefetch:           # as before issue 13: the next step's dump starts only when the step does
         device.prefetch_controls = lambda: None
@@ -182,7 +182,7 @@ async def _one_run(phone: BenchPhone, model_url: str, steps: int, capture: str, 
                                       mirror_settings=lambda: settings.mirror))
     marks: dict[int, tuple[float, float]] = {}
     figures: list[tuple[float, float]] = []
-    client = _TimedClient(settings.provider, "bench-key")
+    client = TimedClient(settings.provider, "bench-key")
 
     def on_event(event) -> None:
         if isinstance(event, StepStarted):

@@ -178,12 +178,63 @@ class MirrorSettings(_Section):
                               "(the stream's own packets, no re-encoding)")
 
 
+_SERVER_ADDRESS = re.compile(r"(?:[A-Za-z0-9._-]+|\[[0-9A-Fa-f:]+\]):\d{1,5}")
+
+
+def parse_adb_servers(value: object) -> list[str]:
+    """`host:port` addresses, from a list or one string separated by commas or spaces (as
+    AGENTDESK_ADB_SERVERS gives them); duplicates and blanks dropped, anything else an error naming it."""
+    if isinstance(value, str):
+        value = value.replace(",", " ").split()
+    if not isinstance(value, (list, tuple)):
+        raise ValueError(f"adb.servers is a list of host:port addresses, not {value!r}")
+    servers: list[str] = []
+    for item in value:
+        address = item.strip() if isinstance(item, str) else item
+        if not isinstance(address, str) or not _SERVER_ADDRESS.fullmatch(address) \
+                or not 0 < int(address.rsplit(":", 1)[1]) < 65536:
+            raise ValueError(f"an ADB server is written host:port, such as 192.168.1.20:5037, not {item!r}")
+        if address not in servers:
+            servers.append(address)
+    return servers
+
+
+class AdbSettings(_Section):
+    """Where phones are found: this machine's ADB server, and other machines' (a lab's phones on
+    other computers, served with `adb -a nodaemon server`, or a device farm's remote ADB)."""
+
+    servers: list[str] = Field(default_factory=list, description="more ADB servers as host:port, besides this "
+                               "machine's (ANDROID_ADB_SERVER_PORT or 5037); AGENTDESK_ADB_SERVERS adds more")
+
+    @field_validator("servers", mode="before")
+    @classmethod
+    def _servers(cls, value: object) -> object:
+        return parse_adb_servers(value)
+
+
+class ApiSettings(_Section):
+    """The local HTTP API (and through it MCP) that lets other programs give the desk tasks."""
+
+    serve: bool = Field(False, description="the desktop app serves the task API while it runs")
+    host: str = Field("127.0.0.1", description="the address to listen on; anything but loopback lets "
+                      "other machines in (they still need the token)")
+    port: int = Field(8765, ge=0, le=65535, description="the TCP port; 0 = any free one (agentdesk mcp still "
+                      "finds the desk)")
+    max_queued_tasks: int = Field(32, ge=1, le=10_000, description="tasks waiting or running at once; more "
+                                  "are refused with 429")
+    review_timeout_seconds: float = Field(600.0, gt=0, le=86_400, description="a task waiting for a person's "
+                                          "decision that nobody gives ends after this long")
+    max_body_kb: int = Field(256, ge=1, le=65_536, description="largest request body accepted")
+
+
 class Settings(_Section):
     provider: ProviderSettings = Field(default_factory=ProviderSettings)
     images: ImageSettings = Field(default_factory=ImageSettings)
     agent: AgentSettings = Field(default_factory=AgentSettings)
     limits: LimitSettings = Field(default_factory=LimitSettings)
     mirror: MirrorSettings = Field(default_factory=MirrorSettings)
+    adb: AdbSettings = Field(default_factory=AdbSettings)
+    api: ApiSettings = Field(default_factory=ApiSettings)
     # USD per million tokens, [input, output], by model name (prefix match, longest wins).
     prices: dict[str, tuple[float, float]] = Field(default_factory=lambda: {
         "gpt-4o-mini": (0.15, 0.60), "gpt-4o": (2.50, 10.00), "gpt-4.1-mini": (0.40, 1.60),
@@ -217,7 +268,8 @@ def load_settings(path: Path) -> tuple[Settings, list[str]]:
     warnings: list[str] = []
     sections = {}
     for name, model in (("provider", ProviderSettings), ("images", ImageSettings), ("agent", AgentSettings),
-                          ("limits", LimitSettings), ("mirror", MirrorSettings)):
+                          ("limits", LimitSettings), ("mirror", MirrorSettings), ("adb", AdbSettings),
+                          ("api", ApiSettings)):
         try:
             sections[name] = model.model_validate(data.get(name, {}))
         except ValidationError as exc:

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 
 from app.core import paths
 from app.core.config import Settings, load_settings, save_settings
+from app.core.device.adb_servers import adb_servers
 from app.core.device.errors import DeviceError
 from app.core.device.phone_session import PhoneRegistry
 from app.core.loop_thread import LoopThread
@@ -37,6 +38,7 @@ from app.gui.mirror.mirror_panel import MirrorPanel
 from app.gui.phones.phone_session import PhoneSession
 from app.gui.runs.request_panel import RequestPanel
 from app.gui.runs.run_controller import RunController
+from app.gui.api_host import ApiHost
 from app.gui.settings.settings_dialog import SettingsDialog
 from app.gui.runs.timeline import TimelinePanel
 from app.gui.window_state import restore_window_state, save_window_state
@@ -78,8 +80,11 @@ class MainWindow(QMainWindow):
         self.core = LoopThread()
         self.phones = PhoneRegistry(lambda: self.settings.mirror)
         self.service = RunService(self.phones, lambda: self.settings, secrets=secrets)
-        self.phone = PhoneSession(lambda: self.mirror.size(), self.core, self.phones, self)
+        self.phone = PhoneSession(lambda: self.mirror.size(), self.core, self.phones, self,
+                                  adb_servers=lambda: adb_servers(self.settings.adb))
         self.controller = RunController(self.core, self.service, self)
+        self.api_host = ApiHost(self.core, self.service, lambda: self.settings,
+                                lambda: self.phone.connection.virtual_server if self.phone.connection else None)
         self._build()
         self._connect()
         self._build_menus()
@@ -381,6 +386,8 @@ class MainWindow(QMainWindow):
         if self.settings.mirror != mirror_before:      # every phone's stream starts again with the new settings
             for session in self.phones.sessions():
                 self.core.call(session.frames.settings_changed)
+        if said := await self.api_host.apply():
+            self.show_status(said)
         key_name = self.settings.provider.key_name
         if dialog.key_removal_requested():
             await asyncio.to_thread(store.delete, key_name)
@@ -401,8 +408,12 @@ class MainWindow(QMainWindow):
         self._tasks.add(self.agent_warm_up)
         self._spawn(self.refresh_key_notice())
         await self.phone.start()
+        self.controller.follow_other_runs()     # tasks from scripts (the task API) show here live
+        if said := await self.api_host.apply():
+            self.show_status(said)
 
     async def shutdown(self) -> None:
+        await self.api_host.stop()
         await self.controller.shutdown()
         await self.phone.shutdown()
         await self.core.run(self.service.shutdown())

@@ -20,6 +20,7 @@ from app.core.config import Settings
 from app.core.device.android_device import AndroidDevice
 from app.core.device.errors import DeviceError
 from app.core.device.frames import FrameSource
+from app.core.device.screen_tree import ScreenTree
 
 from .action_strategies import Decide, Execute, Remember, Review, StuckFailure, TooManyRejections
 from .completion_check import CheckCompletion, CompletionVerdict
@@ -76,7 +77,7 @@ class AgentRun:
 
     def __init__(self, request: str, device: AndroidDevice, settings: Settings, client: ModelClient,
                  supervisor: Supervisor, *, frames: FrameSource, events: EventStream | None = None,
-                 pipeline: PipelineFactory = seed_pipeline):
+                 pipeline: PipelineFactory = seed_pipeline, screen_tree: ScreenTree | None = None):
         self.settings = settings
         self.events = events or EventStream()
         self.control = RunControl(settings.agent.timeout_seconds)
@@ -86,7 +87,8 @@ class AgentRun:
         executor = ActionExecutor(device, supervisor.ask, self.control)
         self.rc = RunContext(request=request, device=device, settings=settings, client=client, prompts=prompts,
                              supervisor=supervisor, control=self.control, executor=executor, machine=self.machine,
-                             frames=frames, events=self.events, stuck=StuckDetector(settings.agent.stuck_threshold))
+                             frames=frames, events=self.events, stuck=StuckDetector(settings.agent.stuck_threshold),
+                             screen_tree=screen_tree)
         self.rc.system_message = prompts.system_message()
         self.processor = StepProcessor(pipeline(self.rc), initial=set())
         self.result: RunResult | None = None

@@ -39,20 +39,38 @@ class RunStrategy(Strategy):
 class CaptureScreenshot(RunStrategy):
     """The screen as it is now: the first frame of the phone's frame source taken after the step
     began (the mirror's frames when it runs, else one taken for us). It also starts reading the
-    controls, so the (slow, on a real phone) uiautomator dump runs while the frame comes;
-    CollectControls picks it up."""
+    controls through the phone's screen tree; CollectControls picks them up.
+
+    After input (an action, or the run's first step) the (slow, on a real phone) uiautomator dump
+    starts at once - or the one the action's settle wait started goes on - while the frame comes.
+    With no input since the tree's last dump (a `wait` step, say), the frame comes first and the
+    tree is dumped again only if the picture changed (an animation, a notification): an unchanged
+    screen keeps its tree even past the device's 5 s cache."""
 
     provides = ("screenshot", "controls_request")
 
     async def run(self, ctx: StepContext) -> None:
-        controls_request = asyncio.ensure_future(self.rc.device.controls())
-        ctx.set("controls_request", controls_request)
+        tree = self.rc.screen_tree
+        moment = time.monotonic()
+        controls_request: asyncio.Future | None = None
         try:
-            frame = await self.rc.control.interruptible(self.rc.frames.frame_after(time.monotonic()))
+            if tree.reusable():
+                frame = await self.rc.control.interruptible(self.rc.frames.frame_after(moment))
+                controls_request = asyncio.ensure_future(tree.read(frame))
+            else:
+                frame_request = asyncio.ensure_future(self.rc.frames.frame_after(moment))
+                controls_request = asyncio.ensure_future(tree.read_during(frame_request))
+                try:
+                    frame = await self.rc.control.interruptible(asyncio.shield(frame_request))
+                except BaseException:
+                    discard(frame_request)
+                    raise
+            ctx.set("controls_request", controls_request)
             ctx.set("screenshot", frame.shot if frame.shot.size == frame.device_size
                     else await asyncio.to_thread(frame.display_shot))
         except BaseException:
-            discard(controls_request)
+            if controls_request is not None:
+                discard(controls_request)
             raise
 
 
@@ -77,13 +95,14 @@ def foreground_package(hierarchy: UiHierarchy) -> str:
 
 
 class CollectControls(RunStrategy):
-    """Controls (cached 5 s, dropped after any action). If the dump fails: a screenshot-only step."""
+    """Controls, from the screen tree's reading CaptureScreenshot started (kept while neither input
+    nor the picture changed). If the dump fails: a screenshot-only step."""
 
     needs = ("screenshot", "controls_request")
     provides = ("controls", "screen_only", "foreground", "fingerprint")
 
     async def run(self, ctx: StepContext) -> None:
-        snapshot = await self.rc.control.interruptible(ctx.get("controls_request"))
+        snapshot = (await self.rc.control.interruptible(ctx.get("controls_request"))).snapshot
         ctx.set("controls", snapshot.controls)
         ctx.set("screen_only", False)
         ctx.set("foreground", foreground_package(snapshot.hierarchy))

@@ -15,6 +15,8 @@ in the model's coordinates (`CoordinateMapper`), the same ones it must answer in
 
 from __future__ import annotations
 
+import json
+
 import re
 import types
 import typing
@@ -168,6 +170,22 @@ class PromptBuilder:
         if image_url:
             content.insert(0, _image_part(image_url))
         return [{"role": "system", "content": sections["system"].substitute().strip()},
+                {"role": "user", "content": content}]
+
+    def query_messages(self, question: str, schema: Mapping[str, Any] | None, controls: Sequence[Control],
+                       screen_size: tuple[int, int], image_url: str | None) -> list[dict[str, Any]]:
+        """A task's output question, answered from the screen (the picture when one is sent, the controls
+        as text), as text or as JSON matching `schema`."""
+        sections = _sections("query.txt")
+        shape = (sections["shape_schema"].substitute(schema=json.dumps(schema, ensure_ascii=False))
+                 if schema else sections["shape_text"].substitute())
+        listed = control_lines(controls, CoordinateMapper(screen_size, screen_size)) if controls else ""
+        text = sections["user"].substitute(question=question.strip(),
+                                           controls=listed or "(the controls could not be read)").strip()
+        content: list[dict[str, Any]] = [_text_part(text)]
+        if image_url:
+            content.insert(0, _image_part(image_url))
+        return [{"role": "system", "content": sections["system"].substitute(shape=shape).strip()},
                 {"role": "user", "content": content}]
 
     def reply_tool(self) -> dict[str, Any]:

@@ -193,6 +193,8 @@ class RunResult:
     waiting_seconds: float = 0.0        # time spent waiting for the person (reviews, answers, pauses)
     verification: str = ""              # a success: "screen" / "model" (verified by) or "claimed" (not verified)
     verification_note: str = ""         # what the completion check saw or was told
+    output: Any = None                  # the answer to the task's output question (text or JSON data)
+    output_error: str = ""              # why the output question has no answer
 
     @property
     def succeeded(self) -> bool:

@@ -11,6 +11,7 @@ from PIL import Image
 from app.core.config import Settings
 from app.core.device.android_device import AndroidDevice
 from app.core.device.frames import FrameSource
+from app.core.device.screen_tree import ScreenTree
 from app.core.perception.controls import Control
 
 from .events import EventStream, ObservationReady
@@ -58,6 +59,11 @@ class RunContext:
     answers: list[tuple[str, str]] = field(default_factory=list)   # (question, answer) from ask_user
     previous: ScreenRecord | None = None
     system_message: dict[str, Any] | None = None
+    screen_tree: ScreenTree | None = None      # the phone session's; None: one of the run's own
+
+    def __post_init__(self) -> None:
+        if self.screen_tree is None:
+            self.screen_tree = ScreenTree(self.device, self.frames)
 
     def observed(self, step: int, clean: Image.Image, annotated: Image.Image | None, controls: list[Control],
                  foreground: str = "", screen_only: bool = False) -> None:

@@ -266,6 +266,12 @@ class AndroidDevice(InputMixin):
             self._controls = snapshot
         return snapshot
 
+    @property
+    def input_generation(self) -> int:
+        """How many times input reached the phone (each drops the cached controls): whoever keeps a
+        dump can tell whether input came since it began (the screen tree does)."""
+        return self._input_generation
+
     def invalidate_controls(self) -> None:
         self._controls = None
         self._input_generation += 1

@@ -23,6 +23,7 @@ from app.core.config import MirrorSettings
 from .phone_frames import PhoneFrames
 from .phone_id import PhoneId, resolve_phone
 from .phone_lock import PhoneBusy, PhoneLock
+from .screen_tree import ScreenTree
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +39,7 @@ class PhoneSession:
         self.listing = listing or DeviceListing(device.serial, "device")
         self.virtual = virtual
         self.frames = PhoneFrames(device, mirror_settings, name=str(phone_id))
+        self.screen_tree = ScreenTree(device, self.frames)      # the latest UI tree, read on change
         self._lock = lock or PhoneLock(phone_id)
         self._driving = asyncio.Lock()
         self.driver: str = ""            # what drives the phone now ("" = nobody)

@@ -10,6 +10,10 @@ answer is the run's policy:
             but the run says plainly that it is holding);
 - "fail":   nobody will come; the run ends failed with the reason (scripts, CI).
 
+Two more knobs, for tasks other programs post: `review_timeout` ends a run whose question
+nobody answers within that many seconds (failed, saying so), and `sensitive_needs_person=False`
+lets an auto-mode run take its sensitive actions without asking (the caller vouches for them).
+
 Time spent waiting for an answer is the person's, not the agent's: the run's clock stands
 still meanwhile, so the run's time limit never ends a run while someone decides.
 """
@@ -44,17 +48,27 @@ def new_run_id() -> str:
     return f"{datetime.now():%Y%m%d-%H%M%S}-{next(_ids)}"
 
 
+def _duration(seconds: float) -> str:
+    if seconds >= 120 and seconds % 60 == 0:
+        return f"{seconds / 60:g} minutes"
+    return f"{seconds:g} seconds"
+
+
 class NothingToAnswer(RuntimeError):
     """An answer came while the run waits for no decision (or for another kind of answer)."""
 
 
 class RunHandle:
     def __init__(self, run_id: str, request: str, phone: str, policy: PersonPolicy = "person",
-                 *, paused: bool = False) -> None:
+                 *, paused: bool = False, mode: str = "step", review_timeout: float | None = None,
+                 sensitive_needs_person: bool = True) -> None:
         self.id = run_id
         self.request = request
         self.phone = phone                       # str(PhoneId)
         self.policy: PersonPolicy = policy
+        self.mode = mode                         # "step" | "auto", as the run was asked
+        self.review_timeout = review_timeout     # seconds a decision may take; None: as long as it takes
+        self.sensitive_needs_person = sensitive_needs_person
         self.events = EventStream()
         self.state: RunState = "queued"
         self.result: RunResult | None = None
@@ -68,6 +82,7 @@ class RunHandle:
         self.pending_question: str = ""
         self._pause_first = paused
         self._stop_reason = ""
+        self.waiting_for_phone = False           # queued behind another run on the phone (set by the service)
 
     def __repr__(self) -> str:
         return f"RunHandle({self.id}, {self.state}, {self.request!r})"
@@ -84,6 +99,10 @@ class RunHandle:
             control.stop(self._stop_reason)
 
     async def review(self, proposal: Proposal) -> ReviewAnswer:
+        if not self.sensitive_needs_person and self.mode == "auto" and proposal.is_sensitive:
+            answer = ReviewAnswer.approve()
+            self.events.emit(ReviewAnswered(proposal.step, answer, by="the task's parameters"))
+            return answer
         if self.policy == "fail":
             raise NeedsPerson(f"Step {proposal.step} needs a person to approve it "
                               f"({proposal.sensitive_reason or 'step mode'}), and this run has nobody to ask.")
@@ -93,7 +112,7 @@ class RunHandle:
         self.events.emit(ReviewRequested(proposal.step, proposal))
         try:
             with self._person_time():
-                answer = await self._review
+                answer = await self._wait_for_person(self._review, f"a decision on step {proposal.step}")
         finally:
             self._review, self.pending_proposal = None, None
             if self.state == "waiting_for_person":
@@ -110,13 +129,24 @@ class RunHandle:
         self.events.emit(QuestionAsked(question))
         try:
             with self._person_time():
-                answer = await self._question
+                answer = await self._wait_for_person(self._question, "an answer")
         finally:
             self._question, self.pending_question = None, ""
             if self.state == "waiting_for_person":
                 self.state = "running"
         self.events.emit(QuestionAnswered(question, answer))
         return answer
+
+    async def _wait_for_person(self, future: asyncio.Future, what: str):
+        """The person's answer; NeedsPerson (the run ends failed) when nobody gives it in time."""
+        if self.review_timeout is None:
+            return await future
+        try:
+            return await asyncio.wait_for(asyncio.shield(future), self.review_timeout)
+        except TimeoutError:
+            future.cancel()
+            raise NeedsPerson(f"Nobody gave {what} within {_duration(self.review_timeout)} "
+                              "(the task's review timeout).") from None
 
     def _person_time(self) -> ContextManager[None]:
         """While the run waits for the person, its clock (and so its time limit) stands still."""
@@ -179,6 +209,8 @@ class RunHandle:
         self._stop_reason = self._stop_reason or reason
         if self.control is not None:
             self.control.stop(reason)
+        elif self.waiting_for_phone and self.task is not None and not self.task.done():
+            self.task.cancel()                   # the service ends it "stopped before it began"
 
     @property
     def stop_requested(self) -> bool:

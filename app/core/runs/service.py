@@ -21,9 +21,11 @@ from app.core.agent.agent_run import AgentRun, PipelineFactory, seed_pipeline
 from app.core.agent.events import Message, RunStarted
 from app.core.agent.llm_client import ModelClient
 from app.core.agent.memory import RunResult
+from app.core.agent.screen_query import answer_from_screen
 from app.core.agent.trajectory import RunSummary, TrajectoryWriter, list_runs
 from app.core.data_folder import data_folder_problem, storage_problem
 from app.core.paths import runs_dir
+from app.core.providers import AZURE_PLACEHOLDER, CUSTOM, UnknownPreset, connection_defaults_for_url, find_preset
 from app.core.config import AgentSettings, ProviderSettings, Settings, needs_api_key
 from app.core.device.android_device import InputLimits
 from app.core.device.errors import DeviceError
@@ -69,6 +71,10 @@ class RunRequest:
     wait_if_busy: bool = True                 # queue behind the phone's current run, else refuse
     paused: bool = False                      # take one step, then pause
     run_id: str | None = None
+    review_timeout: float | None = None       # seconds a person's decision may take (None: no limit)
+    sensitive_needs_person: bool = True       # False: auto mode takes sensitive actions without asking
+    output: str = ""                          # a question answered from the final screen, into the result
+    output_schema: dict[str, Any] | None = None   # the answer's JSON schema, when it must be data
 
 
 def settings_for(base: Settings, request: RunRequest) -> Settings:
@@ -84,6 +90,31 @@ def settings_for(base: Settings, request: RunRequest) -> Settings:
             "agent": AgentSettings.model_validate({**base.agent.model_dump(), **agent})})
     except ValueError as exc:
         raise RunRefused(f"The run's settings are not valid: {exc}") from exc
+
+
+def provider_overrides(preset_name: str | None, base_url: str | None, model: str | None, *,
+                       names: tuple[str, str] = ("--base-url", "--model")) -> dict[str, object]:
+    """The provider settings of one run: a preset's base URL, model, timeout and retries, with the given base
+    URL and model over them. A base URL without a preset brings the timeout and retries of the preset whose
+    URL it is, or a local server's (minutes, one retry): the saved ones belong to another server. `names` are
+    what the face calls the base URL and the model, for the errors."""
+    provider: dict[str, object] = {}
+    if preset_name:
+        try:
+            preset = find_preset(preset_name)
+        except UnknownPreset as exc:
+            raise RunRefused(str(exc)) from None
+        provider.update(preset.settings_values())
+        if not preset.model and not model and preset.name != CUSTOM:
+            raise RunRefused(f"The preset {preset.name} has no default model: give the "
+                             f"{preset.model_placeholder} with {names[1]}.")
+        if AZURE_PLACEHOLDER in preset.base_url and not base_url:
+            raise RunRefused(f"The preset {preset.name} needs your resource's URL: give {names[0]} "
+                             f"({preset.base_url} with {AZURE_PLACEHOLDER} replaced).")
+    elif base_url:
+        provider.update(connection_defaults_for_url(base_url))
+    provider.update({key: value for key, value in (("base_url", base_url), ("model", model)) if value})
+    return provider
 
 
 def api_key_for(settings: Settings, secrets: SecretStore | None, given: str | None = None,
@@ -143,7 +174,9 @@ class RunService:
         run_id = request.run_id or new_run_id()
         if run_id in self._runs:
             raise RunRefused(f"There is already a run with the id {run_id}.")
-        handle = RunHandle(run_id, request.request, str(session.id), request.policy, paused=request.paused)
+        handle = RunHandle(run_id, request.request, str(session.id), request.policy, paused=request.paused,
+                           mode=settings.agent.mode, review_timeout=request.review_timeout,
+                           sensitive_needs_person=request.sensitive_needs_person)
         self._runs[run_id] = handle
         handle.task = asyncio.ensure_future(self._execute(handle, request, session, settings, key, key_source))
         for listener in list(self._listeners):
@@ -162,13 +195,18 @@ class RunService:
                        key: str | None, key_source: str) -> RunResult | None:
         events = handle.events
         try:
+            handle.waiting_for_phone = True       # a stop now ends the wait (handle.stop cancels this task)
             async with session.drive(f"{request.request!r} ({handle.id})", wait=request.wait_if_busy,
                                      on_wait=events.message):
+                handle.waiting_for_phone = False
                 if handle.stop_requested:
-                    result = RunResult("stopped", 0, [], 0.0, completion_reason="stopped before it began")
-                    handle.finish(result)
-                    return result
-                return await self._drive(handle, session, settings, key, key_source)
+                    return self._stopped_before_it_began(handle)
+                return await self._drive(handle, request, session, settings, key, key_source)
+        except asyncio.CancelledError:
+            if not (handle.waiting_for_phone and handle.stop_requested):
+                raise
+            asyncio.current_task().uncancel()     # stopped while queued: it never touched the phone
+            return self._stopped_before_it_began(handle)
         except DeviceError as exc:          # the phone was busy in another process, or went away
             if handle.finished:
                 raise
@@ -179,8 +217,14 @@ class RunService:
             if not handle.finished:         # cancelled, or crashed: readers still see the end
                 handle.finish(None, "the run ended unexpectedly")
 
-    async def _drive(self, handle: RunHandle, session: PhoneSession, settings: Settings, key: str | None,
-                     key_source: str) -> RunResult | None:
+    @staticmethod
+    def _stopped_before_it_began(handle: RunHandle) -> RunResult:
+        result = RunResult("stopped", 0, [], 0.0, completion_reason="stopped before it began")
+        handle.finish(result)
+        return result
+
+    async def _drive(self, handle: RunHandle, request: RunRequest, session: PhoneSession, settings: Settings,
+                     key: str | None, key_source: str) -> RunResult | None:
         events = handle.events
         try:
             writer = await asyncio.to_thread(
@@ -203,11 +247,14 @@ class RunService:
         try:
             async with self.client_factory(settings.provider, key, on_retry=events.message) as client:
                 run = AgentRun(handle.request, session.device, settings, client, handle, frames=session.frames,
-                               events=events, pipeline=guard_pipeline(self.pipeline, recorder))
+                               events=events, pipeline=guard_pipeline(self.pipeline, recorder),
+                               screen_tree=session.screen_tree)
                 handle.begin(run.control)
                 events.emit(RunStarted(handle.id, handle.request, session.describe(), settings.agent.mode,
                                        str(writer.run_dir)))
                 result = await run_on_ready_phone(run, session.device, handle)   # woken, unlocked, kept on
+                if request.output.strip() and result is not None and result.status != "stopped":
+                    await self._answer_output(result, request, client, session, settings, events)
         except BaseException as exc:
             error = f"{type(exc).__name__}: {exc}"
             raise
@@ -219,6 +266,19 @@ class RunService:
             result = await recorder.close(result)
             handle.finish(result, error)
         return result
+
+    @staticmethod
+    async def _answer_output(result: RunResult, request: RunRequest, client: ModelClient, session: PhoneSession,
+                             settings: Settings, events) -> None:
+        """The task's output question, answered from the screen the run left (into the result)."""
+        events.message(f"Reading the answer to “{request.output.strip()}” from the screen…")
+        answer = await answer_from_screen(client, session.device, session.frames, settings, request.output,
+                                          request.output_schema)
+        result.output, result.output_error = answer.value, answer.error
+        for reply in answer.replies:
+            result.tokens["prompt"] = result.tokens.get("prompt", 0) + reply.prompt_tokens
+            result.tokens["completion"] = result.tokens.get("completion", 0) + reply.completion_tokens
+        events.message(f"Output: {answer.error or answer.value!r}")
 
     # ------------------------------------------------------------------ the runs
 

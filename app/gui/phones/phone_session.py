@@ -24,7 +24,7 @@ from app.core import paths
 from app.core.device.adb_transport import AdbTransport, DeviceListing
 from app.core.device.android_device import ControlsSnapshot
 from app.core.device.phone_frames import SCREENSHOTS, STREAM
-from app.core.device.device_watch import DeviceWatcher
+from app.core.device.adb_servers import ServerWatcher, transport_for
 from app.core.device.errors import DeviceError
 from app.core.device.phone_session import PhoneRegistry
 from app.core.device.phone_session import PhoneSession as CorePhoneSession
@@ -54,8 +54,9 @@ class PhoneSession(QObject):
     frame_source = Signal(str, str)               # "Stream" / "Screenshots", and why (the frames' status)
 
     def __init__(self, view_size: Callable[[], QSize], core: LoopThread, phones: PhoneRegistry,
-                 parent: QObject | None = None):
+                 parent: QObject | None = None, adb_servers: Callable[[], list[str]] | None = None):
         super().__init__(parent)
+        self.adb_servers = adb_servers            # every ADB server to list phones from (may raise ValueError)
         self.view_size = view_size                # callable → QSize of the mirror (read on the GUI thread)
         self.core = core
         self.phones = phones
@@ -73,8 +74,9 @@ class PhoneSession(QObject):
         self._input_order = asyncio.Lock()        # manual input reaches the phone in the order it was asked (core loop)
         self._mirroring: asyncio.Future | None = None
         self._controls_wanted: asyncio.Event | None = None    # on the core loop
-        self._watchers: dict[str, DeviceWatcher] = {}
-        self._listings: dict[str, list[DeviceListing]] = {}
+        self._watchers: dict[str, ServerWatcher] = {}
+        self._listings: dict[str, list[DeviceListing]] = {}   # each server's last list (kept while it is away)
+        self._unreachable: dict[str, str] = {}                 # servers that do not answer now, and why
         self._virtual_server = None
         self._closing = False
         self._gui_loop: asyncio.AbstractEventLoop | None = None
@@ -108,28 +110,51 @@ class PhoneSession(QObject):
             self.connection = await self.core.run(open_phone(registry=self.phones))
         except DeviceError as exc:
             self.status.emit(str(exc))
+            self._watch_servers()
             return
         self._virtual_server = self.connection.virtual_server
         if self.connection.note:
             self.status.emit(self.connection.note)
         session = self.connection.session
         self._watch(session.device.transport)
+        self._watch_servers()
         self._use(session, self._entry_for(session.id.server, session.listing))
         self._spawn(self._controls_loop())
+
+    def _watch_servers(self) -> None:
+        """Also list the phones of the other ADB servers (settings, AGENTDESK_ADB_SERVERS)."""
+        if self.adb_servers is None:
+            return
+        try:
+            servers = self.adb_servers()
+        except ValueError as exc:
+            self.status.emit(f"Other machines' phones are not listed: {exc}")
+            return
+        for address in servers:
+            self._watch(transport_for(address))
 
     def _watch(self, transport: AdbTransport) -> None:
         if transport.address in self._watchers:
             return
-        watcher = DeviceWatcher(transport, lambda devices, t=transport: self._on_devices(t, devices))
+        watcher = ServerWatcher(transport, lambda devices, t=transport: self._on_devices(t, devices))
         self._watchers[transport.address] = watcher
         watcher.start()
 
     def _entry_for(self, server: str, listing: DeviceListing) -> DeviceEntry:
         virtual = self._virtual_server is not None and server.endswith(f":{self._virtual_server.port}")
+        if server in self._unreachable:
+            return DeviceEntry(server, listing.serial, listing.model,
+                               f"offline — its ADB server {server} is unreachable", False, virtual)
         return DeviceEntry(server, listing.serial, listing.model, listing.describe_state(), listing.ready, virtual)
 
     def _on_devices(self, transport: AdbTransport, devices: list[DeviceListing]) -> None:
-        self._listings[transport.address] = devices
+        watcher = self._watchers.get(transport.address)
+        problem = watcher.problem if watcher is not None else ""
+        if problem:                               # the server went away: its phones stay listed, offline
+            self._unreachable[transport.address] = problem
+        else:
+            self._unreachable.pop(transport.address, None)
+            self._listings[transport.address] = devices
         entries = [self._entry_for(server, d) for server, listed in self._listings.items() for d in listed]
         self.devices_changed.emit(entries)
         if self.entry is not None:
@@ -140,6 +165,8 @@ class PhoneSession(QObject):
                                           ready=False)
             elif now is not None and now.ready and not self.entry.ready:
                 self.status.emit(f"{now.serial} is back.")
+            elif now is not None and self.entry.ready and not now.ready and now.server in self._unreachable:
+                self.status.emit(f"{now.serial} is {now.state}; waiting for it to come back…")
             if now is not None:
                 self.entry = now
                 self.device_changed.emit(now)

@@ -31,7 +31,7 @@ from app.core.agent.events import (
 from app.core.agent.memory import RunResult
 from app.core.agent.supervisor import ReviewAnswer
 from app.core.loop_thread import LoopThread
-from app.core.runs.handle import NothingToAnswer, RunHandle
+from app.core.runs.handle import NothingToAnswer, RunHandle, new_run_id
 from app.core.runs.service import RunRequest, RunService
 
 log = logging.getLogger(__name__)
@@ -58,6 +58,8 @@ class RunController(QObject):
         self.handle: RunHandle | None = None
         self.task: asyncio.Future | None = None       # on the GUI loop: ends with the run's result
         self._gui_loop: asyncio.AbstractEventLoop | None = None
+        self._others: list[RunHandle] = []           # runs other programs started, to show after this one
+        self._own_ids: set[str] = set()
 
     @property
     def running(self) -> bool:
@@ -77,6 +79,8 @@ class RunController(QObject):
         """Ask the service for a run and follow it. Raises what the service refuses with (RunRefused, DeviceError)."""
         if self.running:
             raise RuntimeError("a run is already in progress")
+        request.run_id = request.run_id or new_run_id()
+        self._own_ids.add(request.run_id)        # not offered again as another program's run
         handle = await self.core.run(self.service.start(request))
         self.follow(handle)
         return handle
@@ -94,8 +98,38 @@ class RunController(QObject):
         except BaseException:
             self.run_finished.emit(None)     # the window leaves the running state; the error dialog explains
             raise
+        finally:
+            self._gui_loop.call_soon(self._follow_next_other)
         self.run_finished.emit(result)
         return result
+
+    def follow_other_runs(self) -> None:
+        """Show runs other programs start (tasks posted to the task API) as they come, one after another,
+        each from its first event; the person approves their steps here as for the window's own."""
+        self._gui_loop = asyncio.get_running_loop()
+        self.core.call(self.service.on_new_run, self._new_run)
+
+    def _new_run(self, handle: RunHandle) -> None:
+        """On the core loop: a run started anywhere (the window's own are followed already)."""
+        loop = self._gui_loop
+        if loop is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(self._offer, handle)
+
+    def _offer(self, handle: RunHandle) -> None:
+        if handle is self.handle or handle in self._others or handle.id in self._own_ids:
+            return
+        self._others.append(handle)
+        self._follow_next_other()
+
+    def _follow_next_other(self) -> None:
+        if self.running:
+            return
+        while self._others:
+            handle = self._others.pop(0)
+            if not handle.finished:
+                self.message.emit(f"A task from another program: “{handle.request}” ({handle.id}).")
+                self.follow(handle)
+                return
 
     def _to_gui(self, signal, *args: Any) -> None:
         """Emit `signal` on the GUI thread (called from the core thread)."""

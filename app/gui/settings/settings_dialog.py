@@ -1,5 +1,5 @@
-"""The Settings dialog: provider and key, images, agent limits, sensitive words, the mirror, and a
-connection test.
+"""The Settings dialog: provider and key, images, agent limits, sensitive words, the mirror, other ADB
+servers and the task API, and a connection test.
 
 The dialog never writes anything: not the settings file, not the keyring. The caller saves:
 
@@ -30,7 +30,8 @@ from app.core.redaction import redact
 from app.core.secrets import SESSION_NOTICE, SecretStore
 
 from app.gui.settings.provider_presets import AZURE_PLACEHOLDER, CUSTOM, PRESETS, ProviderPreset, preset_named
-from app.gui.settings.settings_form import (AGENT_ROWS, IMAGE_ROWS, MIRROR_ROWS, PROVIDER_ROWS, STREAM_ONLY_FIELDS,
+from app.gui.settings.settings_form import (AGENT_ROWS, API_FIELDS, CONNECTION_ROWS, IMAGE_ROWS, MIRROR_ROWS,
+                                           PROVIDER_ROWS, STREAM_ONLY_FIELDS,
                                            FieldWidget, add_form_row, error_label, field_editor, field_value,
                                            form_page, hbox, note_label, set_field_value)
 from app.gui.theme import set_tone
@@ -39,7 +40,7 @@ log = logging.getLogger(__name__)
 
 READ_FROM_STORE = object()   # SettingsDialog reads the stored key itself
 
-TAB_OF_SECTION = {"provider": 0, "images": 1, "agent": 2, "safety": 3, "mirror": 4}
+TAB_OF_SECTION = {"provider": 0, "images": 1, "agent": 2, "safety": 3, "mirror": 4, "adb": 5, "api": 5}
 WORDS_KEY = "agent.sensitive_words"
 CONNECTION_PROMPT = [{"role": "user", "content": "Reply with the single word: ok"}]
 
@@ -67,6 +68,7 @@ class SettingsDialog(QDialog):
         self.tabs.addTab(self._table_page(AGENT_ROWS), "Agent")
         self.tabs.addTab(self._safety_page(), "Safety")
         self.tabs.addTab(self._table_page(MIRROR_ROWS), "Mirror")
+        self.tabs.addTab(self._table_page(CONNECTION_ROWS), "Connections")
         self.problem_label = error_label()
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         self.ok_button = buttons.button(QDialogButtonBox.StandardButton.Ok)
@@ -81,6 +83,7 @@ class SettingsDialog(QDialog):
         self._fields["images.format"].currentIndexChanged.connect(self._sync_dependent_fields)
         self._fields["agent.reflection"].toggled.connect(self._sync_dependent_fields)
         self._fields["mirror.stream"].currentIndexChanged.connect(self._sync_dependent_fields)
+        self._fields["api.serve"].toggled.connect(self._sync_dependent_fields)
         self._load(settings)
         self.resize(640, 560)
 
@@ -223,6 +226,8 @@ class SettingsDialog(QDialog):
         streams = self._fields["mirror.stream"].currentData() == "auto"
         for key in STREAM_ONLY_FIELDS:
             self._fields[key].setEnabled(streams)
+        for key in API_FIELDS:
+            self._fields[key].setEnabled(self._fields["api.serve"].isChecked())
 
     def _apply_preset(self, index: int) -> None:
         """Fill base URL, model, timeout and retries from the chosen preset (a local server gets minutes and

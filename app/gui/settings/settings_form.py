@@ -1,6 +1,6 @@
 """The Settings dialog's form rows: which settings each tab shows, and the widgets that edit them.
 
-The row tables (`PROVIDER_ROWS`, `IMAGE_ROWS`, `AGENT_ROWS`, `MIRROR_ROWS`) list (label, "section.field", editor kind);
+The row tables (`PROVIDER_ROWS`, `IMAGE_ROWS`, `AGENT_ROWS`, `MIRROR_ROWS`, `CONNECTION_ROWS`) list (label, "section.field", editor kind);
 `field_editor` turns one into a widget whose limits and tooltip come from the pydantic settings model,
 `add_form_row` lays it out with its note and inline error, and `field_value` / `set_field_value` read and
 fill any of those widgets. Used by app.gui.settings.settings_dialog.
@@ -17,13 +17,14 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
                                QSpinBox, QVBoxLayout, QWidget)
 
-from app.core.config import AgentSettings, ImageSettings, MirrorSettings, ProviderSettings
+from app.core.config import AdbSettings, AgentSettings, ApiSettings, ImageSettings, MirrorSettings, ProviderSettings
 
 from app.gui.theme import set_tone
 
 FieldWidget = QLineEdit | QSpinBox | QDoubleSpinBox | QCheckBox | QComboBox
 SECTIONS: dict[str, type[BaseModel]] = {"provider": ProviderSettings, "images": ImageSettings,
-                                        "agent": AgentSettings, "mirror": MirrorSettings}
+                                        "agent": AgentSettings, "mirror": MirrorSettings, "adb": AdbSettings,
+                                        "api": ApiSettings}
 UNBOUNDED_MAXIMUM = 86_400  # one day, for limits the settings leave open
 
 
@@ -92,6 +93,15 @@ MIRROR_ROWS = (
     ("Show touches", "mirror.show_touches", Check("The phone shows a dot where it is touched while mirrored")),
     ("Recording", "mirror.record_runs", Check("Record each run's video into an MP4 next to its report")),
 )
+CONNECTION_ROWS = (
+    ("Other ADB servers", "adb.servers", "host:port of other machines' ADB servers, e.g. 192.168.1.20:5037"),
+    ("Task API", "api.serve", Check("Take tasks from other programs (HTTP API and MCP) while the desk runs")),
+    ("Listen on", "api.host", "127.0.0.1 (this machine only)"),
+    ("Port", "api.port", Spin(special="Any free port")),
+    ("Decision timeout", "api.review_timeout_seconds", Spin(" s", step=60)),
+    ("Tasks at once", "api.max_queued_tasks", Spin(" waiting or running")),
+)
+API_FIELDS = ("api.host", "api.port", "api.review_timeout_seconds", "api.max_queued_tasks")
 STREAM_ONLY_FIELDS = ("mirror.max_size", "mirror.max_fps", "mirror.video_bit_rate_mbps", "mirror.video_codec",
                       "mirror.record_runs")
 

@@ -1,0 +1,239 @@
+"""The task API's routes (FastAPI): tasks, their events, decisions, phones, their screens.
+
+Every route but /v1/health needs `Authorization: Bearer <token>`. Bad input answers with a
+4xx JSON body naming the field (`{"error", "field", "details"}`), never a traceback; a fault
+of ours is a 500 with the exception's type only, the rest in the desk's log. No CORS headers
+are sent, so a web page in a browser cannot call the API even on this machine.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import logging
+from pathlib import Path
+from typing import Any, AsyncIterator, Callable
+
+from fastapi import Depends, FastAPI, Query, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from fastapi.sse import EventSourceResponse, ServerSentEvent
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from app import __version__
+from app.core.config import Settings
+from app.core.device.errors import DeviceError
+
+from .phone_views import device_list, screenshot_png, ui_tree
+from .schemas import (
+    DecisionRequest, DeviceList, ErrorBody, MobileTaskRequest, MobileTaskResult, SemanticUITree, TaskAccepted,
+    TaskList, TaskStatus,
+)
+from .task_views import event_json
+from .tasks import TaskBoard, TaskProblem
+
+log = logging.getLogger(__name__)
+
+ERRORS = {status: {"model": ErrorBody} for status in (400, 401, 404, 409, 413, 422, 429, 503)}
+SSE_KEEPALIVE_SECONDS = 15.0
+
+
+def error_response(status: int, message: str, field: str | None = None,
+                   details: list[dict[str, Any]] | None = None, headers: dict[str, str] | None = None) -> JSONResponse:
+    body = ErrorBody(error=message, field=field, details=details or [])
+    return JSONResponse(body.model_dump(), status_code=status, headers=headers)
+
+
+class BodyLimit:
+    """Refuse request bodies over `limit()` bytes with a JSON 413, before the route reads them."""
+
+    def __init__(self, app: ASGIApp, limit: Callable[[], int]) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        limit = self.limit()
+        declared = dict(scope.get("headers") or []).get(b"content-length")
+        if declared is not None and declared.isdigit() and int(declared) > limit:
+            await self._refuse(scope, receive, send, limit)
+            return
+        chunks, size, more = [], 0, True
+        while more:
+            message = await receive()
+            if message["type"] != "http.request":
+                break
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > limit:
+                await self._refuse(scope, receive, send, limit)
+                return
+            chunks.append(chunk)
+            more = message.get("more_body", False)
+        body = b"".join(chunks)
+        delivered = False
+
+        async def replay() -> Message:
+            nonlocal delivered
+            if not delivered:
+                delivered = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+        await self.app(scope, replay, send)
+
+    @staticmethod
+    async def _refuse(scope: Scope, receive: Receive, send: Send, limit: int) -> None:
+        response = error_response(413, f"The request body is larger than {limit // 1024} KB, the most the desk "
+                                       "takes (api.max_body_kb in the settings).", "body")
+        await response(scope, receive, send)
+
+
+def create_app(board: TaskBoard, phones, token: str, settings: Callable[[], Settings]) -> FastAPI:
+    """The API for one desk. `phones` is the PhoneDirectory tasks and the phone routes read."""
+    bearer = HTTPBearer(auto_error=False)
+
+    def authorised(credentials: HTTPAuthorizationCredentials | None = Depends(bearer)) -> None:
+        if credentials is None or credentials.scheme.lower() != "bearer" or \
+                not hmac.compare_digest(credentials.credentials.encode(), token.encode()):
+            raise StarletteHTTPException(401, "A valid token is needed: send Authorization: Bearer <token> "
+                                              "(`agentdesk serve --print-token` shows it).")
+
+    api = FastAPI(title="Agent Desk task API", version=__version__, responses=ERRORS,
+                  description="Give Agent Desk tasks on Android phones, follow them, approve their steps. "
+                              "Seed 004's MobileTaskRequest / MobileTaskResult / SemanticUITree.")
+    guarded = [Depends(authorised)]
+
+    @api.exception_handler(RequestValidationError)
+    async def _invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
+        details = [{"field": ".".join(str(part) for part in error.get("loc", ())), "problem": error.get("msg", ""),
+                    "type": error.get("type", "")} for error in exc.errors()]
+        first = details[0] if details else {"field": "body", "problem": "not valid"}
+        field = first["field"]
+        message = f"{field}: {first['problem']}" + (f" (and {len(details) - 1} more)" if len(details) > 1 else "")
+        return error_response(422, message, field, details)
+
+    @api.exception_handler(TaskProblem)
+    async def _refused(_request: Request, exc: TaskProblem) -> JSONResponse:
+        return error_response(exc.status, str(exc), exc.field)
+
+    @api.exception_handler(DeviceError)
+    async def _phone_fault(_request: Request, exc: DeviceError) -> JSONResponse:
+        return error_response(503, f"The phone did not answer: {exc}")
+
+    @api.exception_handler(StarletteHTTPException)
+    async def _http(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        headers = {"WWW-Authenticate": "Bearer"} if exc.status_code == 401 else None
+        return error_response(exc.status_code, str(exc.detail), headers=headers)
+
+    @api.exception_handler(Exception)
+    async def _ours(_request: Request, exc: Exception) -> JSONResponse:
+        log.exception("the task API failed on a request")
+        return error_response(500, f"The desk failed on this request ({type(exc).__name__}); its log has the "
+                                   "details.")
+
+    @api.get("/v1/health", tags=["desk"])
+    async def health() -> dict[str, str]:
+        """Whether a desk answers here (no token needed; says nothing else)."""
+        return {"name": "agentdesk", "version": __version__}
+
+    # ------------------------------------------------------------------ tasks
+
+    @api.post("/v1/tasks", status_code=202, response_model=TaskAccepted, dependencies=guarded, tags=["tasks"])
+    async def post_task(body: MobileTaskRequest) -> TaskAccepted:
+        """Queue a task on a phone (seed 004's MobileTaskRequest). It starts when its phone is free."""
+        handle = await board.submit(body)
+        base = f"/v1/tasks/{handle.id}"
+        return TaskAccepted(task_id=handle.id, status=handle.state, position=board.position(handle),
+                            links={"self": base, "events": f"{base}/events", "decision": f"{base}/decision",
+                                   "cancel": f"{base}/cancel", "report": f"{base}/report"})
+
+    @api.get("/v1/tasks", response_model=TaskList, dependencies=guarded, tags=["tasks"])
+    async def list_tasks(status: TaskStatus | None = None,
+                         device_id: str | None = Query(None, max_length=300)) -> TaskList:
+        """This desk's tasks (the window's runs too), oldest first."""
+        return TaskList(tasks=board.results(status, device_id))
+
+    @api.get("/v1/tasks/{task_id}", response_model=MobileTaskResult, dependencies=guarded, tags=["tasks"])
+    async def get_task(task_id: str, wait_seconds: float = Query(0, ge=0, le=60)) -> MobileTaskResult:
+        """The task's result (seed 004), or where it is while not done. `wait_seconds` waits up to that long
+        for it to end first (a long poll)."""
+        if wait_seconds:
+            return await board.wait(task_id, wait_seconds)
+        return board.result(task_id)
+
+    @api.get("/v1/tasks/{task_id}/events", response_class=EventSourceResponse, dependencies=guarded,
+             tags=["tasks"])
+    async def task_events(task_id: str, request: Request) -> AsyncIterator[ServerSentEvent]:
+        """The task's events as server-sent events, from its start; the stream ends after `run_finished`."""
+        handle = board.handle(task_id)
+        stream = handle.events.follow()
+        number = 0
+        try:
+            while True:
+                try:
+                    event = await asyncio.wait_for(anext(stream), SSE_KEEPALIVE_SECONDS)
+                except StopAsyncIteration:
+                    return
+                except TimeoutError:
+                    if await request.is_disconnected():
+                        return
+                    yield ServerSentEvent(comment="still running")
+                    continue
+                number += 1
+                yield ServerSentEvent(data=event_json(event), event=event.kind, id=str(number))
+        finally:
+            await stream.aclose()
+
+    @api.post("/v1/tasks/{task_id}/decision", response_model=MobileTaskResult, dependencies=guarded,
+              tags=["tasks"])
+    async def decide(task_id: str, body: DecisionRequest) -> MobileTaskResult:
+        """Answer what the task waits for (its `waiting_for`): approve, edit, reject with feedback, override,
+        stop, or answer a question."""
+        board.decide(task_id, body)
+        await asyncio.sleep(0)      # the run takes the answer in before the result is read
+        return board.result(task_id)
+
+    @api.post("/v1/tasks/{task_id}/cancel", response_model=MobileTaskResult, dependencies=guarded,
+              tags=["tasks"])
+    async def cancel(task_id: str) -> MobileTaskResult:
+        """Stop the task (a queued one never touches the phone); it ends `stopped`."""
+        board.cancel(task_id)
+        return await board.wait(task_id, 10.0)
+
+    @api.get("/v1/tasks/{task_id}/report", dependencies=guarded, tags=["tasks"],
+             responses={200: {"content": {"text/html": {}}}})
+    async def report(task_id: str) -> FileResponse:
+        """The task's HTML report, once it has ended."""
+        result = board.result(task_id)
+        path = Path(board.handle(task_id).result.report_path) if result.report_url else None
+        if path is None or not path.is_file():
+            raise TaskProblem(404, f"Task {task_id} has no report yet (it is {result.status}).")
+        return FileResponse(path, media_type="text/html")
+
+    # ------------------------------------------------------------------ phones
+
+    @api.get("/v1/devices", response_model=DeviceList, dependencies=guarded, tags=["devices"])
+    async def devices() -> DeviceList:
+        """Every phone of every ADB server the desk knows, ready or not."""
+        return await device_list(phones)
+
+    @api.get("/v1/devices/{device_id}/ui-tree", response_model=SemanticUITree, dependencies=guarded,
+             tags=["devices"])
+    async def read_ui_tree(device_id: str) -> SemanticUITree:
+        """The screen's controls (seed 004's SemanticUITree). Read again only when the screen changed since
+        the last reading; `age_seconds` says how old it is."""
+        return await ui_tree(phones, device_id)
+
+    @api.get("/v1/devices/{device_id}/screenshot", dependencies=guarded, tags=["devices"],
+             responses={200: {"content": {"image/png": {}}}}, response_class=Response)
+    async def screenshot(device_id: str, ids: bool = Query(False, description="draw the controls' numbered "
+                                                                                  "boxes")) -> Response:
+        """The screen as a PNG, at the phone's resolution."""
+        return Response(await screenshot_png(phones, device_id, ids), media_type="image/png")
+
+    api.add_middleware(BodyLimit, limit=lambda: settings().api.max_body_kb * 1024)
+    return api

@@ -1,0 +1,220 @@
+"""`agentdesk mcp`: the task API's operations as MCP tools over stdio (the official `mcp` SDK).
+
+Every tool is a call to a desk's HTTP API. When a desk is running (the window with the API on,
+or `agentdesk serve`, found through its api.json and the token in the keyring or
+AGENTDESK_API_TOKEN) the tools go there, so its person approves and watches. Otherwise this
+process runs a desk of its own on loopback, with a token nobody else knows, under the
+no-person policy: a step that needs a decision ends the task failed, saying so.
+
+stdout belongs to the protocol: nothing here prints to it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import secrets
+import sys
+from typing import Any
+
+import anyio
+import httpx
+from mcp.server.mcpserver import Context, Image, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+
+from app import __version__
+from app.core.config import Settings
+
+from .server import read_discovery
+from .token import ApiToken, api_token
+
+log = logging.getLogger(__name__)
+
+POLL_SECONDS = 2.0
+DONE = ("success", "failed", "timeout", "stopped")
+
+
+class DeskClient:
+    """The tools' way to a desk: HTTP with the bearer token; the desk's JSON errors become ToolErrors."""
+
+    def __init__(self, url: str, token: str, *, where: str) -> None:
+        self.where = where
+        self.http = httpx.AsyncClient(base_url=url, headers={"Authorization": f"Bearer {token}"}, timeout=90)
+
+    async def call(self, method: str, path: str, **options: Any) -> httpx.Response:
+        try:
+            response = await self.http.request(method, path, **options)
+        except httpx.HTTPError as exc:
+            raise ToolError(f"The desk ({self.where}) did not answer: {exc}") from None
+        if response.status_code >= 400:
+            try:
+                message = response.json().get("error") or response.text
+            except ValueError:
+                message = response.text
+            raise ToolError(f"{message} (HTTP {response.status_code})")
+        return response
+
+    async def json(self, method: str, path: str, **options: Any) -> Any:
+        return (await self.call(method, path, **options)).json()
+
+    async def close(self) -> None:
+        await self.http.aclose()
+
+
+def task_body(ai_prompt: str, device_id: str | None, mode: str, max_steps: int | None,
+              timeout_seconds: float | None, output_question: str | None,
+              output_schema: dict[str, Any] | None) -> dict[str, Any]:
+    body: dict[str, Any] = {"ai_prompt": ai_prompt, "parameters": {"mode": mode}}
+    for key, value in (("device_id", device_id), ("max_steps", max_steps), ("timeout_seconds", timeout_seconds)):
+        if value is not None:
+            body[key] = value
+    if output_question:
+        body["output"] = {"question": output_question, "json_schema": output_schema}
+    return body
+
+
+def build_server(desk: DeskClient) -> MCPServer:
+    server = MCPServer("agentdesk", version=__version__, instructions=(
+        "Agent Desk drives Android phones with a supervised LLM agent. run_task does a task in plain words and "
+        "returns seed 004's result (status success|failed|timeout|stopped, the actions taken, an optional output "
+        "answered from the final screen, and the report's URL). Use list_devices for device ids, get_ui_tree "
+        "and take_screenshot to look at a phone without acting."))
+
+    @server.tool()
+    async def run_task(ai_prompt: str, ctx: Context, device_id: str | None = None, mode: str = "auto",
+                       max_steps: int | None = None, timeout_seconds: float | None = None,
+                       output_question: str | None = None,
+                       output_schema: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Do a task on a phone and wait for its end, reporting progress as it goes. mode "auto" asks a person
+        only for sensitive actions; "step" waits for a decision on every action (in the desk's window).
+        output_question is answered from the final screen (as data when output_schema, a JSON schema, is
+        given)."""
+        accepted = await desk.json("POST", "/v1/tasks", json=task_body(
+            ai_prompt, device_id, mode, max_steps, timeout_seconds, output_question, output_schema))
+        task_id = accepted["task_id"]
+        said = None
+        try:
+            while True:
+                result = await desk.json("GET", f"/v1/tasks/{task_id}", params={"wait_seconds": POLL_SECONDS})
+                words = _progress_words(result)
+                if words != said:
+                    said = words
+                    await ctx.report_progress(result["steps_taken"], max_steps, words)
+                if result["status"] in DONE:
+                    return result
+        except anyio.get_cancelled_exc_class():      # the client gave up on the call: stop the task too
+            with anyio.CancelScope(shield=True), contextlib.suppress(ToolError):
+                await desk.call("POST", f"/v1/tasks/{task_id}/cancel")
+            raise
+
+    @server.tool()
+    async def start_task(ai_prompt: str, device_id: str | None = None, mode: str = "auto",
+                         max_steps: int | None = None, timeout_seconds: float | None = None,
+                         output_question: str | None = None,
+                         output_schema: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Queue a task and return at once with its task_id; follow it with get_task."""
+        return await desk.json("POST", "/v1/tasks", json=task_body(
+            ai_prompt, device_id, mode, max_steps, timeout_seconds, output_question, output_schema))
+
+    @server.tool()
+    async def get_task(task_id: str, wait_seconds: float = 0) -> dict[str, Any]:
+        """A task's result, or where it is (queued, running, waiting_for_person, and what it waits for).
+        wait_seconds (at most 60) waits that long for it to end first."""
+        return await desk.json("GET", f"/v1/tasks/{task_id}", params={"wait_seconds": min(wait_seconds, 60)})
+
+    @server.tool()
+    async def cancel_task(task_id: str) -> dict[str, Any]:
+        """Stop a task; it ends "stopped" (a queued one never touches the phone)."""
+        return await desk.json("POST", f"/v1/tasks/{task_id}/cancel")
+
+    @server.tool()
+    async def decide_task(task_id: str, decision: str, feedback: str | None = None,
+                          action: dict[str, Any] | None = None, answer: str | None = None) -> dict[str, Any]:
+        """Answer what a task waits for (its waiting_for): approve, reject (with feedback for the agent), edit
+        or override (with action {"function", "arguments"}), stop, or answer (a question, with answer)."""
+        body = {key: value for key, value in (("decision", decision), ("feedback", feedback), ("action", action),
+                                               ("answer", answer)) if value is not None}
+        return await desk.json("POST", f"/v1/tasks/{task_id}/decision", json=body)
+
+    @server.tool()
+    async def list_devices() -> dict[str, Any]:
+        """The phones of every ADB server the desk knows: device_id, serial, server, state, model."""
+        return await desk.json("GET", "/v1/devices")
+
+    @server.tool()
+    async def get_ui_tree(device_id: str) -> dict[str, Any]:
+        """The screen's controls (seed 004's SemanticUITree): element_id, text, bounds, type, state."""
+        return await desk.json("GET", f"/v1/devices/{device_id}/ui-tree")
+
+    @server.tool()
+    async def take_screenshot(device_id: str, draw_ids: bool = False) -> Image:
+        """The phone's screen as a PNG; draw_ids draws the controls' numbered boxes."""
+        response = await desk.call("GET", f"/v1/devices/{device_id}/screenshot",
+                                   params={"ids": "true" if draw_ids else "false"})
+        return Image(data=response.content, format="png")
+
+    return server
+
+
+def _progress_words(result: dict[str, Any]) -> str:
+    status = result["status"]
+    last = result["actions_executed"][-1]["description"] if result.get("actions_executed") else ""
+    waiting = result.get("waiting_for") or {}
+    if status == "waiting_for_person":
+        what = waiting.get("description") or waiting.get("question") or "a decision"
+        return f"step {result['steps_taken']}: waiting for a person's decision on {what}"
+    return f"{status}, {result['steps_taken']} steps" + (f"; last: {last}" if last else "")
+
+
+async def _running_desk() -> DeskClient | None:
+    """A client of the desk running on this machine, if there is one and we have its token."""
+    found = read_discovery()
+    if found is None:
+        return None
+    token = await anyio.to_thread.run_sync(lambda: api_token(create=False))
+    if token is None:
+        log.warning("a desk runs at %s, but no API token is known here (set AGENTDESK_API_TOKEN)", found.url)
+        return None
+    client = DeskClient(found.url, token.value, where=found.url)
+    try:
+        response = await client.http.get("/v1/health", timeout=3)
+        if response.status_code == 200 and response.json().get("name") == "agentdesk":
+            return client
+    except (httpx.HTTPError, ValueError):
+        pass
+    await client.close()
+    return None
+
+
+async def serve_stdio(settings: Settings, *, virtual: bool | None = None, own: bool = False) -> None:
+    desk = None if own else await _running_desk()
+    own_desk = None
+    if desk is None:
+        from app.headless_desk import open_headless_desk
+
+        token = ApiToken(secrets.token_urlsafe(32), "this MCP server only", False)
+        own_desk = await open_headless_desk(settings, virtual=virtual, host="127.0.0.1", port=0, token=token,
+                                            policy="fail", announce=False)
+        for note in own_desk.notes:
+            print(note, file=sys.stderr)
+        desk = DeskClient(own_desk.api.url, token.value, where="this MCP server's own desk")
+        print(f"agentdesk mcp: running tasks itself (no desk is running), on {own_desk.api.url}", file=sys.stderr)
+    else:
+        print(f"agentdesk mcp: using the desk at {desk.where}", file=sys.stderr)
+    try:
+        await build_server(desk).run_stdio_async()
+    finally:
+        await desk.close()
+        if own_desk is not None:
+            await own_desk.close()
+
+
+def run_mcp_server(settings: Settings, *, virtual: bool | None = None, own: bool = False) -> int:
+    import asyncio
+
+    try:
+        asyncio.run(serve_stdio(settings, virtual=virtual, own=own))
+    except KeyboardInterrupt:
+        return 130
+    return 0
+

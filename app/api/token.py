@@ -1,0 +1,61 @@
+"""The bearer token every API request carries.
+
+Made on first use and kept in the OS keyring (its own entry, never in the settings file or a
+log); `AGENTDESK_API_TOKEN` overrides it for scripts and CI. Without a keyring the token lives
+for this process only, and the server prints it at start so the caller can use it.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets as random_source
+from dataclasses import dataclass
+from typing import Mapping
+
+from app.core.secrets import SecretStore, register_secret
+
+TOKEN_VARIABLE = "AGENTDESK_API_TOKEN"
+KEYRING_SERVICE = "AgentDesk API"
+KEYRING_NAME = "token"
+MIN_TOKEN_LENGTH = 16
+
+
+class TokenProblem(ValueError):
+    """The token given in the environment is not usable."""
+
+
+@dataclass(frozen=True)
+class ApiToken:
+    value: str
+    source: str             # where it came from, in words
+    kept: bool              # found again by the next process (keyring or environment)
+
+    def __repr__(self) -> str:          # never the value
+        return f"ApiToken(source={self.source!r}, kept={self.kept})"
+
+
+def api_token(env: Mapping[str, str] = os.environ, store: SecretStore | None = None, *,
+              create: bool = True) -> ApiToken | None:
+    """The API's token: the environment's, else the keyring's, else a new one (stored when a keyring
+    exists). Blocking (the keyring may be slow): call it in a worker thread from a loop."""
+    given = env.get(TOKEN_VARIABLE, "").strip()
+    if given:
+        if len(given) < MIN_TOKEN_LENGTH:
+            raise TokenProblem(f"{TOKEN_VARIABLE} is too short to be a safe token: use at least "
+                               f"{MIN_TOKEN_LENGTH} characters (e.g. `python3 -c 'import secrets; "
+                               "print(secrets.token_urlsafe(32))'`).")
+        register_secret(given)
+        return ApiToken(given, f"the environment variable {TOKEN_VARIABLE}", True)
+    store = store or SecretStore(KEYRING_SERVICE)
+    stored = store.get(KEYRING_NAME) if store.keyring_available else None
+    if stored:
+        return ApiToken(stored, store.location(), True)
+    if not create:
+        return None
+    fresh = random_source.token_urlsafe(32)
+    register_secret(fresh)
+    if store.keyring_available:
+        where = store.set(KEYRING_NAME, fresh)
+        if store.keyring_available:          # the keyring may refuse when used
+            return ApiToken(fresh, where, True)
+    return ApiToken(fresh, "this process only (no keyring is available)", False)

@@ -1,0 +1,145 @@
+"""`agentdesk serve` (the task API without a window) and `agentdesk mcp` (the same as MCP tools)."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import sys
+
+from app.core.data_folder import data_folder_problem
+from app.core.redaction import setup_logging
+
+# The API's and the agent's modules are imported when a command runs, not when the parser is built.
+
+
+def settings_with_model(args):
+    """The saved settings with the command's model options (--preset, --base-url, --model) for every task."""
+    from app.cli_agent import load_user_settings
+    from app.core.config import ProviderSettings
+    from app.core.runs.service import provider_overrides
+
+    base = load_user_settings()
+    overrides = provider_overrides(getattr(args, "preset", None), args.base_url, args.model)
+    if overrides:
+        base = base.model_copy(update={"provider": ProviderSettings.model_validate(
+            {**base.provider.model_dump(), **overrides})})
+    return base
+
+
+def cmd_serve(args) -> int:
+    from app.api.token import TokenProblem, api_token
+    from app.core.runs.service import RunRefused
+
+    try:
+        token = api_token()
+    except TokenProblem as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if args.print_token:
+        print(token.value)
+        if not token.kept:
+            print("note: no keyring is available, so this token is good for one process only; set "
+                  "AGENTDESK_API_TOKEN to choose one that lasts.", file=sys.stderr)
+        return 0
+    unwritable = data_folder_problem()
+    if unwritable:
+        print(f"error: {unwritable}", file=sys.stderr)
+        return 2
+    setup_logging(args.verbose)
+    try:
+        settings = settings_with_model(args)
+    except (RunRefused, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return asyncio.run(_serve(args, settings, token))
+
+
+async def _serve(args, settings, token) -> int:
+    from app.api.server import ServeProblem
+    from app.headless_desk import open_headless_desk
+
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        try:
+            loop.add_signal_handler(signum, stop.set)
+        except (NotImplementedError, RuntimeError):
+            pass
+    try:
+        desk = await open_headless_desk(settings, virtual=True if args.virtual else None, host=args.host,
+                                        port=args.port, token=token)
+    except (ServeProblem, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    try:
+        api = desk.api
+        for note in desk.notes:
+            print(note, file=sys.stderr)
+        if api.warning:
+            print(api.warning, file=sys.stderr)
+        print(f"Agent Desk task API on {api.url}  (docs: {api.url}/docs)")
+        print(f"  model: {settings.provider.model} at {settings.provider.base_url}")
+        phones = ", ".join(f"{e.id} ({e.state})" for e in desk.directory.entries()) or "none yet"
+        print(f"  phones: {phones}")
+        if token.kept:
+            print(f"  token: from {token.source}; `agentdesk serve --print-token` shows it")
+        else:
+            print(f"  token (this process only, no keyring): {token.value}")
+        print("Press Ctrl+C to stop.", flush=True)
+        await stop.wait()
+        print("Stopping: tasks still running are stopped and recorded…", file=sys.stderr, flush=True)
+    finally:
+        await desk.close()
+    return 0
+
+
+MCP_NOT_BUNDLED = ("error: `mcp` is not part of this bundle: the MCP SDK and its cryptography would add about "
+                   "20 MB. MCP clients can run it from a pip installation (`pip install agentdesk`, then "
+                   "`agentdesk mcp`), which uses this desk when its task API is on (Settings › Connections); "
+                   "scripts can use the task API directly (docs/api.md).")
+
+
+def cmd_mcp(args) -> int:
+    try:
+        from app.api.mcp_server import run_mcp_server
+    except ImportError as exc:          # the bundle leaves the MCP SDK out
+        if getattr(sys, "frozen", False):
+            print(MCP_NOT_BUNDLED, file=sys.stderr)
+            return 2
+        raise SystemExit(f"error: the MCP SDK is missing ({exc}); reinstall with `pip install agentdesk`") from None
+    from app.core.runs.service import RunRefused
+
+    unwritable = data_folder_problem()
+    if unwritable:
+        print(f"error: {unwritable}", file=sys.stderr)
+        return 2
+    setup_logging(args.verbose)
+    try:
+        settings = settings_with_model(args)
+    except (RunRefused, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return run_mcp_server(settings, virtual=True if args.virtual else None, own=args.own)
+
+
+def add_commands(sub) -> None:
+    serve = sub.add_parser("serve", help="serve the task API (HTTP, seed 004) for scripts and other programs")
+    serve.add_argument("--host", default=None, help="address to listen on (default 127.0.0.1, this machine only)")
+    serve.add_argument("--port", type=int, default=None, help="TCP port (default 8765, or the api.port setting)")
+    serve.add_argument("--print-token", action="store_true", help="print the API token (made on first use, "
+                       "kept in the keyring) and exit")
+    serve.add_argument("--virtual", action="store_true", help="serve the built-in virtual phone only")
+    _model_options(serve)
+    serve.set_defaults(func=cmd_serve)
+
+    mcp = sub.add_parser("mcp", help="serve the desk's tasks as MCP tools over stdio (for other agents)")
+    mcp.add_argument("--own", action="store_true", help="run tasks in this process even when a desk is running")
+    mcp.add_argument("--virtual", action="store_true", help="when running tasks itself: the virtual phone only")
+    _model_options(mcp)
+    mcp.set_defaults(func=cmd_mcp)
+
+
+def _model_options(parser) -> None:
+    parser.add_argument("--preset", metavar="NAME", help="a provider preset for every task (see `agentdesk run`)")
+    parser.add_argument("--base-url", metavar="URL", help="an OpenAI-compatible endpoint (overrides settings)")
+    parser.add_argument("--model", metavar="M", help="the model name (overrides settings)")
