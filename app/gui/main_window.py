@@ -164,8 +164,7 @@ class MainWindow(QMainWindow):
         controller.proposal_shown.connect(self._proposal_shown)
         controller.question_asked.connect(self.approval.show_question)
         controller.step_finished.connect(self._step_finished)
-        controller.run_started.connect(lambda run_dir, request: self.timeline.start_run(
-            run_dir, request, pricing_for(self.settings)))
+        controller.run_started.connect(self._run_started)
         controller.run_finished.connect(self._run_finished)
         controller.state_changed.connect(lambda status, reason: self.request.set_status(f"{status}: {reason}"))
         controller.message.connect(self.show_status)
@@ -266,6 +265,12 @@ class MainWindow(QMainWindow):
         self.mirror_panel.show_frame_source(short, status)
         if short == "Screenshots" or status.startswith("disconnected"):
             self.show_status(f"Mirror: {status}")
+
+    def _run_started(self, run_dir, request: str) -> None:
+        self.timeline.start_run(run_dir, request, pricing_for(self.settings))
+        if self.request.request.toPlainText().strip() != request.strip():    # a task another program posted
+            self.request.request.setPlainText(request)
+        self.request.set_running(True, self.controller.paused)
 
     def show_status(self, text: str) -> None:
         self.status.setText(text)
