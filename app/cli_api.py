@@ -28,7 +28,6 @@ def settings_with_model(args):
 
 def cmd_serve(args) -> int:
     from app.api.token import TokenProblem, api_token
-    from app.core.runs.service import RunRefused
 
     try:
         token = api_token()
@@ -41,17 +40,27 @@ def cmd_serve(args) -> int:
             print("note: no keyring is available, so this token is good for one process only; set "
                   "AGENTDESK_API_TOKEN to choose one that lasts.", file=sys.stderr)
         return 0
+    settings = _settings_or_error(args)
+    if settings is None:
+        return 2
+    return asyncio.run(_serve(args, settings, token))
+
+
+def _settings_or_error(args):
+    """The data folder checked, logging set up, and the settings with the command's model options;
+    None (the reason printed) when the folder cannot be written or an option is wrong."""
+    from app.core.runs.service import RunRefused
+
     unwritable = data_folder_problem()
     if unwritable:
         print(f"error: {unwritable}", file=sys.stderr)
-        return 2
+        return None
     setup_logging(args.verbose)
     try:
-        settings = settings_with_model(args)
+        return settings_with_model(args)
     except (RunRefused, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 2
-    return asyncio.run(_serve(args, settings, token))
+        return None
 
 
 async def _serve(args, settings, token) -> int:
@@ -107,17 +116,8 @@ def cmd_mcp(args) -> int:
             print(MCP_NOT_BUNDLED, file=sys.stderr)
             return 2
         raise SystemExit(f"error: the MCP SDK is missing ({exc}); reinstall with `pip install agentdesk`") from None
-    from app.core.runs.service import RunRefused
-
-    unwritable = data_folder_problem()
-    if unwritable:
-        print(f"error: {unwritable}", file=sys.stderr)
-        return 2
-    setup_logging(args.verbose)
-    try:
-        settings = settings_with_model(args)
-    except (RunRefused, ValueError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    settings = _settings_or_error(args)
+    if settings is None:
         return 2
     return run_mcp_server(settings, virtual=True if args.virtual else None, own=args.own)
 

@@ -7,7 +7,6 @@ import functools
 from dataclasses import dataclass, field
 
 import httpx
-import pytest
 import pytest_asyncio
 
 from app.api.desk_api import DeskApi, serve_desk

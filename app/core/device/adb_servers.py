@@ -30,6 +30,7 @@ from .device_watch import DeviceWatcher
 from .errors import AdbUnavailable, DeviceError, DeviceNotFound
 from .phone_id import PhoneId, resolve_phone
 from .phone_session import PhoneRegistry, PhoneSession
+from .sync_send import recv_exact
 
 log = logging.getLogger(__name__)
 
@@ -112,13 +113,7 @@ def _reason(exc: Exception, timeout: float) -> str:
 
 
 def _read_exactly(sock: socket.socket, size: int) -> bytes:
-    data = bytearray()
-    while len(data) < size:
-        chunk = sock.recv(size - len(data))
-        if not chunk:
-            raise EOFError("the server closed the connection")
-        data += chunk
-    return bytes(data)
+    return recv_exact(sock, size, "the server closed the connection")
 
 
 def _read_block(sock: socket.socket) -> str:

@@ -54,11 +54,12 @@ def has_answer(sock: socket.socket) -> bool:
     return bool(readable)
 
 
-def recv_exact(sock: socket.socket, count: int) -> bytes:
+def recv_exact(sock: socket.socket, count: int, closed: str = "the phone closed the connection") -> bytes:
+    """Exactly `count` bytes; EOFError(`closed`) when the other side closes first."""
     data = bytearray()
     while len(data) < count:
         chunk = sock.recv(count - len(data))
         if not chunk:
-            raise EOFError("the phone closed the connection")
+            raise EOFError(closed)
         data += chunk
     return bytes(data)
