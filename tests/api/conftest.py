@@ -58,9 +58,9 @@ class Desk:
         raise AssertionError(f"task {task_id} did not end within {seconds} s: {result}")
 
 
-def api_settings(base_url: str, **api) -> Settings:
+def api_settings(base_url: str, agent: dict | None = None, **api) -> Settings:
     return Settings(provider=ProviderSettings(base_url=base_url, model="gpt-4o", timeout_seconds=10, http_retries=1),
-                    agent=AgentSettings(mode="auto"), api=ApiSettings(**api))
+                    agent=AgentSettings(mode="auto", **(agent or {})), api=ApiSettings(**api))
 
 
 @pytest_asyncio.fixture
@@ -68,7 +68,7 @@ async def make_desk(monkeypatch):
     """make_desk(script, phones=1, **api settings) → a Desk; everything is stopped after the test."""
     made: list = []
 
-    async def make(script=(), phones: int = 1, announce: bool = False, **api) -> Desk:
+    async def make(script=(), phones: int = 1, announce: bool = False, agent: dict | None = None, **api) -> Desk:
         monkeypatch.setenv("OPENAI_API_KEY", API_KEY)
         servers = []
         for _ in range(phones):        # each on its own ADB server, each an emulator-5554: two machines' phones
@@ -78,7 +78,7 @@ async def make_desk(monkeypatch):
             made.append(server.stop)
         model = FakeOpenAIServer(script).start()
         made.append(model.stop)
-        settings = api_settings(model.base_url, **api)
+        settings = api_settings(model.base_url, agent, **api)
         registry = PhoneRegistry()
         directory = PhoneDirectory(registry, [f"127.0.0.1:{server.port}" for server in servers])
         await directory.refresh()

@@ -258,3 +258,23 @@ async def test_the_openapi_schema_and_docs_are_served(make_desk):
             "/v1/devices/{device_id}/screenshot"} <= set(schema["paths"])
     assert "MobileTaskRequest" in schema["components"]["schemas"]
     assert (await desk.http.get("/docs")).status_code == 200
+
+
+@pytest.mark.parametrize("confirm", [True, False])
+async def test_sensitive_actions_in_auto_mode_wait_for_a_person_unless_the_task_says_not_to(make_desk, confirm):
+    desk = await make_desk(WIFI_SCRIPT, agent={"sensitive_words": ["network"]})
+    task_id = (await desk.post_task("Turn on Wi-Fi", parameters={"confirm_sensitive": confirm})).json()["task_id"]
+    waited = []
+    while True:
+        result = (await desk.http.get(f"/v1/tasks/{task_id}", params={"wait_seconds": 0.2})).json()
+        if result["status"] == "waiting_for_person":
+            waited.append(result["waiting_for"])
+            await desk.http.post(f"/v1/tasks/{task_id}/decision", json={"decision": "approve"})
+        elif result["status"] not in ("queued", "running"):
+            break
+    assert result["status"] == "success" and desk.phone().state()["wifi"] is True
+    if confirm:
+        assert len(waited) == 1 and "network" in waited[0]["sensitive_reason"].lower()
+    else:
+        assert waited == []
+    assert [a["decision"] for a in result["actions_executed"]][1] == "approve"
