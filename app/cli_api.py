@@ -102,8 +102,8 @@ async def _serve(args, settings, token) -> int:
     return 0
 
 
-MCP_NOT_BUNDLED = ("error: `mcp` is not part of this bundle: the MCP SDK and its cryptography would add about "
-                   "20 MB. MCP clients can run it from a pip installation (`pip install agentdesk`, then "
+MCP_NOT_BUNDLED = ("error: `mcp` is not part of this bundle, which has no room left for the MCP SDK. "
+                   "MCP clients can run it from a pip installation (`pip install agentdesk`, then "
                    "`agentdesk mcp`), which uses this desk when its task API is on (Settings › Connections); "
                    "scripts can use the task API directly (docs/api.md).")
 
