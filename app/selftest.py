@@ -221,7 +221,7 @@ def check_keyring() -> str:
 
 
 def check_task_api() -> str:
-    import httpx
+    import httpx2
 
     from app.api.token import ApiToken
     from app.core.config import Settings
@@ -232,7 +232,7 @@ def check_task_api() -> str:
         desk = await open_headless_desk(Settings(), virtual=True, host="127.0.0.1", port=0, token=token,
                                         announce=False)
         try:
-            async with httpx.AsyncClient(base_url=desk.api.url, timeout=60,
+            async with httpx2.AsyncClient(base_url=desk.api.url, timeout=60,
                                          headers={"Authorization": f"Bearer {token.value}"}) as http:
                 if (await http.get("/v1/devices", headers={"Authorization": "Bearer wrong"})).status_code != 401:
                     raise CheckFailed("the task API answered a request with a wrong token")

@@ -18,7 +18,7 @@ import sys
 from typing import Any
 
 import anyio
-import httpx
+import httpx2
 from mcp.server.mcpserver import Context, Image, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
@@ -39,12 +39,12 @@ class DeskClient:
 
     def __init__(self, url: str, token: str, *, where: str) -> None:
         self.where = where
-        self.http = httpx.AsyncClient(base_url=url, headers={"Authorization": f"Bearer {token}"}, timeout=90)
+        self.http = httpx2.AsyncClient(base_url=url, headers={"Authorization": f"Bearer {token}"}, timeout=90)
 
-    async def call(self, method: str, path: str, **options: Any) -> httpx.Response:
+    async def call(self, method: str, path: str, **options: Any) -> httpx2.Response:
         try:
             response = await self.http.request(method, path, **options)
-        except httpx.HTTPError as exc:
+        except httpx2.HTTPError as exc:
             raise ToolError(f"The desk ({self.where}) did not answer: {exc}") from None
         if response.status_code >= 400:
             try:
@@ -180,7 +180,7 @@ async def _running_desk() -> DeskClient | None:
         response = await client.http.get("/v1/health", timeout=3)
         if response.status_code == 200 and response.json().get("name") == "agentdesk":
             return client
-    except (httpx.HTTPError, ValueError):
+    except (httpx2.HTTPError, ValueError):
         pass
     await client.close()
     return None

@@ -19,7 +19,7 @@ import sys
 import textwrap
 import time
 
-import httpx
+import httpx2
 
 from app.api.desk_api import serve_desk
 from app.api.token import ApiToken
@@ -52,7 +52,7 @@ class _Directory:
 
 
 POLLER_SCRIPT = textwrap.dedent("""
-    import asyncio, sys, httpx
+    import asyncio, sys, httpx2
     url, token, task_id, count, interval = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), float(sys.argv[5])
     async def poll(http, offset):
         await asyncio.sleep(offset)
@@ -60,8 +60,8 @@ POLLER_SCRIPT = textwrap.dedent("""
             await http.get(f"/v1/tasks/{task_id}")
             await asyncio.sleep(interval)
     async def main():
-        limits = httpx.Limits(max_connections=count)
-        async with httpx.AsyncClient(base_url=url, headers={"Authorization": f"Bearer {token}"}, limits=limits) as http:
+        limits = httpx2.Limits(max_connections=count)
+        async with httpx2.AsyncClient(base_url=url, headers={"Authorization": f"Bearer {token}"}, limits=limits) as http:
             print("polling", flush=True)
             await asyncio.gather(*(poll(http, interval * i / count) for i in range(count)))
     asyncio.run(main())
@@ -120,7 +120,7 @@ async def _one_task(phone: BenchPhone, model_url: str, how: str) -> tuple[float,
     task_id = f"bench-{secrets.token_hex(4)}"
     polling = _pollers(api.url, token.value, task_id) if how == "polled" else contextlib.nullcontext()
     try:
-        async with httpx.AsyncClient(base_url=api.url, headers={"Authorization": f"Bearer {token.value}"}) as http:
+        async with httpx2.AsyncClient(base_url=api.url, headers={"Authorization": f"Bearer {token.value}"}) as http:
             await http.get("/v1/health")           # the connection is open before the clock starts
             with polling:
                 started = time.perf_counter()

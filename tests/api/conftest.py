@@ -1,12 +1,12 @@
 """A desk serving the task API over real HTTP: virtual phones on their own ADB servers, a scripted model,
-the run service, and uvicorn on a free loopback port; tests talk to it with httpx."""
+the run service, and uvicorn on a free loopback port; tests talk to it with httpx2."""
 
 from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
 
-import httpx
+import httpx2
 import pytest_asyncio
 
 from app.api.desk_api import DeskApi, serve_desk
@@ -27,7 +27,7 @@ API_KEY = "sk-test-API-never-leaks-0123456789abcdef"
 
 @dataclass
 class Desk:
-    http: httpx.AsyncClient
+    http: httpx2.AsyncClient
     api: DeskApi
     model: FakeOpenAIServer
     servers: list[VirtualAdbServer]
@@ -43,7 +43,7 @@ class Desk:
     def phone(self, index: int = 0) -> VirtualPhone:
         return self.servers[index].devices[0].phone
 
-    async def post_task(self, prompt: str, **body) -> httpx.Response:
+    async def post_task(self, prompt: str, **body) -> httpx2.Response:
         return await self.http.post("/v1/tasks", json={"ai_prompt": prompt, **body})
 
     async def wait_for(self, task_id: str, seconds: float = 30) -> dict:
@@ -88,10 +88,10 @@ async def make_desk(monkeypatch):
                                     token=ApiToken(TOKEN, "the test", False), announce=announce)
         desk = Desk(None, api_desk, model, servers, directory, service, settings)
 
-        async def keep(response: httpx.Response) -> None:
+        async def keep(response: httpx2.Response) -> None:
             await response.aread()
             desk.bodies.append(response.text)
-        desk.http = httpx.AsyncClient(base_url=api_desk.url, headers={"Authorization": f"Bearer {TOKEN}"},
+        desk.http = httpx2.AsyncClient(base_url=api_desk.url, headers={"Authorization": f"Bearer {TOKEN}"},
                                       timeout=30, event_hooks={"response": [keep]})
 
         async def close() -> None:

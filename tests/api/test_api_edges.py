@@ -8,7 +8,7 @@ import signal
 import subprocess
 import sys
 
-import httpx
+import httpx2
 import pytest
 
 from app.api.server import exposure_warning, is_loopback
@@ -63,9 +63,9 @@ def test_agentdesk_serve_starts_answers_and_stops_cleanly(tmp_path):
         assert first.startswith("Agent Desk task API on http://127.0.0.1:"), first + process.stderr.read()
         url = first.split()[5]
         headers = {"Authorization": "Bearer serve-test-token-0123456789"}
-        devices = httpx.get(f"{url}/v1/devices", headers=headers, timeout=10).json()["devices"]
+        devices = httpx2.get(f"{url}/v1/devices", headers=headers, timeout=10).json()["devices"]
         assert [d["virtual"] for d in devices] == [True]
-        assert httpx.get(f"{url}/v1/devices", timeout=10).status_code == 401
+        assert httpx2.get(f"{url}/v1/devices", timeout=10).status_code == 401
         assert (tmp_path / "data" / "api.json").is_file()          # agentdesk mcp finds it here
         process.send_signal(signal.SIGINT)
         assert process.wait(20) == 0

@@ -1,4 +1,4 @@
-"""The task API over real HTTP (httpx against uvicorn), with virtual phones and a scripted model.
+"""The task API over real HTTP (httpx2 against uvicorn), with virtual phones and a scripted model.
 
 The phone's own state decides whether a task was done; the queue's order is read from the
 tasks' own times; every response body is kept and searched for the model's API key.
@@ -10,7 +10,7 @@ import asyncio
 import json
 from pathlib import Path
 
-import httpx
+import httpx2
 import pytest
 
 from tests.api.conftest import API_KEY, TOKEN
@@ -22,7 +22,7 @@ pytestmark = pytest.mark.asyncio
 
 async def test_every_route_but_health_needs_the_token(make_desk):
     desk = await make_desk()
-    async with httpx.AsyncClient(base_url=desk.api.url) as anonymous:
+    async with httpx2.AsyncClient(base_url=desk.api.url) as anonymous:
         assert (await anonymous.get("/v1/health")).json()["name"] == "agentdesk"
         for method, path in (("GET", "/v1/tasks"), ("POST", "/v1/tasks"), ("GET", "/v1/devices"),
                              ("GET", f"/v1/devices/{desk.phone_ids[0]}/ui-tree"), ("GET", "/v1/tasks/x/events")):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
-import httpx
+import httpx2
 import keyring
 import pytest
 from PySide6.QtCore import Qt
@@ -37,7 +37,7 @@ async def test_a_posted_task_is_shown_and_approved_in_the_window(qapp, tmp_path,
             await window.start()
             assert window.api_host.url.startswith("http://127.0.0.1:")
             assert "Task API on" in window.status.text()
-            async with httpx.AsyncClient(base_url=window.api_host.url,
+            async with httpx2.AsyncClient(base_url=window.api_host.url,
                                          headers={"Authorization": f"Bearer {TOKEN}"}) as http:
                 posted = await http.post("/v1/tasks", json={"ai_prompt": "Go to the home screen",
                                                             "parameters": {"mode": "step"}})
