@@ -18,13 +18,14 @@ from app.core.data_folder import data_folder_problem
 from app.core.agent.events import Message, ModelWords, QuestionAsked, ReviewRequested, StepRecorded
 from app.core.agent.run_words import counted, ending_words
 from app.core.agent.spending import SpendingCap, with_spending_caps
-from app.core.config import Settings, describe_validation_error, load_settings
+from app.core.config import Settings, describe_validation_error, load_settings, needs_api_key
 from app.core.device.errors import DeviceError
 from app.core.device.phone_session import PhoneRegistry
 from app.core.providers import pricing_for
 from app.core.redaction import setup_logging
 from app.core.runs.handle import RunHandle
-from app.core.runs.service import RunRefused, RunRequest, RunService, api_key_for, provider_overrides, settings_for
+from app.core.runs.service import (MissingApiKey, RunRefused, RunRequest, RunService, api_key_for, provider_overrides,
+                                   settings_for)
 from app.core.secrets import NO_KEYRING_HELP, SESSION_ONLY, SecretStore, env_source, provider_key_variable
 from app.phone_connection import open_phone
 
@@ -44,7 +45,9 @@ def run_request_from_args(args) -> RunRequest:
     return RunRequest(args.request, phone=args.device, mode=mode, max_steps=args.max_steps,
                       timeout_seconds=getattr(args, "timeout", None),
                       provider=provider_overrides(getattr(args, "preset", None), args.base_url, args.model),
-                      api_key_env=getattr(args, "api_key_env", None))
+                      api_key_env=getattr(args, "api_key_env", None), replay=getattr(args, "replay_script", None),
+                      use_skills=False if getattr(args, "no_skills", False) else None,
+                      model_takes_over=not getattr(args, "no_model", False))
 
 
 def run_spending_caps(args, settings: Settings) -> Settings:
@@ -185,7 +188,12 @@ async def _start_and_follow(args, console: ConsoleSupervisor, stopper: SignalSto
         request = run_request_from_args(args)
         base = run_spending_caps(args, base)
         settings = settings_for(base, request)
-        key, key_source = await asyncio.to_thread(api_key_for, settings, None, None, request.api_key_env)
+        try:
+            key, key_source = await asyncio.to_thread(api_key_for, settings, None, None, request.api_key_env)
+        except MissingApiKey:
+            if request.replay is None:
+                raise
+            key, key_source = None, "none"
     except RunRefused as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -206,9 +214,16 @@ async def _start_and_follow(args, console: ConsoleSupervisor, stopper: SignalSto
             return 2
         follow_on_console(handle, console)
         stopper.attach(handle)
-        console.say(f"Running “{args.request}” on {connection.session.id} with {settings.provider.model} "
-                    f"({settings.agent.mode} mode, at most {settings.agent.max_steps} steps)")
-        console.say(key_source_line(key, key_source))
+        if request.replay is not None:
+            model_set_up = request.model_takes_over and (key or not needs_api_key(settings.provider.base_url))
+            takes_over = f"{settings.provider.model} takes over" if model_set_up else "the replay stops"
+            console.say(f"Replaying “{args.request}” ({len(request.replay.steps)} recorded steps) on "
+                        f"{connection.session.id} ({settings.agent.mode} mode; where a step stops fitting, "
+                        f"{takes_over})")
+        else:
+            console.say(f"Running “{args.request}” on {connection.session.id} with {settings.provider.model} "
+                        f"({settings.agent.mode} mode, at most {settings.agent.max_steps} steps)")
+            console.say(key_source_line(key, key_source))
         if caps := spending_caps_line(settings):
             console.say(caps)
         with console.clearing_live_line_for_logs():
@@ -232,6 +247,23 @@ async def _start_and_follow(args, console: ConsoleSupervisor, stopper: SignalSto
     if stopper.exit_code is not None and result.status == "stopped":
         return stopper.exit_code
     return 0 if result.succeeded else 1
+
+
+def cmd_replay(args) -> int:
+    """`agentdesk replay RUN_DIR`: the recorded run's actions again, without the model (`run` does the rest)."""
+    from app.core.learning.recorded_steps import script_from_run
+    try:
+        script = script_from_run(args.run_dir)
+    except (FileNotFoundError, NotADirectoryError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if not script.steps:
+        print(f"error: {args.run_dir} has no action that could be done again (none was carried out, "
+              "or every one failed)", file=sys.stderr)
+        return 2
+    args.request, args.replay_script, args.no_skills = script.request, script, True
+    args.max_steps = args.max_steps or None
+    return cmd_run(args)
 
 
 def cmd_run(args) -> int:

@@ -227,6 +227,17 @@ class ApiSettings(_Section):
     max_body_kb: int = Field(256, ge=1, le=65_536, description="largest request body accepted")
 
 
+class LearningSettings(_Section):
+    """Learning from past runs (seed 003): skills saved from runs, and a planner that replays them."""
+
+    use_skills: bool = Field(True, description="before the model is asked, a saved skill that fits the request "
+                             "is replayed (the model takes over where it stops fitting)")
+    save_skills: bool = Field(True, description="every successful run is saved as a skill (in the data "
+                              "folder's skills/ folder, as YAML a person can edit)")
+    record_screens: bool = Field(True, description="record every screen and action as the screens graph's data "
+                                 "(the data folder's graph/ folder)")
+
+
 class Settings(_Section):
     provider: ProviderSettings = Field(default_factory=ProviderSettings)
     images: ImageSettings = Field(default_factory=ImageSettings)
@@ -235,6 +246,7 @@ class Settings(_Section):
     mirror: MirrorSettings = Field(default_factory=MirrorSettings)
     adb: AdbSettings = Field(default_factory=AdbSettings)
     api: ApiSettings = Field(default_factory=ApiSettings)
+    learning: LearningSettings = Field(default_factory=LearningSettings)
     # USD per million tokens, [input, output], by model name (prefix match, longest wins).
     prices: dict[str, tuple[float, float]] = Field(default_factory=lambda: {
         "gpt-4o-mini": (0.15, 0.60), "gpt-4o": (2.50, 10.00), "gpt-4.1-mini": (0.40, 1.60),

@@ -133,7 +133,7 @@ def run_agent(phone_server):
     """Run a request with a scripted model and person through the run service; returns a RunOutcome."""
     async def run(request: str, script: list, person: ScriptedPerson | None = None, mode: str = "step",
                   backoff: float = 0.01, provider: dict | None = None, completion_checks: str = "yes",
-                  **agent) -> RunOutcome:
+                  request_options: dict | None = None, **agent) -> RunOutcome:
         person = person or ScriptedPerson()
         attached = phone_server.devices[0]
         transport = AdbTransport("127.0.0.1", phone_server.port)
@@ -143,7 +143,7 @@ def run_agent(phone_server):
             service = RunService(phones, e2e_settings(model.base_url, mode, provider, **agent),
                                  client_factory=functools.partial(ModelClient, backoff_seconds=backoff))
             try:
-                handle = await service.start(RunRequest(request, api_key=API_KEY))
+                handle = await service.start(RunRequest(request, api_key=API_KEY, **(request_options or {})))
                 person.attach(handle)
                 result = await handle.wait()
             finally:

@@ -290,6 +290,12 @@ def test_a_screen_transition_streams_every_picture_of_it():
         session.tap(session.video_point(*node_center(phone, text="Settings"), phone))
         pictures = session.read_video(0.6)
         assert len(pictures) >= 3, "the transition's pictures, not just its end"
+        for _ in range(10):          # on a busy machine the transition may outlast the first read
+            more = session.read_video(0.3)
+            if not more:
+                break
+            pictures += more
+        else:
+            raise AssertionError("the stream never became still again after the transition")
         assert mean_difference(pictures[-1], phone.screenshot()) < 8
-        assert session.read_video(0.3) == [], "still again once the transition is over"
         session.output()

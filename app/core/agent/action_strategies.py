@@ -69,6 +69,10 @@ class TooManyRejections(RuntimeError):
     pass
 
 
+class RunCannotGoOn(RuntimeError):
+    """Nothing is left to decide the next action (a replay stopped and no model is there to take over)."""
+
+
 class Decide(RunStrategy):
     """Phase 2: build the prompt, get a valid action (retrying with the error), make it a proposal."""
 

@@ -22,7 +22,7 @@ from app.core.device.errors import DeviceError
 from app.core.device.frames import FrameSource
 from app.core.device.screen_tree import ScreenTree
 
-from .action_strategies import Decide, Execute, Remember, Review, StuckFailure, TooManyRejections
+from .action_strategies import Decide, Execute, Remember, Review, RunCannotGoOn, StuckFailure, TooManyRejections
 from .completion_check import CheckCompletion, CompletionVerdict
 from .collection_strategies import CaptureScreenshot, CollectApps, CollectControls, PrepareModelImages, Reflect
 from .events import EventStream, StateChanged, StepStarted
@@ -40,7 +40,8 @@ from .supervisor import NeedsPerson, RunControl, RunStopped, RunTimedOut, Superv
 
 log = logging.getLogger(__name__)
 
-FATAL_ERRORS = (*FATAL_DEVICE_ERRORS, ModelError, ReplyUnusable, StuckFailure, TooManyRejections, SpendingCapReached)
+FATAL_ERRORS = (*FATAL_DEVICE_ERRORS, ModelError, ReplyUnusable, StuckFailure, TooManyRejections, SpendingCapReached,
+                RunCannotGoOn)
 
 
 Pipeline = list[tuple[ProcessingPhase, Strategy]]

@@ -23,6 +23,7 @@ from app.core.perception.model_image import data_url, encode_image, fit_for_mode
 
 from .actions import Action, Expectation, ReplyInvalid
 from app.core.perception.protected_screen import withheld_reason
+from app.core.perception.screen_diff import screen_fingerprint
 
 from .collection_strategies import RunStrategy, foreground_package
 from .llm_client import ModelError
@@ -30,6 +31,10 @@ from .pipeline import StepContext
 from .run_words import ENDINGS
 from .reply_parsing import decode_reply
 from .supervisor import discard
+
+REPLAY_FINAL_SCREEN = "replay_final_screen"
+"""Step value set by a replay's FINISH: the screen signature the recorded run finished on. A fresh screen with
+the same signature verifies the ending without asking the model."""
 
 VerifiedBy = Literal["screen", "model", ""]
 CHECK_OUTPUT_TOKENS = 256
@@ -170,6 +175,9 @@ class CheckCompletion(RunStrategy):
             seen, why = False, f"the screen could not be read again ({error})"
         else:
             seen, why = screen_shows(expectation, controls)
+            recorded_end = ctx.get_or(REPLAY_FINAL_SCREEN)
+            if not seen and recorded_end and screen_fingerprint(controls) == recorded_end:
+                seen, why = True, "the screen is the one the recorded run finished on"
         if seen:
             verdict = CompletionVerdict(True, "screen", why)
         elif mode == "screen_only":

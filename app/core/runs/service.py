@@ -32,6 +32,10 @@ from app.core.device.errors import DeviceError
 from app.core.device.phone_id import PhoneId
 from app.core.device.phone_lock import PhoneBusy
 from app.core.device.phone_session import PhoneRegistry, PhoneSession
+from app.core.learning.planner import RunPlan, learn_from_run, plan_run
+from app.core.learning.recorded_steps import ReplayScript
+from app.core.learning.replay import replaying
+from app.core.learning.transitions import TransitionRecorder, TransitionStore
 from app.core.secrets import SecretStore, env_source, provider_key_variable, register_secret, resolve_api_key
 
 from .handle import PersonPolicy, RunHandle, new_run_id
@@ -75,6 +79,10 @@ class RunRequest:
     sensitive_needs_person: bool = True       # False: auto mode takes sensitive actions without asking
     output: str = ""                          # a question answered from the final screen, into the result
     output_schema: dict[str, Any] | None = None   # the answer's JSON schema, when it must be data
+    replay: ReplayScript | None = None        # do these recorded steps again (the model takes over where they stop
+                                              # fitting, when one is set up); see app/core/learning/replay.py
+    use_skills: bool | None = None            # let the planner replay a stored skill that fits; None: the setting
+    model_takes_over: bool = True             # False: a replay that stops fitting ends, even with a model set up
 
 
 def settings_for(base: Settings, request: RunRequest) -> Settings:
@@ -166,8 +174,18 @@ class RunService:
             raise RunRefused(unwritable)
         settings = settings_for(self._settings(), request)
         secrets = self.secrets
-        key, key_source = await asyncio.to_thread(api_key_for, settings, secrets, request.api_key,
-                                                   request.api_key_env)
+        try:
+            key, key_source = await asyncio.to_thread(api_key_for, settings, secrets, request.api_key,
+                                                       request.api_key_env)
+        except MissingApiKey:
+            if request.replay is None:
+                raise
+            key, key_source = None, "none: a replay without a model"   # it stops, not hands over, on a mismatch
+        model_available = (key is not None or not needs_api_key(settings.provider.base_url)) and (
+            request.replay is None or request.model_takes_over)
+        if not model_available:               # nothing may call a model: the ending is checked by the screen only
+            settings = settings.model_copy(update={"agent": settings.agent.model_copy(update={
+                "completion_check": "screen_only", "model_reflection": False})})
         session = self.phones.get(request.phone)
         if not request.wait_if_busy and session.busy:
             raise PhoneBusy(f"Phone {session.id} is busy with {session.driver or 'another run'}.")
@@ -178,7 +196,8 @@ class RunService:
                            mode=settings.agent.mode, review_timeout=request.review_timeout,
                            sensitive_needs_person=request.sensitive_needs_person)
         self._runs[run_id] = handle
-        handle.task = asyncio.ensure_future(self._execute(handle, request, session, settings, key, key_source))
+        handle.task = asyncio.ensure_future(self._execute(handle, request, session, settings, key, key_source,
+                                                          model_available))
         for listener in list(self._listeners):
             listener(handle)
         return handle
@@ -192,7 +211,7 @@ class RunService:
         self._listeners.append(listener)
 
     async def _execute(self, handle: RunHandle, request: RunRequest, session: PhoneSession, settings: Settings,
-                       key: str | None, key_source: str) -> RunResult | None:
+                       key: str | None, key_source: str, model_available: bool) -> RunResult | None:
         events = handle.events
         try:
             handle.waiting_for_phone = True       # a stop now ends the wait (handle.stop cancels this task)
@@ -201,7 +220,7 @@ class RunService:
                 handle.waiting_for_phone = False
                 if handle.stop_requested:
                     return self._stopped_before_it_began(handle)
-                return await self._drive(handle, request, session, settings, key, key_source)
+                return await self._drive(handle, request, session, settings, key, key_source, model_available)
         except asyncio.CancelledError:
             if not (handle.waiting_for_phone and handle.stop_requested):
                 raise
@@ -224,7 +243,7 @@ class RunService:
         return result
 
     async def _drive(self, handle: RunHandle, request: RunRequest, session: PhoneSession, settings: Settings,
-                     key: str | None, key_source: str) -> RunResult | None:
+                     key: str | None, key_source: str, model_available: bool) -> RunResult | None:
         events = handle.events
         try:
             writer = await asyncio.to_thread(
@@ -244,14 +263,24 @@ class RunService:
         hold = getattr(session.frames, "hold", None)     # the stream runs for the whole run, watched or not
         release_stream = hold() if hold is not None else (lambda: None)
         screen = record_run_screen(session.frames, writer.run_dir, settings.mirror.record_runs)   # None: polling
+        use_skills = settings.learning.use_skills if request.use_skills is None else request.use_skills
+        plan: RunPlan = await plan_run(handle.request, replay=request.replay, use_skills=use_skills,
+                                       model_available=model_available, phone=session.describe())
+        pipeline = guard_pipeline(replaying(self.pipeline, plan.player) if plan.player else self.pipeline, recorder)
+        graph = TransitionRecorder(events, TransitionStore(), session.describe(), handle.id) \
+            if settings.learning.record_screens else None
+        if graph is not None:
+            graph.attach()
         try:
             async with self.client_factory(settings.provider, key, on_retry=events.message) as client:
                 run = AgentRun(handle.request, session.device, settings, client, handle, frames=session.frames,
-                               events=events, pipeline=guard_pipeline(self.pipeline, recorder),
+                               events=events, pipeline=pipeline,
                                screen_tree=session.screen_tree)
                 handle.begin(run.control)
                 events.emit(RunStarted(handle.id, handle.request, session.describe(), settings.agent.mode,
                                        str(writer.run_dir)))
+                for note in plan.notes:
+                    events.message(note)
                 result = await run_on_ready_phone(run, session.device, handle)   # woken, unlocked, kept on
                 if request.output.strip() and result is not None and result.status != "stopped":
                     await self._answer_output(result, request, client, session, settings, events)
@@ -264,6 +293,9 @@ class RunService:
                 screen.stop_listening()     # here on the loop, where the listener was added
                 writer.screen_recordings = await asyncio.to_thread(screen.close)
             result = await recorder.close(result)
+            if graph is not None:
+                await graph.close()
+            await learn_from_run(plan, result, handle.run_dir, settings, handle.request, events.message)
             handle.finish(result, error)
         return result
 

@@ -1,0 +1,131 @@
+"""The planner of seed 003 (algorithm 2), before the model is asked: replay what is already known.
+
+Before the first step, `plan_run` decides how the run begins: the recorded steps it was given
+(a replay), or a stored skill whose trigger fits the request — an exact or parameterised match,
+decided without a model call — or nothing (the model decides from the start). A chosen skill
+runs like a replay; the completion check judges its result (seed 003, algorithm 3), and where
+it stops fitting, the model takes over.
+
+After the run, `learn_from_run` keeps what it taught: the skill's success history; a new skill
+from a successful run that the model drove (settings: learning.save_skills); a skill whose
+steps stopped fitting is renewed from the run that finished the job. Reading and writing skill
+files happens in a worker thread; a problem with them is told on the run's stream and never
+fails the run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from app.core.agent.records import RunResult
+from app.core.config import Settings
+
+from .recorded_steps import ReplayScript, script_from_run
+from .replay import ScriptPlayer
+from .skills import Skill, SkillMatch, SkillStore, differences, match_request, skill_from_script
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class RunPlan:
+    """How a run begins: the player of its recorded steps (None: the model decides from the start)."""
+
+    player: ScriptPlayer | None = None
+    skill: Skill | None = None
+    values: dict[str, str] = field(default_factory=dict)
+    exact: bool = False                                  # the skill was recorded for this very request
+    notes: list[str] = field(default_factory=list)      # told on the run's stream when it starts
+
+    @property
+    def replays(self) -> bool:
+        return self.player is not None
+
+
+def _choose_skill(request: str, store: SkillStore, phone: dict) -> tuple[SkillMatch | None, list[str]]:
+    skills, problems = store.load()
+    notes = [f"A skill file was skipped: {problem}" for problem in problems]
+    match = match_request(request, skills)
+    if match is None:
+        return None, notes
+    how = "its request" if match.exact else f"its trigger “{match.skill.trigger}”"
+    notes.append(f"Using skill “{match.skill.name}” (it fits {how}"
+                 + (f", with {', '.join(f'{k} = {v}' for k, v in match.values.items())}" if match.values else "")
+                 + "): its recorded steps are done again, each reviewed as usual; reject one to let the "
+                 "model decide instead.")
+    notes += [f"Skill “{match.skill.name}”: {difference}" for difference in differences(match.skill, phone)]
+    return match, notes
+
+
+async def plan_run(request: str, *, replay: ReplayScript | None, use_skills: bool, model_available: bool,
+                   phone: dict, store: SkillStore | None = None) -> RunPlan:
+    """How the run begins (see the module's docstring)."""
+    if replay is not None:
+        notes = [f"Replaying {len(replay.steps)} recorded steps of “{replay.request}”"
+                 + (f" (from {replay.source})" if replay.source else "") + ", without the model."]
+        notes += [f"The recorded run has a problem: {problem}" for problem in replay.problems[:5]]
+        what = f"the replay of “{replay.request}”"
+        return RunPlan(ScriptPlayer(replay, what=what, model_available=model_available), notes=notes)
+    if not use_skills:
+        return RunPlan()
+    store = store or SkillStore()
+    try:
+        match, notes = await asyncio.to_thread(_choose_skill, request, store, phone)
+    except Exception as exc:          # the skills folder is unreadable: the model decides, the run goes on
+        log.warning("skills could not be read: %s", exc)
+        return RunPlan(notes=[f"The skills could not be read ({exc}); the model decides every step."])
+    if match is None:
+        return RunPlan(notes=notes)
+    skill = match.skill
+    player = ScriptPlayer(skill.script(match.values), what=f"skill “{skill.name}”", model_available=model_available)
+    return RunPlan(player, skill, dict(match.values), exact=match.exact, notes=notes)
+
+
+def _learn(plan: RunPlan, result: RunResult, run_dir: Path, settings: Settings, store: SkillStore,
+           request: str) -> list[str]:
+    """The blocking part of learn_from_run; returns what to tell."""
+    told: list[str] = []
+    player, skill = plan.player, plan.skill
+    if skill is not None and player is not None:
+        worked = result.succeeded and player.finished
+        store.record_outcome(skill.name, worked)
+        if worked or not result.succeeded or not settings.learning.save_skills:
+            return told
+        if plan.exact:       # the model finished what the skill began: the skill learns the way that works now
+            renewed = skill_from_script(script_from_run(run_dir), name=skill.name)
+            if renewed.steps:
+                renewed.history, renewed.created_at = (store.find(skill.name) or skill).history, skill.created_at
+                store.save(renewed, replace=True)
+                told.append(f"Skill “{skill.name}” was renewed from this run (its old steps stopped fitting).")
+            return told
+    elif plan.replays or not result.succeeded or not settings.learning.save_skills:
+        return told
+    script = script_from_run(run_dir)
+    if not script.steps:
+        return told
+    skills, _ = store.load()
+    match = match_request(request, skills)
+    if match is not None and match.exact:
+        return told
+    skill = skill_from_script(script)
+    path = store.save(skill)
+    told.append(f"Saved as the skill “{skill.name}” ({path.name} in the skills folder), trigger “{skill.trigger}”.")
+    return told
+
+
+async def learn_from_run(plan: RunPlan, result: RunResult | None, run_dir: str, settings: Settings,
+                         request: str, tell: Callable[[str], None], store: SkillStore | None = None) -> None:
+    """Keep what the run taught (see the module's docstring); never raises."""
+    if result is None or not run_dir:
+        return
+    try:
+        told = await asyncio.to_thread(_learn, plan, result, Path(run_dir), settings, store or SkillStore(), request)
+    except Exception as exc:
+        log.warning("could not learn from the run %s: %s", run_dir, exc)
+        told = [f"The run could not be kept as a skill: {exc}"]
+    for line in told:
+        tell(line)

@@ -1,0 +1,247 @@
+"""Doing a recorded run (or a skill) again on the current phone, without the model.
+
+`ScriptPlayer` turns the next recorded step into an action for the current screen: the target
+is found again by its locator (`regrounding.find_target`), never by its old id, and the screen
+must still be what the step was recorded on — the same app, the target present and alike, the
+app installed. A step that flipped a switch is skipped as already done when the switch already
+shows the state it was flipped to. On the first mismatch the player stops and hands over.
+
+`ReplayOrDecide` takes the place of the model's `Decide` in the pipeline: while the player has
+steps, it proposes them (reviewed as any proposal: step mode asks for each, auto mode only for
+sensitive ones); after a hand-over — a mismatch, or the person rejecting a recorded step — the
+model decides, told where the replay stopped. Without a model, a hand-over ends the run
+(`ReplayStopped`) with the reason. When every step is done the player proposes FINISH, and the
+completion check compares the screen with the one the recorded run ended on.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+from app.core.agent.action_strategies import Decide, Review, RunCannotGoOn
+from app.core.agent.actions import Action, Expectation, ModelReply, describe_action
+from app.core.agent.collection_strategies import RunStrategy
+from app.core.agent.completion_check import REPLAY_FINAL_SCREEN
+from app.core.agent.pipeline import ComposedStrategy, ProcessingPhase, StepContext, Strategy
+from app.core.agent.run_context import RunContext
+from app.core.agent.supervisor import Proposal, action_target, sensitive_reason
+from app.core.device.errors import DeviceError
+from app.core.perception.controls import Control
+
+from .recorded_steps import RecordedStep, ReplayScript
+from .regrounding import find_target, switch_is_on
+
+
+class ReplayStopped(RunCannotGoOn):
+    """A replay could not go on and no model is there to take over."""
+
+
+@dataclass
+class Planned:
+    """What the player proposes for the current screen: an action (None: it has handed over)."""
+
+    action: Action | None
+    step: RecordedStep | None = None
+    notes: list[str] = field(default_factory=list)
+    expect: Expectation | None = None
+
+
+class ScriptPlayer:
+    """Walks a ReplayScript step by step against the screens the phone shows now."""
+
+    def __init__(self, script: ReplayScript, *, what: str, model_available: bool) -> None:
+        self.script = script
+        self.what = what                      # "the replay of …" / "skill “…”", for the person and the model
+        self.model_available = model_available
+        self.position = 0                     # the index of the next recorded step
+        self.active = True
+        self.handover = ""                    # why the player stopped before the end ("" while active / at the end)
+        self.done = 0                         # recorded steps done again
+        self.skipped = 0                      # recorded steps skipped as already done
+        self.finished = False                 # every step done (or skipped) and FINISH proposed
+        self._last_toggle: tuple[RecordedStep, Control] | None = None
+
+    @property
+    def total(self) -> int:
+        return len(self.script.steps)
+
+    def hand_over(self, reason: str) -> None:
+        if self.active:
+            self.active, self.handover = False, reason
+
+    def plan(self, controls: Sequence[Control], foreground: str, installed_apps: Sequence[str]) -> Planned:
+        """The next recorded step as an action on this screen, skipping those already done; or FINISH at the
+        end; or a hand-over (action None, `handover` says why)."""
+        notes: list[str] = []
+        while self.active and self.position < self.total:
+            step = self.script.steps[self.position]
+            where = f"recorded step {step.step} ({step.action_text or step.function})"
+            mismatch = self._screen_mismatch(step, foreground, installed_apps)
+            if mismatch:
+                self.hand_over(f"{where}: {mismatch}")
+                return Planned(None, step, notes)
+            action = Action.model_validate({**step.action, "status": "CONTINUE"})
+            if step.needs_target and step.target is not None:
+                grounding = find_target(step.target, controls)
+                if not grounding.found:
+                    self.hand_over(f"{where}: {grounding.reason}")
+                    return Planned(None, step, notes)
+                control = grounding.control
+                if step.target_checked is not None:
+                    state = switch_is_on(control, controls)
+                    if state is not None and state != step.target_checked:
+                        notes.append(f"“{label_of(control)}” is already {'on' if state else 'off'}: {where} "
+                                     "is skipped as already done.")
+                        self.position += 1
+                        self.skipped += 1
+                        continue
+                    self._last_toggle = (step, control)
+                arguments = {**step.arguments, "control_id": control.id}
+                if "control_name" in arguments:
+                    arguments["control_name"] = control.name
+                action = Action(function=step.function, arguments=arguments, status="CONTINUE")
+            self.position += 1
+            self.done += 1
+            return Planned(action, step, notes)
+        if not self.active:
+            return Planned(None, None, notes)
+        if self.script.ended not in ("success", ""):
+            self.hand_over(f"all {self.total} recorded steps are done again, but the recorded run had "
+                           f"{self.script.ended}, so the request is not done yet")
+            return Planned(None, None, notes)
+        self.active, self.finished = False, True
+        return Planned(Action(function="", arguments={}, status="FINISH"), None, notes, self._expectation())
+
+    def _screen_mismatch(self, step: RecordedStep, foreground: str, installed_apps: Sequence[str]) -> str:
+        if step.function == "launch_app":
+            package = str(step.arguments.get("package_name") or "")
+            if installed_apps and package and package not in installed_apps:
+                return f"the app {package} is not installed on this phone"
+            return ""
+        expected = step.screen.package
+        if expected and foreground and expected != foreground:
+            return f"it was recorded in {expected}, but the phone shows {foreground}"
+        return ""
+
+    def _expectation(self) -> Expectation | None:
+        """After a switch was flipped last, the FINISH expects it in its new state (checked on the screen)."""
+        if self._last_toggle is None:
+            return None
+        step, control = self._last_toggle
+        return Expectation(control=label_of(control), checked=not step.target_checked)
+
+    def status_line(self) -> str:
+        """How far the replay got, in words."""
+        line = f"{self.what}: {self.done} of {self.total} recorded steps done again"
+        if self.skipped:
+            line += f", {self.skipped} skipped as already done"
+        return line + (f"; handed over: {self.handover}" if self.handover else "")
+
+
+def label_of(control: Control) -> str:
+    """A control's label as a person reads it ("Wi‑Fi" for the row "Wi‑Fi, Off")."""
+    return control.name.split(",", 1)[0].strip() or control.name
+
+
+class ReplayOrDecide(RunStrategy):
+    """Phase 2 of a replay: the recorded step while it fits the screen, else the model (or a clear stop)."""
+
+    needs = Decide.needs
+    provides = Decide.provides
+
+    def __init__(self, rc: RunContext, decide: Decide, player: ScriptPlayer, fail_fast: bool = True) -> None:
+        super().__init__(rc, fail_fast)
+        self.decide = decide
+        self.player = player
+        self._told_model = False
+
+    async def run(self, ctx: StepContext) -> None:
+        rc, player = self.rc, self.player
+        replayed: RecordedStep | None = ctx.get_or("replayed_step")
+        if replayed is not None and ctx.get_or("rejections"):     # the person rejected a recorded step
+            feedback = ctx.get("rejections")[-1]
+            player.hand_over(f"the person rejected recorded step {replayed.step} ({feedback})")
+            ctx.set("replayed_step", None)
+        if player.active:
+            planned = player.plan(ctx.get("controls"), ctx.get("foreground") or "", await self._packages())
+            for note in planned.notes:
+                rc.events.message(f"Step {ctx.step}: {note}")
+            if planned.action is not None:
+                self._propose(ctx, planned)
+                return
+        if player.handover and not self._told_model:
+            rc.events.message(f"Step {ctx.step}: {player.what} stopped — {player.handover}.")
+        if not player.model_available:
+            raise ReplayStopped(f"{player.status_line()}. No model is set up to take over; "
+                                "finish the task by hand, or set up a model in Settings.")
+        if not self._told_model:
+            self._told_model = True
+            rc.events.message(f"Step {ctx.step}: the model takes over.")
+            rc.pending_feedback = (f"The first steps were done by {player.what}, without you; "
+                                   f"{player.status_line()}. Carry on with the request from the screen as it is now."
+                                   + (f" Also: {rc.pending_feedback}" if rc.pending_feedback and replayed is None
+                                      else ""))
+        await self.decide.run(ctx)
+
+    async def _packages(self) -> list[str]:
+        """Every package on the phone when the next recorded step opens an app (cached by the device layer);
+        [] when it does not, or the list cannot be read (then the launch itself tells)."""
+        player = self.player
+        if player.position >= player.total or player.script.steps[player.position].function != "launch_app":
+            return []
+        try:
+            return await self.rc.device.all_packages()
+        except DeviceError:
+            return []
+
+    def _propose(self, ctx: StepContext, planned: Planned) -> None:
+        rc, player = self.rc, self.player
+        controls = ctx.get("controls")
+        shot = ctx.get("screenshot")
+        action = planned.action
+        target = action_target(action, controls)
+        if planned.step is None:
+            thought = f"{player.status_line()}; the request should now be done."
+            comment = self.player.script.finish_comment or "the recorded steps are done"
+            if player.script.final_screen:
+                ctx.set(REPLAY_FINAL_SCREEN, player.script.final_screen)
+        else:
+            thought = f"{player.what}: recorded step {player.position} of {player.total}" + (
+                f" (decided by {planned.step.decided_by} when recorded)" if planned.step.decided_by else "")
+            comment = ""
+        ctx.set("proposal", Proposal(
+            step=ctx.step, action=action, action_text=describe_action(action, controls), thought=thought,
+            comment=comment, controls=controls, screen_size=shot.size, screenshot=shot.image, target=target,
+            sensitive_reason=sensitive_reason(action, target, rc.settings.agent.sensitive_words)))
+        expect = planned.expect.model_dump() if planned.expect is not None else None
+        ctx.set("reply", ModelReply(thought=thought, action=action, comment=comment, expect=expect))
+        ctx.set("replayed_step", planned.step)
+
+
+def replaying(base: Callable[[RunContext], list], player: ScriptPlayer) -> Callable[[RunContext], list]:
+    """`base`'s pipeline with the model's decision wrapped by the player (also where Review decides again)."""
+    def build(rc: RunContext) -> list:
+        phases = base(rc)
+        built = []
+        wrapper: ReplayOrDecide | None = None
+        for phase, strategy in phases:
+            if phase == ProcessingPhase.LLM_INTERACTION and isinstance(strategy, Decide):
+                wrapper = ReplayOrDecide(rc, strategy, player, fail_fast=strategy.fail_fast)
+                strategy = wrapper
+            built.append((phase, strategy))
+        if wrapper is None:
+            raise ValueError("a replay needs a pipeline with the model's Decide in its LLM phase")
+        for _, strategy in built:
+            for review in _reviews(strategy):
+                review.decide = wrapper
+        return built
+    return build
+
+
+def _reviews(strategy: Strategy) -> list[Review]:
+    if isinstance(strategy, Review):
+        return [strategy]
+    if isinstance(strategy, ComposedStrategy):
+        return [review for child in strategy.strategies for review in _reviews(child)]
+    return []
