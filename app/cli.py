@@ -192,7 +192,8 @@ def cmd_bench(args) -> int:
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    return run_benchmark(args.suite, rounds=args.rounds, json_out=args.json, bundle=args.bundle, choice=choice)
+    return run_benchmark(args.suite, rounds=args.rounds, json_out=args.json, bundle=args.bundle, choice=choice,
+                         model_from_settings=args.model_from_settings)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -270,11 +271,13 @@ def build_parser() -> argparse.ArgumentParser:
     key.set_defaults(func=lambda a: _agent_command("cmd_key", a))
 
     from app.cli_api import add_commands as add_api_commands
+    from app.cli_learning import add_commands as add_learning_commands
 
     add_api_commands(sub)
+    add_learning_commands(sub, _agent_command)
 
     bench = sub.add_parser("bench", help="measure speed on the quick and the realistic virtual phone, or a phone")
-    bench.add_argument("suite", choices=["perception", "agent", "gui", "startup", "phone", "api"],
+    bench.add_argument("suite", choices=["perception", "agent", "gui", "startup", "phone", "api", "tasks"],
                        help="what to measure (phone: how close the virtual phone is to real ones; api: what the "
                             "task API costs a task)")
     bench.add_argument("--rounds", type=int, help="repetitions per figure, interleaved with the baseline's "
@@ -288,6 +291,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="run the realistic virtual phone at X times its real costs for a quicker look "
                             "(default 1: full scale, as a phone)")
     bench.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
+    bench.add_argument("--model-from-settings", action="store_true", help="tasks: drive the runs with the "
+                       "configured provider and key instead of the offline oracle model")
     bench.add_argument("--bundle", metavar="EXE", help="startup: the bundle's executable "
                                                        "(default: dist/AgentDesk/AgentDesk)")
     bench.set_defaults(func=cmd_bench)

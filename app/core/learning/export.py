@@ -103,7 +103,8 @@ def choose_locator(target: TargetLocator | None) -> Locator:
     1. resourceId alone, when the recorded xpath says it was unique on the screen;
     2. resourceId with the text (or with the content-desc) when the id was shared;
     3. the text, then the content-desc (with the class when the xpath does not say it was unique);
-    4. the recorded xpath (an index path, made u2's), when no attribute names the control;
+    4. the title text inside a row that has none of its own ("Wi‑Fi" of "Wi‑Fi, Off");
+    4b. the recorded xpath (an index path, made u2's), when no attribute names the control;
     5. the class name alone (the first such control) when there is not even an xpath;
     6. the centre of the recorded bounds; 7. nothing ("none": the step cannot be done again).
     """
@@ -128,6 +129,12 @@ def choose_locator(target: TargetLocator | None) -> Locator:
         if cls:
             selector["className"] = cls
         return Locator("selector", f"by its {attribute}" + (" and class" if cls else ""), selector)
+    row_label = target.name.split(",", 1)[0].strip()
+    if row_label and PASSWORD_MASK not in row_label and not target.password and len(row_label) <= LOCATOR_TEXT_LIMIT:
+        # a row without text of its own is named by the texts inside it ("Wi‑Fi, Off"): tapping its title
+        # text taps the row, and survives a reordered list, where an index path would not
+        return Locator("selector", "by the title text inside it (the row has no text or id of its own)",
+                       {"text": row_label})
     if xpath:
         return Locator("xpath", "no unique attribute: its place in the recorded screen's tree",
                        xpath=u2_xpath(xpath))

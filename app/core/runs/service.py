@@ -30,6 +30,7 @@ from app.core.config import AgentSettings, ProviderSettings, Settings, needs_api
 from app.core.device.android_device import InputLimits
 from app.core.device.errors import DeviceError
 from app.core.device.phone_id import PhoneId
+from app.core.device.phone_facts import phone_facts
 from app.core.device.phone_lock import PhoneBusy
 from app.core.device.phone_session import PhoneRegistry, PhoneSession
 from app.core.learning.planner import RunPlan, learn_from_run, plan_run
@@ -245,9 +246,10 @@ class RunService:
     async def _drive(self, handle: RunHandle, request: RunRequest, session: PhoneSession, settings: Settings,
                      key: str | None, key_source: str, model_available: bool) -> RunResult | None:
         events = handle.events
+        phone = {**session.describe(), **await phone_facts(session.device)}
         try:
             writer = await asyncio.to_thread(
-                TrajectoryWriter.create, handle.request, session.describe(),
+                TrajectoryWriter.create, handle.request, phone,
                 {"base_url": settings.provider.base_url, "model": settings.provider.model, "key_from": key_source},
                 settings.model_dump(mode="json"), self.runs_root)
         except OSError as exc:              # a run that cannot be recorded does not touch the phone
@@ -265,9 +267,9 @@ class RunService:
         screen = record_run_screen(session.frames, writer.run_dir, settings.mirror.record_runs)   # None: polling
         use_skills = settings.learning.use_skills if request.use_skills is None else request.use_skills
         plan: RunPlan = await plan_run(handle.request, replay=request.replay, use_skills=use_skills,
-                                       model_available=model_available, phone=session.describe())
+                                       model_available=model_available, phone=phone)
         pipeline = guard_pipeline(replaying(self.pipeline, plan.player) if plan.player else self.pipeline, recorder)
-        graph = TransitionRecorder(events, TransitionStore(), session.describe(), handle.id) \
+        graph = TransitionRecorder(events, TransitionStore(), phone, handle.id) \
             if settings.learning.record_screens else None
         if graph is not None:
             graph.attach()

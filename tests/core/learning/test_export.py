@@ -326,3 +326,12 @@ def test_export_script_picks_the_format_and_refuses_unknown_ones():
         export_script(script, "appium")
     with pytest.raises(TypeError):
         to_yaml_flow({"request": "not a script"})
+
+
+def test_a_row_named_by_the_texts_inside_it_is_found_by_its_title():
+    row = TargetLocator(name="Wi‑Fi, Off", class_name="android.widget.LinearLayout",
+                        xpath="/hierarchy/node[1]/node[2]/node[1]", bounds=[0, 252, 1080, 441])
+    locator = choose_locator(row)
+    assert locator.kind == "selector" and locator.selector == {"text": "Wi‑Fi"}
+    nameless = TargetLocator(class_name="android.widget.LinearLayout", xpath="/hierarchy/node[1]/node[2]")
+    assert choose_locator(nameless).kind == "xpath"

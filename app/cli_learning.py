@@ -1,0 +1,145 @@
+"""agentdesk replay / skills / export: learning from past runs at the terminal. No Qt here.
+
+`replay` runs through `agentdesk run`'s machinery (cli_agent.cmd_replay); `skills` lists, shows,
+saves, renames, deletes, imports and exports the skill files of the data folder; `export` turns
+a recorded run or a skill into a uiautomator2 script or a YAML flow.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+EXPORT_FORMATS = ("uiautomator2", "yaml")
+
+
+def add_commands(sub, agent_command) -> None:
+    replay = sub.add_parser("replay", help="do a recorded run's actions again on the phone, without the model")
+    replay.add_argument("run_dir", metavar="RUN_DIR", help="the run's folder (in the data folder's runs/)")
+    replay.add_argument("--device", metavar="SERIAL", help="which phone (default: the first ready one)")
+    mode = replay.add_mutually_exclusive_group()
+    mode.add_argument("--step", action="store_true", help="review every action (default)")
+    mode.add_argument("--auto", action="store_true", help="run on its own; ask only for sensitive actions")
+    replay.add_argument("--no-model", action="store_true", help="where a recorded step no longer fits the screen, "
+                        "stop instead of letting the model take over")
+    replay.add_argument("--preset", metavar="NAME", help="the provider preset of the model that takes over")
+    replay.add_argument("--base-url", metavar="URL", help="the endpoint of the model that takes over")
+    replay.add_argument("--model", metavar="M", help="the model that takes over")
+    replay.add_argument("--api-key-env", metavar="NAME", help="read the model's API key from this variable")
+    replay.add_argument("--json", action="store_true", help="print the result as JSON (progress goes to stderr)")
+    replay.set_defaults(func=lambda a: agent_command("cmd_replay", a), max_steps=None, timeout=None,
+                        max_tokens=None, max_cost=None)
+
+    skills = sub.add_parser("skills", help="list, show, save, rename, delete, import and export skills")
+    actions = skills.add_subparsers(dest="skills_action", metavar="action")
+    actions.add_parser("list", help="every skill, with its trigger and how it went (the default)")
+    show = actions.add_parser("show", help="a skill's file as YAML")
+    show.add_argument("name")
+    save = actions.add_parser("save", help="save a recorded run as a skill")
+    save.add_argument("run_dir", metavar="RUN_DIR")
+    save.add_argument("--name", help="the skill's name (default: the run's request)")
+    rename = actions.add_parser("rename", help="rename a skill")
+    rename.add_argument("name")
+    rename.add_argument("new_name")
+    delete = actions.add_parser("delete", help="delete a skill")
+    delete.add_argument("name")
+    load = actions.add_parser("import", help="copy a skill file (YAML or JSON) into the skills folder")
+    load.add_argument("file")
+    write = actions.add_parser("export", help="write a skill to a file (.yaml or .json)")
+    write.add_argument("name")
+    write.add_argument("file")
+    skills.set_defaults(func=cmd_skills, skills_action="list")
+
+    export = sub.add_parser("export", help="a recorded run or a skill as a uiautomator2 script or a YAML flow")
+    export.add_argument("run_dir", metavar="RUN_DIR", nargs="?", help="the run's folder")
+    export.add_argument("--skill", metavar="NAME", help="export this skill instead of a run")
+    export.add_argument("--format", choices=EXPORT_FORMATS, default="uiautomator2")
+    export.add_argument("--serial", default="", help="the serial the script connects to (default: any phone)")
+    export.add_argument("-o", "--output", metavar="FILE", help="write to FILE (default: print)")
+    export.set_defaults(func=cmd_export)
+
+
+def _table(skills) -> str:
+    rows = [("name", "trigger", "steps", "ok/failed", "recorded on")]
+    for skill in skills:
+        where = " ".join(str(part) for part in (skill.recorded_on.get("model", ""),
+                                                 f"Android {skill.recorded_on['android_version']}"
+                                                 if skill.recorded_on.get("android_version") else "") if part)
+        state = "" if skill.enabled else " (off)"
+        rows.append((skill.name + state, skill.trigger or skill.request, str(len(skill.steps)),
+                     f"{skill.history.successes}/{skill.history.failures}", where or "?"))
+    widths = [min(44, max(len(row[i]) for row in rows)) for i in range(len(rows[0]))]
+    return "\n".join("  ".join(cell[:44].ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows)
+
+
+def cmd_skills(args) -> int:
+    from app.core.learning.recorded_steps import script_from_run
+    from app.core.learning.skills import SkillError, SkillStore, skill_from_script, skill_to_text
+
+    store = SkillStore()
+    action = args.skills_action
+    try:
+        if action == "list":
+            skills, problems = store.load()
+            for problem in problems:
+                print(f"warning: skipped {problem}", file=sys.stderr)
+            if not skills:
+                print(f"No skills yet in {store.root}. Every successful run becomes one (settings: "
+                      "learning.save_skills), or save a run with `agentdesk skills save RUN_DIR`.")
+                return 0
+            print(_table(skills))
+        elif action == "show":
+            skill = store.find(args.name)
+            if skill is None:
+                print(f"error: there is no skill called {args.name!r} (see `agentdesk skills list`)", file=sys.stderr)
+                return 2
+            print(skill_to_text(skill, "yaml"), end="")
+        elif action == "save":
+            skill = skill_from_script(script_from_run(args.run_dir), name=args.name)
+            path = store.save(skill)
+            print(f"Saved the skill “{skill.name}” (trigger “{skill.trigger}”) as {path}")
+        elif action == "rename":
+            store.rename(args.name, args.new_name)
+            print(f"Renamed “{args.name}” to “{args.new_name}”.")
+        elif action == "delete":
+            store.delete(args.name)
+            print(f"Deleted the skill “{args.name}”.")
+        elif action == "import":
+            skill = store.import_file(Path(args.file))
+            print(f"Imported the skill “{skill.name}” ({len(skill.steps)} steps).")
+        elif action == "export":
+            store.export(args.name, Path(args.file))
+            print(f"Wrote the skill “{args.name}” to {args.file}")
+    except (SkillError, FileNotFoundError, NotADirectoryError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def cmd_export(args) -> int:
+    from app.core.learning.export import export_script
+    from app.core.learning.recorded_steps import script_from_run
+    from app.core.learning.skills import SkillError, SkillStore
+
+    if bool(args.run_dir) == bool(args.skill):
+        print("error: name a run folder or --skill NAME (one of them)", file=sys.stderr)
+        return 2
+    try:
+        if args.skill:
+            skill = SkillStore().find(args.skill)
+            if skill is None:
+                print(f"error: there is no skill called {args.skill!r}", file=sys.stderr)
+                return 2
+            script = skill.script()
+        else:
+            script = script_from_run(args.run_dir)
+        text = export_script(script, args.format, serial=args.serial)
+        if args.output:
+            Path(args.output).write_text(text, encoding="utf-8")
+            print(f"Wrote {len(script.steps)} steps as {args.format} to {args.output}", file=sys.stderr)
+        else:
+            sys.stdout.write(text)
+    except (SkillError, FileNotFoundError, NotADirectoryError, ValueError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
