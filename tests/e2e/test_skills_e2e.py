@@ -12,6 +12,7 @@ from app.core.paths import data_dir
 from tests.e2e.conftest import ScriptedPerson, approve
 from tests.e2e.test_agent_tasks import WIFI_SCRIPT
 from tests.e2e.test_replay import put_back
+from tests.support.openai_server import act, json_reply
 
 pytestmark = pytest.mark.asyncio
 
@@ -74,3 +75,26 @@ async def test_skills_can_be_turned_off_for_a_run(run_agent, phone_server):
     outcome = await run_agent("Turn on Wi-Fi", WIFI_SCRIPT, mode="auto", request_options={"use_skills": False})
     assert outcome.result.status == "success"
     assert len(outcome.model.chat_requests) >= 4
+
+
+async def test_the_model_may_choose_an_offered_skill(run_agent, phone_server):
+    """No trigger fits "Please enable wireless networking": the model is offered the skills and picks one."""
+    await run_agent("Turn on Wi-Fi", WIFI_SCRIPT, mode="auto")
+    put_back(phone_server.devices[0].phone)
+    script = [json_reply(act("use_skill", name="Turn on WiFi")),          # no such skill: told, and asked again
+              json_reply(act("use_skill", name="Turn on Wi-Fi"))]
+    outcome = await run_agent("Please enable wireless networking", script, mode="auto")
+    assert outcome.result.status == "success", outcome.result
+    assert outcome.state["wifi"] is True
+    requests = outcome.model.chat_requests
+    assert len(requests) == 2, "after choosing the skill, its steps need no model call"
+    first = str(requests[0].body)
+    assert "use_skill(name: str" in first and "Saved skills" in first and "Turn on {item}" in first
+    assert "There is no skill called 'Turn on WiFi'" in str(requests[1].body)
+    assert any("the model chose to use the skill “Turn on Wi-Fi”" in line for line in messages(outcome))
+    assert SkillStore().find("Turn on Wi-Fi").history.successes == 1
+
+
+async def test_no_skills_no_skill_function(run_agent):
+    outcome = await run_agent("Turn on Wi-Fi", WIFI_SCRIPT, mode="auto", request_options={"use_skills": False})
+    assert "use_skill" not in str(outcome.model.chat_requests[0].body)

@@ -9,7 +9,7 @@ from functools import cached_property
 
 from app.core.device.settle import wait_until_still
 
-from .actions import Action, AskUser, ModelReply, check_against_screen, describe_action
+from .actions import USE_SKILL, Action, AskUser, ModelReply, ReplyInvalid, check_against_screen, describe_action
 from .collection_strategies import RunStrategy
 from .coordinates import CoordinateMapper
 from .events import ActionExecuted, ModelWords, ProposalMade, StepFinished
@@ -61,6 +61,18 @@ def replies_stored_once(replies: list, raw_reply: str) -> list:
     return kept
 
 
+def check_skill_choice(action: Action, offered: dict[str, str]) -> None:
+    """A use_skill reply must name a skill that was offered (ReplyInvalid, sent back to the model, if not)."""
+    if action.function != USE_SKILL:
+        return
+    if not offered:
+        raise ReplyInvalid("use_skill is not available now: no skills were offered. Choose another function.")
+    name = str(action.arguments.get("name") or "")
+    if name not in offered:
+        raise ReplyInvalid(f"There is no skill called {name!r}; the skills are: "
+                           + ", ".join(repr(known) for known in offered) + ".")
+
+
 class StuckFailure(RuntimeError):
     """The model repeats what it was warned does not work."""
 
@@ -98,11 +110,13 @@ class Decide(RunStrategy):
                                image_urls=images.urls, screen_only=ctx.get("screen_only"))
         user = rc.prompts.user_message(
             rc.request, screen, rc.memory.recent(rc.settings.agent.recent_steps_in_prompt), rc.plan,
-            rc.pending_feedback, last_action_note(rc.memory.last, reflection), rc.answers, rc.stuck.warning)
+            rc.pending_feedback, last_action_note(rc.memory.last, reflection), rc.answers, rc.stuck.warning,
+            skills=rc.skills_offered)
         mapper = CoordinateMapper(shot.size, images.image_size, rc.settings.provider.coordinate_mode)
         mapped: dict[str, Action] = {}
 
         def validate(reply: ModelReply) -> None:
+            check_skill_choice(reply.action, rc.skills_offered)
             action = mapper.action_to_device(reply.action)
             check_against_screen(action, controls, shot.size)
             mapped["action"] = action

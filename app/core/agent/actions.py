@@ -83,6 +83,16 @@ class NoAction(_Args):
     pass
 
 
+class UseSkill(_Args):
+    """Do a saved skill's recorded steps (offered only when skills exist; never reaches the phone as such)."""
+
+    name: str = Field(min_length=1)
+    parameters: dict[str, str] = Field(default_factory=dict)
+
+
+USE_SKILL = "use_skill"
+
+
 ARGUMENT_MODELS: dict[str, type[_Args]] = {
     "launch_app": LaunchApp,
     "click_control": ClickControl,
@@ -94,10 +104,12 @@ ARGUMENT_MODELS: dict[str, type[_Args]] = {
     "press_key": PressKey,
     "wait": Wait,
     "ask_user": AskUser,
+    USE_SKILL: UseSkill,
 }
-FUNCTION_NAMES = tuple(ARGUMENT_MODELS)
+FUNCTION_NAMES = tuple(name for name in ARGUMENT_MODELS if name != USE_SKILL)
+"""The functions every model is offered; use_skill is offered only when there are skills."""
 ActionArgs = Union[LaunchApp, ClickControl, LongPressControl, TypeText, Swipe, Scroll, Tap, PressKey, Wait,
-                   AskUser, NoAction]
+                   AskUser, UseSkill, NoAction]
 
 
 class Action(BaseModel):
@@ -287,4 +299,7 @@ def describe_action(action: Action, controls: list[Control] | None = None) -> st
         return f"Wait {args.seconds:g} s"
     if isinstance(args, AskUser):
         return f"Ask you: {args.question}"
+    if isinstance(args, UseSkill):
+        values = ", ".join(f"{name} = {value}" for name, value in args.parameters.items())
+        return f"Use the skill “{args.name}”" + (f" with {values}" if values else "")
     return action.function

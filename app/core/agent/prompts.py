@@ -27,7 +27,7 @@ from importlib.resources import files
 from string import Template
 from typing import Any, Literal, get_args, get_origin
 
-from app.core.agent.actions import ARGUMENT_MODELS, FUNCTION_NAMES, NO_ACTION, Status
+from app.core.agent.actions import ARGUMENT_MODELS, FUNCTION_NAMES, NO_ACTION, USE_SKILL, Status
 from app.core.agent.coordinates import CoordinateMapper
 from app.core.agent.memory import MemoryItem
 from app.core.config import Settings
@@ -56,6 +56,8 @@ class ScreenContext:
     installed_apps: list[str] = field(default_factory=list)
     image_urls: dict[str, str] = field(default_factory=dict)
     screen_only: bool = False
+SKILLS_SHOWN = 20
+"""Skills listed in a step's prompt at most (the planner offers the most used ones first)."""
 
 
 class PromptBuilder:
@@ -64,11 +66,12 @@ class PromptBuilder:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
 
-    def system_message(self) -> dict[str, Any]:
+    def system_message(self, offer_skills: bool = False) -> dict[str, Any]:
         sections = _sections("system.txt")
         hints = _hints(sections["function_hints"].template)
+        names = (*FUNCTION_NAMES, USE_SKILL) if offer_skills else FUNCTION_NAMES
         functions = "\n".join(f"- {function_signature(name)}" + (f" — {hints[name]}" if name in hints else "")
-                              for name in FUNCTION_NAMES)
+                              for name in names)
         coordinates = sections[f"coordinates_{self.settings.provider.coordinate_mode}"].template.strip()
         text = sections["main"].substitute(functions=functions, coordinates=coordinates)
         return {"role": "system", "content": text.strip()}
@@ -76,7 +79,7 @@ class PromptBuilder:
     def user_message(self, request: str, screen: ScreenContext, memory_items: Sequence[MemoryItem] = (),
                      plan: Sequence[str] = (), feedback: str | None = None, reflection_note: str | None = None,
                      user_answers: Mapping[str, str] | Iterable[tuple[str, str]] = (),
-                     stuck_warning: str | None = None) -> dict[str, Any]:
+                     stuck_warning: str | None = None, skills: Mapping[str, str] | None = None) -> dict[str, Any]:
         """The step's message: the image(s), then one text part with everything the model needs."""
         sections = _sections("user.txt")
         texts: list[str] = []
@@ -95,6 +98,10 @@ class PromptBuilder:
             add("foreground", package=_neutralise(screen.foreground_package))
         if screen.installed_apps:
             add("apps", apps=compact_app_list(screen.installed_apps, request))
+        if skills:
+            add("skills", skills="\n".join(f"- {_neutralise(name)}" + (f" (fits: {_neutralise(trigger)})"
+                                                                        if trigger and trigger != name else "")
+                                            for name, trigger in list(skills.items())[:SKILLS_SHOWN]))
         if plan:
             add("plan", plan="\n".join(f"{number}. {_clip(step, PLAN_LINE_LIMIT)}"
                                        for number, step in enumerate(plan[:PLAN_STEPS_SHOWN], 1)))

@@ -60,6 +60,7 @@ class RunContext:
     previous: ScreenRecord | None = None
     system_message: dict[str, Any] | None = None
     screen_tree: ScreenTree | None = None      # the phone session's; None: one of the run's own
+    skills_offered: dict[str, str] = field(default_factory=dict)   # skill name → trigger, offered as use_skill
 
     def __post_init__(self) -> None:
         if self.screen_tree is None:

@@ -26,7 +26,7 @@ from app.core.config import Settings
 
 from .recorded_steps import ReplayScript, script_from_run
 from .replay import ScriptPlayer
-from .skills import Skill, SkillMatch, SkillStore, differences, match_request, skill_from_script
+from .skills import Skill, SkillError, SkillMatch, SkillStore, differences, match_request, skill_from_script
 
 log = logging.getLogger(__name__)
 
@@ -40,25 +40,50 @@ class RunPlan:
     values: dict[str, str] = field(default_factory=dict)
     exact: bool = False                                  # the skill was recorded for this very request
     notes: list[str] = field(default_factory=list)      # told on the run's stream when it starts
+    offered: list[Skill] = field(default_factory=list)   # no skill fits by its trigger: the model may choose one
+    model_available: bool = True
 
     @property
     def replays(self) -> bool:
         return self.player is not None
 
+    def offered_triggers(self) -> dict[str, str]:
+        return {skill.name: skill.trigger or skill.request for skill in self.offered}
 
-def _choose_skill(request: str, store: SkillStore, phone: dict) -> tuple[SkillMatch | None, list[str]]:
+    def adopt(self, name: str, values: dict) -> ScriptPlayer | str:
+        """The model chose the offered skill `name` with `values`: its player (now this plan's), or why not."""
+        skill = next((skill for skill in self.offered if skill.name == name), None)
+        if skill is None:
+            return "it is not one of the skills offered"
+        try:
+            script = skill.script({str(key): str(value) for key, value in values.items()})
+        except SkillError as exc:
+            return str(exc)
+        self.player = ScriptPlayer(script, what=f"skill “{skill.name}”", model_available=self.model_available)
+        self.skill, self.values, self.exact = skill, dict(values), False
+        return self.player
+
+
+OFFERED_SKILLS = 20
+"""Skills offered to the model at most when none fits by its trigger (most successful first)."""
+
+
+def _choose_skill(request: str, store: SkillStore,
+                  phone: dict) -> tuple[SkillMatch | None, list[Skill], list[str]]:
     skills, problems = store.load()
     notes = [f"A skill file was skipped: {problem}" for problem in problems]
     match = match_request(request, skills)
     if match is None:
-        return None, notes
+        usable = sorted((skill for skill in skills if skill.enabled),
+                        key=lambda skill: (skill.history.failures - skill.history.successes, skill.name))
+        return None, usable[:OFFERED_SKILLS], notes
     how = "its request" if match.exact else f"its trigger “{match.skill.trigger}”"
     notes.append(f"Using skill “{match.skill.name}” (it fits {how}"
                  + (f", with {', '.join(f'{k} = {v}' for k, v in match.values.items())}" if match.values else "")
                  + "): its recorded steps are done again, each reviewed as usual; reject one to let the "
                  "model decide instead.")
     notes += [f"Skill “{match.skill.name}”: {difference}" for difference in differences(match.skill, phone)]
-    return match, notes
+    return match, [], notes
 
 
 async def plan_run(request: str, *, replay: ReplayScript | None, use_skills: bool, model_available: bool,
@@ -74,12 +99,12 @@ async def plan_run(request: str, *, replay: ReplayScript | None, use_skills: boo
         return RunPlan()
     store = store or SkillStore()
     try:
-        match, notes = await asyncio.to_thread(_choose_skill, request, store, phone)
+        match, offered, notes = await asyncio.to_thread(_choose_skill, request, store, phone)
     except Exception as exc:          # the skills folder is unreadable: the model decides, the run goes on
         log.warning("skills could not be read: %s", exc)
         return RunPlan(notes=[f"The skills could not be read ({exc}); the model decides every step."])
-    if match is None:
-        return RunPlan(notes=notes)
+    if match is None:               # the model is offered the skills (use_skill) when it can be asked at all
+        return RunPlan(notes=notes, offered=offered if model_available else [], model_available=model_available)
     skill = match.skill
     player = ScriptPlayer(skill.script(match.values), what=f"skill “{skill.name}”", model_available=model_available)
     return RunPlan(player, skill, dict(match.values), exact=match.exact, notes=notes)

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from app.core.agent.action_strategies import Decide, Review, RunCannotGoOn
-from app.core.agent.actions import Action, Expectation, ModelReply, describe_action
+from app.core.agent.actions import USE_SKILL, Action, Expectation, ModelReply, describe_action
 from app.core.agent.collection_strategies import RunStrategy
 from app.core.agent.completion_check import REPLAY_FINAL_SCREEN
 from app.core.agent.pipeline import ComposedStrategy, ProcessingPhase, StepContext, Strategy
@@ -150,10 +150,12 @@ class ReplayOrDecide(RunStrategy):
     needs = Decide.needs
     provides = Decide.provides
 
-    def __init__(self, rc: RunContext, decide: Decide, player: ScriptPlayer, fail_fast: bool = True) -> None:
+    def __init__(self, rc: RunContext, decide: Decide, player: ScriptPlayer | None,
+                 adopt: Callable[[str, dict], ScriptPlayer | str] | None = None, fail_fast: bool = True) -> None:
         super().__init__(rc, fail_fast)
         self.decide = decide
         self.player = player
+        self.adopt = adopt          # the model chose an offered skill: its player, or why it cannot be used
         self._told_model = False
 
     async def run(self, ctx: StepContext) -> None:
@@ -163,6 +165,9 @@ class ReplayOrDecide(RunStrategy):
             feedback = ctx.get("rejections")[-1]
             player.hand_over(f"the person rejected recorded step {replayed.step} ({feedback})")
             ctx.set("replayed_step", None)
+        if player is None:
+            await self._model_decides(ctx)
+            return
         if player.active:
             planned = player.plan(ctx.get("controls"), ctx.get("foreground") or "", await self._packages())
             for note in planned.notes:
@@ -182,7 +187,27 @@ class ReplayOrDecide(RunStrategy):
                                    f"{player.status_line()}. Carry on with the request from the screen as it is now."
                                    + (f" Also: {rc.pending_feedback}" if rc.pending_feedback and replayed is None
                                       else ""))
+        await self._model_decides(ctx)
+
+    async def _model_decides(self, ctx: StepContext) -> None:
+        """The model's decision; when it chooses an offered skill, the skill's first step instead."""
         await self.decide.run(ctx)
+        action = ctx.get("proposal").action
+        if action.function != USE_SKILL or self.adopt is None:
+            return
+        name = str(action.arguments.get("name") or "")
+        self.rc.skills_offered.pop(name, None)             # offered once: a skill that failed is not chosen again
+        adopted = self.adopt(name, dict(action.arguments.get("parameters") or {}))
+        if isinstance(adopted, str):
+            self.rc.events.message(f"Step {ctx.step}: the skill “{name}” cannot be used: {adopted}.")
+            self.rc.pending_feedback = f"The skill {name!r} cannot be used: {adopted}. Choose another action."
+            await self._model_decides(ctx)
+            return
+        self.rc.events.message(f"Step {ctx.step}: the model chose to use the skill “{name}”; its recorded steps "
+                               "follow, each reviewed as usual (reject one to let the model decide instead).")
+        self.player, self._told_model = adopted, False
+        ctx.set("replayed_step", None)
+        await self.run(ctx)
 
     async def _packages(self) -> list[str]:
         """Every package on the phone when the next recorded step opens an app (cached by the device layer);
@@ -219,15 +244,21 @@ class ReplayOrDecide(RunStrategy):
         ctx.set("replayed_step", planned.step)
 
 
-def replaying(base: Callable[[RunContext], list], player: ScriptPlayer) -> Callable[[RunContext], list]:
-    """`base`'s pipeline with the model's decision wrapped by the player (also where Review decides again)."""
+def replaying(base: Callable[[RunContext], list], player: ScriptPlayer | None,
+              adopt: Callable[[str, dict], ScriptPlayer | str] | None = None,
+              offered: dict[str, str] | None = None) -> Callable[[RunContext], list]:
+    """`base`'s pipeline with the model's decision wrapped by the player (also where Review decides again);
+    with `offered` skills (name → trigger), the model may choose one (use_skill) and `adopt` plays it."""
     def build(rc: RunContext) -> list:
+        if offered and adopt is not None:
+            rc.skills_offered = dict(offered)
+            rc.system_message = rc.prompts.system_message(offer_skills=True)
         phases = base(rc)
         built = []
         wrapper: ReplayOrDecide | None = None
         for phase, strategy in phases:
             if phase == ProcessingPhase.LLM_INTERACTION and isinstance(strategy, Decide):
-                wrapper = ReplayOrDecide(rc, strategy, player, fail_fast=strategy.fail_fast)
+                wrapper = ReplayOrDecide(rc, strategy, player, adopt, fail_fast=strategy.fail_fast)
                 strategy = wrapper
             built.append((phase, strategy))
         if wrapper is None:

@@ -268,7 +268,9 @@ class RunService:
         use_skills = settings.learning.use_skills if request.use_skills is None else request.use_skills
         plan: RunPlan = await plan_run(handle.request, replay=request.replay, use_skills=use_skills,
                                        model_available=model_available, phone=phone)
-        pipeline = guard_pipeline(replaying(self.pipeline, plan.player) if plan.player else self.pipeline, recorder)
+        learning = replaying(self.pipeline, plan.player, plan.adopt, plan.offered_triggers()) \
+            if plan.player or plan.offered else self.pipeline
+        pipeline = guard_pipeline(learning, recorder)
         graph = TransitionRecorder(events, TransitionStore(), phone, handle.id) \
             if settings.learning.record_screens else None
         if graph is not None:
