@@ -13,9 +13,15 @@ import copy
 
 import pytest
 
+from app.core.agent.events import Message
 from app.core.agent.supervisor import ReviewAnswer
+from app.core.device.adb_transport import AdbTransport
+from app.core.device.phone_session import PhoneRegistry
+from app.core.runs.service import RunRequest, RunService
+from app.virtual_phone.adb_server import VirtualAdbServer
+from app.virtual_phone.phone import VirtualPhone
 from app.core.learning.recorded_steps import ReplayScript, script_from_run
-from tests.e2e.conftest import ScriptedPerson, approve
+from tests.e2e.conftest import API_KEY, FIXED_TIME, ScriptedPerson, approve, e2e_settings
 from tests.e2e.test_agent_tasks import WIFI_SCRIPT
 from tests.support.openai_server import act, click, json_reply
 
@@ -174,3 +180,37 @@ async def test_a_replay_is_recorded_as_a_run_of_its_own(run_agent, phone_server)
     assert again.request == "Turn on Wi-Fi"
     assert [s.function for s in again.steps] == [s.function for s in script.steps]
     assert all(step.decided_by == "auto" for step in again.steps)
+
+
+async def replay_on_another_phone(script: ReplayScript, **phone_options) -> tuple:
+    """Replay `script` (no model) on a new virtual phone made with `phone_options`; (result, phone, messages)."""
+    server = VirtualAdbServer().start()
+    phone = VirtualPhone(clock=lambda: FIXED_TIME, **phone_options)
+    server.add_phone(phone)
+    transport = AdbTransport("127.0.0.1", server.port)
+    phones = PhoneRegistry()
+    try:
+        phones.open(transport, transport.list_devices()[0], virtual=True, timeout=10)
+        service = RunService(phones, e2e_settings("http://127.0.0.1:9/v1", "auto"))
+        try:
+            handle = await service.start(RunRequest(script.request, api_key=API_KEY, replay=script,
+                                                    model_takes_over=False, use_skills=False))
+            result = await handle.wait()
+        finally:
+            await service.shutdown()
+            await phones.close()
+        notes = [event.text for event in handle.events.history if isinstance(event, Message)]
+        return result, phone, notes
+    finally:
+        server.stop()
+
+
+@pytest.mark.parametrize("phone_options", [{"latency": "realistic@0.25"}, {"profile": "android9"}],
+                         ids=["realistic latency", "android 9, 720x1280"])
+async def test_a_run_recorded_on_the_quick_phone_replays_on_other_phones(run_agent, phone_options):
+    script = await record_wifi(run_agent)
+    result, phone, notes = await replay_on_another_phone(script, **phone_options)
+    assert result.status == "success", result
+    assert phone.state()["wifi"] is True
+    if "profile" in phone_options:
+        assert any("this one is 720×1280" in note for note in notes), notes

@@ -93,6 +93,7 @@ async def plan_run(request: str, *, replay: ReplayScript | None, use_skills: boo
         notes = [f"Replaying {len(replay.steps)} recorded steps of “{replay.request}”"
                  + (f" (from {replay.source})" if replay.source else "") + ", without the model."]
         notes += [f"The recorded run has a problem: {problem}" for problem in replay.problems[:5]]
+        notes += [f"The run was {difference}." for difference in differences(replay, phone)]
         what = f"the replay of “{replay.request}”"
         return RunPlan(ScriptPlayer(replay, what=what, model_available=model_available), notes=notes)
     if not use_skills:
