@@ -9,12 +9,14 @@ from pathlib import Path
 
 from .phones import PhoneChoice
 
-SUITES = ("perception", "agent", "gui", "startup", "phone", "api")
+SUITES = ("perception", "agent", "gui", "startup", "phone", "api", "tasks")
 
 
 def run_benchmark(suite: str, rounds: int | None = None, json_out: str | None = None, bundle: str | None = None,
-                  choice: PhoneChoice = PhoneChoice()) -> int:
-    """Run one suite, print its table; exit status 1 when a measured figure is over its budget."""
+                  choice: PhoneChoice = PhoneChoice(), model_from_settings: bool = False) -> int:
+    """Run one suite, print its table; exit status 1 when a measured figure is over its budget.
+
+    `model_from_settings` (tasks only): drive the runs with the configured provider instead of the oracle."""
     options = {} if rounds is None else {"rounds": rounds}
     if suite == "perception":
         from .perception_bench import run_perception_bench
@@ -42,6 +44,18 @@ def run_benchmark(suite: str, rounds: int | None = None, json_out: str | None = 
         from .phone_bench import run_phone_bench
 
         table = run_phone_bench(choice=choice, **options)
+    elif suite == "tasks":
+        from .tasks_bench import run_tasks_bench
+
+        model = None
+        if model_from_settings:            # read before the bench points AGENTDESK_HOME at its own folder
+            from app.core.config import load_settings
+            from app.core.paths import settings_path
+
+            model, warnings = load_settings(settings_path())
+            for warning in warnings:
+                print(f"warning: {warning}", file=sys.stderr)
+        table = run_tasks_bench(choice=choice, model=model, **options)
     else:
         raise SystemExit(f"unknown benchmark suite: {suite}")
     print(table.render())

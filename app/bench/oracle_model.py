@@ -1,0 +1,436 @@
+"""The oracle: a loopback OpenAI-compatible chat-completions server that answers each suite task from its script.
+
+It reads what a real model would: the request text and the screen's controls as the prompt
+lists them (`[12] Button "Send" (clickable) @540,2200`). Each script step names its control,
+and the oracle finds that control's numeric id on the current screen; a control that is not
+there (after scrolling a list a few times) makes it answer FAIL, so a wrong script fails.
+
+Where it is in a script is kept per task; `begin(request)` starts a task's run over. Until it
+has acted on a control in a run (a replayed skill may have done part of the work and handed
+over), a screen that already shows the task's expected end makes it answer FINISH, and a
+missing step control with a later step's control shown makes it go on from there; once it
+drives, it never skips a step. The completion check's question is answered "done": true, a
+reflection question "success". Calls and tokens are counted (tokens are estimated: a
+character is a quarter of a token, an image 85 tokens, as a low-detail image costs).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+import threading
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from app.core.agent.completion_check import normalise
+from app.core.agent.prompts import PromptBuilder
+from app.core.config import Settings
+
+from .task_suite import TASKS, BenchTask, ScriptStep, Target
+
+MAX_SCROLLS = 3                 # scrolls a list this often looking for a step's control, then gives up
+IMAGE_TOKENS = 85
+ROW_SLACK_PX = 60               # a switch counts as a row's when their centres are this close vertically
+MODEL_NAME = "oracle"
+
+# `[12] Button "Send" (clickable,checked) @540,2200`: the name is JSON-quoted and left out when it equals the type.
+_CONTROL_LINE = re.compile(r'^\[(\d+)\] (\S+)(?: ("(?:[^"\\]|\\.)*"))?(?: \(([^)]*)\))? @(-?\d+),(-?\d+)$')
+
+
+@dataclass(frozen=True)
+class ScreenControl:
+    """One control as the prompt lists it."""
+
+    id: int
+    type: str
+    name: str
+    flags: frozenset[str]
+    x: int
+    y: int
+
+    @property
+    def parts(self) -> list[str]:
+        """A row's "Title, summary" name in its parts, normalised."""
+        return [normalise(part) for part in self.name.split(",") if part.strip()]
+
+
+def message_texts(body: dict[str, Any], role: str = "user") -> list[str]:
+    """The text of each message of `role` in a chat-completions request, last first."""
+    texts = []
+    for message in reversed(body.get("messages", [])):
+        if message.get("role") != role:
+            continue
+        content = message.get("content")
+        if isinstance(content, str):
+            texts.append(content)
+        else:
+            texts.append("\n".join(part.get("text", "") for part in content or [] if part.get("type") == "text"))
+    return texts
+
+
+def screen_controls(body: dict[str, Any]) -> list[ScreenControl]:
+    """The controls of the last user message that lists any (a retry message lists none)."""
+    for text in message_texts(body):
+        controls = []
+        for line in text.splitlines():
+            match = _CONTROL_LINE.match(line.strip())
+            if match:
+                number, kind, quoted, flags, x, y = match.groups()
+                name = json.loads(quoted) if quoted else kind
+                states = frozenset(filter(None, (flags or "").split(",")))
+                controls.append(ScreenControl(int(number), kind, name, states, int(x), int(y)))
+        if controls:
+            return controls
+    return []
+
+
+def find_control(controls: list[ScreenControl], target: Target, clickable_only: bool = False) -> ScreenControl | None:
+    """The control `target` names on this screen, or None (see `Target` for the order of the tests); with
+    `clickable_only`, only a control the prompt marks clickable (a tap's target, not a page's title)."""
+    candidates = [c for c in controls if (not target.kind or c.type == target.kind)
+                  and (not clickable_only or "clickable" in c.flags)]
+    if target.above:
+        label = find_control(controls, Target(target.above))
+        over = [c for c in candidates if label is not None and c.y < label.y and c is not label]
+        return min(over, key=lambda c: (label.y - c.y) + abs(label.x - c.x), default=None)
+    wanted = normalise(target.name)
+    tests = (lambda c: c.name == target.name, lambda c: normalise(c.name) == wanted,
+             lambda c: c.parts[:1] == [wanted], lambda c: wanted in c.parts,
+             lambda c: normalise(c.name).startswith(wanted), lambda c: wanted in normalise(c.name))
+    for test in tests:
+        for control in candidates:
+            if test(control):
+                return control
+    return None
+
+
+def find_control_id(body: dict[str, Any], name: str) -> int:
+    """The id of the control called `name` on the request's screen. LookupError names the controls shown."""
+    controls = screen_controls(body)
+    control = find_control(controls, Target(name))
+    if control is None:
+        raise LookupError(f"no control named {name!r} on the screen; it shows: {sorted({c.name for c in controls})}")
+    return control.id
+
+
+def expectation_shown(expect: dict[str, Any], controls: list[ScreenControl]) -> bool:
+    """Whether the screen already shows a FINISH `expect` ({"control", "checked"} or {"control", "text"})."""
+    wanted = normalise(str(expect.get("control") or ""))
+    named = [c for c in controls if not wanted or normalise(c.name) == wanted or wanted in c.parts[:1]]
+    if expect.get("text"):
+        text = normalise(str(expect["text"]))
+        return any(text in normalise(c.name) for c in named)
+    if "checked" not in expect or not named:
+        return False
+    flag = "checked" if expect["checked"] else "unchecked"
+    for control in named:
+        switches = [control] if control.flags & {"checked", "unchecked"} else [
+            c for c in controls if c.flags & {"checked", "unchecked"} and abs(c.y - control.y) <= ROW_SLACK_PX]
+        if switches and all(flag in s.flags for s in switches):
+            return True
+    return False
+
+
+@dataclass
+class _Progress:
+    """Where one task's current run is in its script."""
+
+    cursor: int = 0
+    scrolls: int = 0
+    driving: bool = False        # it has acted on a control in this run (before: it may be resuming a skill)
+    last_reply: dict[str, Any] | None = None
+
+
+@dataclass
+class OracleAnswer:
+    """What the oracle sends back for one request."""
+
+    reply: dict[str, Any]
+    kind: str                      # step, completion_check, reflection, unknown
+    as_tool_call: bool = False
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    @property
+    def text(self) -> str:
+        return json.dumps(self.reply, ensure_ascii=False)
+
+
+@dataclass
+class OracleTally:
+    """Calls and tokens the oracle answered, by kind of request."""
+
+    calls: dict[str, int] = field(default_factory=dict)
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    @property
+    def total_calls(self) -> int:
+        return sum(self.calls.values())
+
+
+class OracleModel:
+    """The suite's scripted model on 127.0.0.1. Use as a context manager (or start/stop)."""
+
+    def __init__(self, tasks: Iterable[BenchTask] = TASKS) -> None:
+        self.tasks = {task.request: task for task in tasks}
+        self.tally = OracleTally()
+        self.problems: list[str] = []            # requests it could not answer from a script, and why
+        self._progress: dict[str, _Progress] = {}
+        self._lock = threading.Lock()
+        self._server: _Server | None = None
+        self._thread: threading.Thread | None = None
+        self._port: int | None = None
+        self._ids = itertools.count(1)
+        builder = PromptBuilder(Settings())
+        self._completion_system = builder.completion_check_messages("-", "-", [], (1, 1), None)[0]["content"]
+        self._reflection_system = builder.reflection_messages("-", "data:,", "data:,")[0]["content"]
+
+    # ------------------------------------------------------------------ serving
+
+    def start(self) -> OracleModel:
+        self._server = _Server(("127.0.0.1", 0), _Handler)
+        self._server.oracle = self
+        self._port = self._server.server_address[1]
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
+                                        name="oracle-model", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving and wait for the server's thread to end."""
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+        if self._thread is not None:
+            self._thread.join(5)
+            self._thread = None
+
+    def __enter__(self) -> OracleModel:
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+    @property
+    def base_url(self) -> str:
+        if self._port is None:
+            raise RuntimeError("the oracle is not started; use it as a context manager")
+        return f"http://127.0.0.1:{self._port}/v1"
+
+    def next_id(self) -> int:
+        return next(self._ids)
+
+    # ------------------------------------------------------------------ answering
+
+    def begin(self, request: str) -> None:
+        """A new run of the task asked with `request` starts: its script from the top."""
+        with self._lock:
+            self._progress[request] = _Progress()
+
+    def answer(self, body: dict[str, Any]) -> OracleAnswer:
+        """The reply to one chat-completions request body, counted."""
+        with self._lock:
+            answer = self._answer(body)
+            answer.prompt_tokens = _prompt_tokens(body)
+            answer.completion_tokens = max(1, len(answer.text) // 4)
+            self.tally.calls[answer.kind] = self.tally.calls.get(answer.kind, 0) + 1
+            self.tally.prompt_tokens += answer.prompt_tokens
+            self.tally.completion_tokens += answer.completion_tokens
+            return answer
+
+    def _answer(self, body: dict[str, Any]) -> OracleAnswer:
+        system = next(iter(message_texts(body, "system")), "")
+        if system.strip() == self._completion_system.strip():
+            return OracleAnswer({"done": True, "reason": "the screen shows the request is done"}, "completion_check")
+        if system.strip() == self._reflection_system.strip():
+            return OracleAnswer({"execution_result": "success", "confidence": 0.9, "reasoning": "the screen changed "
+                                 "as the action meant", "improvement_suggestions": ""}, "reflection")
+        task = self._task_of(body)
+        tools = bool(body.get("tools"))
+        if task is None:
+            self.problems.append("a request for no task of the suite")
+            return OracleAnswer(_act("", "FAIL", "The oracle has no script for this request."), "unknown", tools)
+        progress = self._progress.setdefault(task.request, _Progress())
+        last = body.get("messages", [])[-1:] or [{}]
+        if isinstance(last[0].get("content"), str) and last[0].get("role") == "user" and progress.last_reply:
+            return OracleAnswer(progress.last_reply, "step", tools)     # a retry: the same answer again
+        progress.last_reply = self._step(task, progress, screen_controls(body))
+        return OracleAnswer(progress.last_reply, "step", tools)
+
+    def _task_of(self, body: dict[str, Any]) -> BenchTask | None:
+        """The task whose request the conversation quotes (the longest, when several do)."""
+        text = "\n".join(message_texts(body))
+        quoted = [request for request in self.tasks if request in text]
+        return self.tasks[max(quoted, key=len)] if quoted else None
+
+    def _step(self, task: BenchTask, progress: _Progress, controls: list[ScreenControl]) -> dict[str, Any]:
+        script = task.script
+        resuming = not progress.driving           # a replayed skill may have done part of the work before asking
+        if resuming and task.expect and expectation_shown(task.expect, controls):
+            progress.cursor = len(script)
+        while progress.cursor < len(script):
+            step = script[progress.cursor]
+            if step.target is None:
+                progress.cursor += 1
+                return _act(step.function, "CONTINUE", step.describe(), **step.arguments)
+            control = find_control(controls, step.target, clickable_only=step.function == "click_control")
+            if control is not None:
+                progress.cursor += 1
+                progress.scrolls, progress.driving = 0, True
+                return _targeted(step, control)
+            later = next((index for index in range(progress.cursor + 1, len(script)) if script[index].target
+                          and find_control(controls, script[index].target, script[index].function == "click_control")
+                          is not None), None) if resuming else None
+            if later is not None:             # part of the work was done before it was asked: go on from there
+                progress.cursor = later
+                continue
+            scrollable = next((c for c in controls if "scrollable" in c.flags), None)
+            if scrollable is not None and progress.scrolls < MAX_SCROLLS:
+                progress.scrolls, progress.driving = progress.scrolls + 1, True
+                return _act("scroll", "CONTINUE", f"looking for {step.target.describe()}", direction="down",
+                            control_id=scrollable.id)
+            shown = ", ".join(sorted({c.name for c in controls})) or "no controls"
+            why = f"I cannot find {step.target.describe()} on this screen (it shows: {shown})."
+            self.problems.append(f"{task.name}: {why}")
+            return _act("", "FAIL", why)
+        reply = _act("", "FINISH", f"{task.request}: done")
+        reply["comment"] = f"Done: {task.request}"
+        if task.expect:
+            reply["expect"] = dict(task.expect)
+        return reply
+
+
+def _act(function: str, status: str, thought: str, **arguments: Any) -> dict[str, Any]:
+    """A reply in the system message's format."""
+    return {"thought": thought, "action": {"function": function, "arguments": arguments, "status": status},
+            "comment": thought}
+
+
+def _targeted(step: ScriptStep, control: ScreenControl) -> dict[str, Any]:
+    arguments = {**step.arguments, "control_id": control.id}
+    if step.function == "click_control":
+        arguments["control_name"] = control.name
+    return _act(step.function, "CONTINUE", f"{step.describe()}: control {control.id}", **arguments)
+
+
+def _prompt_tokens(body: dict[str, Any]) -> int:
+    """An estimate of the request's prompt tokens: characters / 4, IMAGE_TOKENS per image."""
+    characters, images = 0, 0
+    for message in body.get("messages", []):
+        content = message.get("content")
+        if isinstance(content, str):
+            characters += len(content)
+            continue
+        for part in content or []:
+            if part.get("type") == "image_url":
+                images += 1
+            else:
+                characters += len(part.get("text", ""))
+    characters += len(json.dumps(body.get("tools") or []))
+    return characters // 4 + images * IMAGE_TOKENS
+
+
+# ----------------------------------------------------------------------------- HTTP
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    oracle: OracleModel
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True
+    server: _Server
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the stdlib's name
+        """Quiet: the bench reports what matters."""
+
+    def do_GET(self) -> None:
+        if self.path.rstrip("/").endswith("/models"):
+            self._send_json(200, {"object": "list", "data": [{"id": MODEL_NAME, "object": "model", "created": 0,
+                                                              "owned_by": "agentdesk-bench"}]})
+        else:
+            self._send_json(404, _error(f"unknown path {self.path}", "not_found"))
+
+    def do_POST(self) -> None:
+        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        if not self.path.rstrip("/").endswith("/chat/completions"):
+            self._send_json(404, _error(f"unknown path {self.path}", "not_found"))
+            return
+        try:
+            body = json.loads(raw or b"{}")
+        except ValueError:
+            self._send_json(400, _error("the request body is not JSON", "invalid_request_error"))
+            return
+        oracle = self.server.oracle
+        answer = oracle.answer(body)
+        message: dict[str, Any] = {"role": "assistant", "content": answer.text}
+        finish_reason = "stop"
+        if answer.as_tool_call:
+            name = ((body["tools"][0] or {}).get("function") or {}).get("name", "act")
+            message = {"role": "assistant", "content": None, "tool_calls": [
+                {"id": f"call_{oracle.next_id()}", "type": "function",
+                 "function": {"name": name, "arguments": answer.text}}]}
+            finish_reason = "tool_calls"
+        usage = {"prompt_tokens": answer.prompt_tokens, "completion_tokens": answer.completion_tokens,
+                 "total_tokens": answer.prompt_tokens + answer.completion_tokens}
+        completion = {"id": f"chatcmpl-{oracle.next_id()}", "object": "chat.completion", "created": int(time.time()),
+                      "model": body.get("model", MODEL_NAME),
+                      "choices": [{"index": 0, "message": message, "finish_reason": finish_reason}], "usage": usage}
+        if body.get("stream"):
+            self._send_stream(completion, include_usage=bool((body.get("stream_options") or {}).get("include_usage")))
+        else:
+            self._send_json(200, completion)
+
+    def _send_stream(self, completion: dict[str, Any], include_usage: bool) -> None:
+        """The completion as server-sent events: the text or tool arguments in chunks, the finish, the usage."""
+        head = {key: completion[key] for key in ("id", "created", "model")} | {"object": "chat.completion.chunk"}
+        choice = completion["choices"][0]
+
+        def chunk(delta: dict[str, Any], finish_reason: str | None = None) -> dict[str, Any]:
+            return {**head, "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}]}
+
+        events = [chunk({"role": "assistant", "content": ""})]
+        text = choice["message"].get("content") or ""
+        events += [chunk({"content": text[i:i + 64]}) for i in range(0, len(text), 64)]
+        for call in choice["message"].get("tool_calls") or []:
+            arguments = call["function"]["arguments"]
+            events.append(chunk({"tool_calls": [{"index": 0, "id": call["id"], "type": "function",
+                                                 "function": {"name": call["function"]["name"], "arguments": ""}}]}))
+            events += [chunk({"tool_calls": [{"index": 0, "function": {"arguments": arguments[i:i + 64]}}]})
+                       for i in range(0, len(arguments), 64)]
+        events.append(chunk({}, choice["finish_reason"]))
+        if include_usage:
+            events.append({**head, "choices": [], "usage": completion["usage"]})
+        data = "".join(f"data: {json.dumps(event)}\n\n" for event in events) + "data: [DONE]\n\n"
+        try:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Connection", "close")
+            self.close_connection = True
+            self.end_headers()
+            self.wfile.write(data.encode("utf-8"))
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+    def _send_json(self, status: int, payload: dict[str, Any]) -> None:
+        data = json.dumps(payload).encode("utf-8")
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+
+def _error(message: str, code: str) -> dict[str, Any]:
+    return {"error": {"message": message, "type": "invalid_request_error", "param": None, "code": code}}
