@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from app.bench.chat_stream import send_stream, stream_events
 from app.core.agent.completion_check import normalise
 from app.core.agent.prompts import PromptBuilder
 from app.core.config import Settings
@@ -391,34 +392,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _send_stream(self, completion: dict[str, Any], include_usage: bool) -> None:
         """The completion as server-sent events: the text or tool arguments in chunks, the finish, the usage."""
-        head = {key: completion[key] for key in ("id", "created", "model")} | {"object": "chat.completion.chunk"}
-        choice = completion["choices"][0]
-
-        def chunk(delta: dict[str, Any], finish_reason: str | None = None) -> dict[str, Any]:
-            return {**head, "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}]}
-
-        events = [chunk({"role": "assistant", "content": ""})]
-        text = choice["message"].get("content") or ""
-        events += [chunk({"content": text[i:i + 64]}) for i in range(0, len(text), 64)]
-        for call in choice["message"].get("tool_calls") or []:
-            arguments = call["function"]["arguments"]
-            events.append(chunk({"tool_calls": [{"index": 0, "id": call["id"], "type": "function",
-                                                 "function": {"name": call["function"]["name"], "arguments": ""}}]}))
-            events += [chunk({"tool_calls": [{"index": 0, "function": {"arguments": arguments[i:i + 64]}}]})
-                       for i in range(0, len(arguments), 64)]
-        events.append(chunk({}, choice["finish_reason"]))
-        if include_usage:
-            events.append({**head, "choices": [], "usage": completion["usage"]})
-        data = "".join(f"data: {json.dumps(event)}\n\n" for event in events) + "data: [DONE]\n\n"
-        try:
-            self.send_response(200)
-            self.send_header("Content-Type", "text/event-stream")
-            self.send_header("Connection", "close")
-            self.close_connection = True
-            self.end_headers()
-            self.wfile.write(data.encode("utf-8"))
-        except (BrokenPipeError, ConnectionResetError):
-            pass
+        send_stream(self, stream_events(completion, text_piece=64, arguments_piece=64, include_usage=include_usage))
 
     def _send_json(self, status: int, payload: dict[str, Any]) -> None:
         data = json.dumps(payload).encode("utf-8")

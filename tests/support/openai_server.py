@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from app.bench.chat_stream import send_stream, stream_events
+
 
 @dataclass
 class ScriptedReply:
@@ -301,39 +303,11 @@ class _Handler(BaseHTTPRequestHandler):
         """The completion as server-sent events: the text and the tool arguments a few characters a
         chunk, then the finish reason, the usage (when asked for) and [DONE]."""
         completion = self._completion(body, scripted)
-        message, choice = completion["choices"][0]["message"], completion["choices"][0]
-        head = {"id": completion["id"], "object": "chat.completion.chunk", "created": completion["created"],
-                "model": completion["model"]}
-
-        def chunk(delta: dict[str, Any], finish_reason: str | None = None) -> dict[str, Any]:
-            return {**head, "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}]}
-
-        events = [chunk({"role": "assistant", "content": ""})]
-        text = message.get("content") or ""
-        size = max(8, len(text) // 200)          # a long reply in at most ~200 chunks
-        events += [chunk({"content": text[i:i + size]}) for i in range(0, len(text), size)]
-        for call in message.get("tool_calls") or []:
-            arguments = call["function"]["arguments"]
-            events.append(chunk({"tool_calls": [{"index": 0, "id": call["id"], "type": "function",
-                                                 "function": {"name": call["function"]["name"], "arguments": ""}}]}))
-            events += [chunk({"tool_calls": [{"index": 0, "function": {"arguments": arguments[i:i + 8]}}]})
-                       for i in range(0, len(arguments), 8)]
-        if scripted.stream_error:
-            events = events[:2] + [{"error": {"message": scripted.stream_error, "type": "server_error"}}]
-        else:
-            events.append(chunk({}, choice["finish_reason"]))
-            if (body.get("stream_options") or {}).get("include_usage"):
-                events.append({**head, "choices": [], "usage": completion["usage"]})
-        data = "".join(f"data: {json.dumps(event)}\n\n" for event in events) + "data: [DONE]\n\n"
-        try:
-            self.send_response(200)
-            self.send_header("Content-Type", "text/event-stream")
-            self.send_header("Connection", "close")
-            self.close_connection = True
-            self.end_headers()
-            self.wfile.write(data.encode("utf-8"))
-        except (BrokenPipeError, ConnectionResetError):
-            pass
+        text = completion["choices"][0]["message"].get("content") or ""
+        send_stream(self, stream_events(
+            completion, text_piece=max(8, len(text) // 200), arguments_piece=8,     # a long reply in ~200 chunks
+            include_usage=bool((body.get("stream_options") or {}).get("include_usage")),
+            stream_error=scripted.stream_error))
 
     def _send_error(self, status: int, message: str, code: str, headers: dict[str, str] | None = None) -> None:
         error = {"error": {"message": message, "type": "invalid_request_error" if status < 500 else "server_error",

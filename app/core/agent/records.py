@@ -16,7 +16,7 @@ import functools
 import types
 from dataclasses import MISSING, Field, asdict, dataclass, field, fields, is_dataclass
 from datetime import datetime, timezone
-from typing import Any, Literal, Sequence, TypeVar, Union, get_args, get_origin, get_type_hints
+from typing import Any, ClassVar, Literal, Sequence, TypeVar, Union, get_args, get_origin, get_type_hints
 
 from app.core.perception.controls import Control
 from app.core.perception.locator import ControlSummary, TargetLocator, summarize_controls, target_locator
@@ -33,6 +33,22 @@ REQUIRED = {"required": True}
 
 RENAMED_STEP_KEYS = {"screen_fingerprint": "screen_signature"}
 """Step keys older versions wrote under another name (old → new)."""
+
+
+class TolerantRecord:
+    """A record dataclass written with `to_dict` (without its `problems`, which reading fills) and read back
+    with `from_dict`, tolerantly (see the module's docstring); `RECORD_WHERE` names it in problems."""
+
+    RECORD_WHERE: ClassVar[str] = "record"
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data.pop("problems", None)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: Any, where: str | None = None):
+        return read_record(cls, data, where or cls.RECORD_WHERE)
 
 
 def now_iso() -> str:
@@ -209,8 +225,10 @@ class RunResult:
 
 
 @dataclass
-class RunRecord:
-    """run.json: what was asked of which phone and model, when, and how it ended."""
+class RunRecord(TolerantRecord):
+    """run.json: what was asked of which phone and model, when, and how it ended (read tolerantly)."""
+
+    RECORD_WHERE: ClassVar[str] = "run.json"
 
     request: str = field(default="", metadata=REQUIRED)
     device: dict[str, Any] = field(default_factory=dict)
@@ -222,16 +240,6 @@ class RunRecord:
     report: str = ""                                         # the report's file name inside the run folder
     version: int = field(default=0, metadata=REQUIRED)
     problems: list[str] = field(default_factory=list, compare=False, repr=False)   # from reading; never written
-
-    def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        del data["problems"]
-        return data
-
-    @classmethod
-    def from_dict(cls, data: Any, where: str = "run.json") -> RunRecord:
-        """Read run.json's object, tolerantly (see the module's docstring)."""
-        return read_record(cls, data, where)
 
 
 # ---------------------------------------------------------------- the tolerant reader

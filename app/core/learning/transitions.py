@@ -22,12 +22,12 @@ import logging
 import re
 import statistics
 import threading
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, ClassVar
 
 from app.core.agent.events import EventStream, RunEvent, RunFinished, StepFinished
-from app.core.agent.records import REQUIRED, read_record
+from app.core.agent.records import REQUIRED, TolerantRecord
 from app.core.learning.screen_signature import stable_signature
 from app.core.paths import data_dir
 from app.core.perception.locator import TargetLocator
@@ -44,13 +44,15 @@ CONTENT_ARGUMENTS = ("control_id", "text")
 
 
 @dataclass
-class Transition:
+class Transition(TolerantRecord):
     """One executed action, as a move from one screen to the next.
 
     `from_screen` / `to_screen` are `ScreenSignature.id`s; `to_screen` is "" when the screen after
     the action is unknown (the run ended after it, or the next screen could not be read). `action`
     is {"function", "arguments"} as executed; `locator` the control it acted on, when it had one.
     """
+
+    RECORD_WHERE: ClassVar[str] = "transition"
 
     from_screen: str = field(default="", metadata=REQUIRED)
     to_screen: str = ""
@@ -69,16 +71,6 @@ class Transition:
     android_version: str = ""
     app_version: str = ""                           # "" when unknown
     problems: list[str] = field(default_factory=list, compare=False, repr=False)   # from reading; never written
-
-    def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        del data["problems"]
-        return data
-
-    @classmethod
-    def from_dict(cls, data: Any, where: str = "transition") -> Transition:
-        """Read a transition tolerantly (as `records.read_record` does); `where` starts each problem."""
-        return read_record(cls, data, where)
 
     @property
     def function(self) -> str:
