@@ -99,10 +99,12 @@ class CollectControls(RunStrategy):
     nor the picture changed). If the dump fails: a screenshot-only step."""
 
     needs = ("screenshot", "controls_request")
-    provides = ("controls", "screen_only", "foreground", "fingerprint")
+    provides = ("controls", "screen_only", "foreground", "fingerprint", "activity")
 
     async def run(self, ctx: StepContext) -> None:
-        snapshot = (await self.rc.control.interruptible(ctx.get("controls_request"))).snapshot
+        reading = await self.rc.control.interruptible(ctx.get("controls_request"))
+        snapshot = reading.snapshot
+        ctx.set("activity", getattr(reading, "activity", "") or "")      # the screens graph keys screens by it
         ctx.set("controls", snapshot.controls)
         ctx.set("screen_only", False)
         ctx.set("foreground", foreground_package(snapshot.hierarchy))
@@ -113,6 +115,7 @@ class CollectControls(RunStrategy):
         ctx.set("screen_only", True)
         ctx.set("foreground", "")
         ctx.set("fingerprint", "")
+        ctx.set("activity", "")
         self.rc.events.message(f"Step {ctx.step}: no controls this step ({error}); continuing with the screenshot only.")
 
 

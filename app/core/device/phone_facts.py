@@ -1,10 +1,16 @@
-"""What a run records about the phone besides its id and model: its Android version and screen size.
+"""What a run records about the phone besides its id and model: its Android version, screen size, app versions.
 
 Read once per device (one `getprop` and the screen facts the device layer caches), so a skill
 or a screen map can tell where it was recorded; a phone that cannot tell leaves them out.
 """
 
 from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import re
+import shlex
+from typing import Callable
 
 from app.core.device.android_device import AndroidDevice
 from app.core.device.errors import DeviceError
@@ -30,3 +36,25 @@ async def phone_facts(device: AndroidDevice) -> dict:
         return facts
     setattr(device, _FACTS_ATTRIBUTE, facts)
     return dict(facts)
+
+
+APP_VERSION_TIMEOUT = 15.0
+
+
+def app_version_reader(device: AndroidDevice, loop: asyncio.AbstractEventLoop) -> Callable[[str], str]:
+    """A blocking `package → versionName` for worker threads (the screens graph's recorder), asking the phone
+    on `loop` once per package and device; "" when the phone cannot tell."""
+    versions: dict[str, str] = getattr(device, "_app_versions", None) or {}
+    setattr(device, "_app_versions", versions)
+
+    def read(package: str) -> str:
+        if package not in versions:
+            command = f"dumpsys package {shlex.quote(package)} | grep -m1 versionName"
+            try:
+                output = asyncio.run_coroutine_threadsafe(device.shell(command), loop).result(APP_VERSION_TIMEOUT)
+            except (DeviceError, TimeoutError, RuntimeError, concurrent.futures.TimeoutError):
+                return ""           # asked again next time: the phone may answer later
+            found = re.search(r"versionName=(\S+)", output)
+            versions[package] = found.group(1) if found else ""
+        return versions[package]
+    return read

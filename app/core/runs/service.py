@@ -30,7 +30,7 @@ from app.core.config import AgentSettings, ProviderSettings, Settings, needs_api
 from app.core.device.android_device import InputLimits
 from app.core.device.errors import DeviceError
 from app.core.device.phone_id import PhoneId
-from app.core.device.phone_facts import phone_facts
+from app.core.device.phone_facts import app_version_reader, phone_facts
 from app.core.device.phone_lock import PhoneBusy
 from app.core.device.phone_session import PhoneRegistry, PhoneSession
 from app.core.learning.planner import RunPlan, learn_from_run, plan_run
@@ -271,7 +271,8 @@ class RunService:
         learning = replaying(self.pipeline, plan.player, plan.adopt, plan.offered_triggers()) \
             if plan.player or plan.offered else self.pipeline
         pipeline = guard_pipeline(learning, recorder)
-        graph = TransitionRecorder(events, TransitionStore(), phone, handle.id) \
+        graph = TransitionRecorder(events, TransitionStore(), phone, handle.id,
+                                   app_versions=app_version_reader(session.device, asyncio.get_running_loop())) \
             if settings.learning.record_screens else None
         if graph is not None:
             graph.attach()
