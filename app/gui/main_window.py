@@ -9,15 +9,7 @@ import logging
 
 from PySide6.QtCore import QEvent, Qt, QUrl
 from PySide6.QtGui import QAction, QDesktopServices, QKeySequence
-from PySide6.QtWidgets import (
-    QDialog,
-    QLabel,
-    QSizePolicy,
-    QMainWindow,
-    QSplitter,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QDialog, QLabel, QMainWindow, QSizePolicy, QSplitter, QVBoxLayout, QWidget
 
 from app.core import paths
 from app.core.config import Settings, load_settings, save_settings
@@ -36,10 +28,12 @@ from app.gui.dialogs import run_dialog
 from app.gui.inspector.inspector import InspectorPanel
 from app.gui.mirror.mirror_panel import MirrorPanel
 from app.gui.phones.phone_session import PhoneSession
+from app.gui.runs.past_run_actions import connect_learning
 from app.gui.runs.request_panel import RequestPanel
 from app.gui.runs.run_controller import RunController
 from app.gui.api_host import ApiHost
 from app.gui.settings.settings_dialog import SettingsDialog
+from app.gui.skills.skills_dialog import show_skills
 from app.gui.runs.timeline import TimelinePanel
 from app.gui.window_state import restore_window_state, save_window_state
 
@@ -60,8 +54,6 @@ def warm_up_agent(settings: Settings) -> None:
     builder = PromptBuilder(settings)
     builder.system_message()
     builder.reply_tool()
-
-
 
 
 class MainWindow(QMainWindow):
@@ -172,6 +164,7 @@ class MainWindow(QMainWindow):
         self.approval.answered.connect(self._answered)
         self.approval.question_answered.connect(controller.answer_question)
         self.approval.pick_requested.connect(self._pick_mode)
+        connect_learning(self)      # the past runs list's Replay; Replay waits while a run is going
 
     def _connect_phone_extras(self) -> None:
         """The mirror's keyboard, wheel, buttons and drops, and the bar's More menu (scrcpy's extras)."""
@@ -202,6 +195,7 @@ class MainWindow(QMainWindow):
         file_menu = self.menuBar().addMenu("&File")
         action(file_menu, "Settings…", self.open_settings, "Ctrl+,")
         action(file_menu, "Past runs…", self.open_past_runs, "Ctrl+O")
+        action(file_menu, "Skills…", lambda: show_skills(self))
         action(file_menu, "Open runs folder", lambda: QDesktopServices.openUrl(QUrl.fromLocalFile(str(paths.runs_dir()))))
         file_menu.addSeparator()
         action(file_menu, "Quit", self.close, "Ctrl+Q")

@@ -51,8 +51,8 @@ class TolerantRecord:
         return read_record(cls, data, where or cls.RECORD_WHERE)
 
 
-def now_iso() -> str:
-    return datetime.now(timezone.utc).astimezone().isoformat(timespec="seconds")
+def now_iso(timespec: str = "seconds") -> str:
+    return datetime.now(timezone.utc).astimezone().isoformat(timespec=timespec)
 
 
 @dataclass

@@ -90,7 +90,7 @@ class Skill:
     history: SkillHistory = field(default_factory=SkillHistory)
     recorded_on: dict[str, Any] = field(default_factory=dict)   # model, android, screen size, app versions…
     source_run: str = ""                                         # the run folder it was made from
-    created_at: str = field(default_factory=now_iso)
+    created_at: str = field(default_factory=lambda: now_iso("milliseconds"))   # also the skill's identity
     version: int = SKILL_VERSION
     steps: list[RecordedStep] = field(default_factory=list, metadata=REQUIRED)
     final_screen: str = ""                                       # the screen signature the recorded run ended on

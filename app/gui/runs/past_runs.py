@@ -1,23 +1,35 @@
-"""The list of recorded runs, newest first; choosing one asks for it to be reopened."""
+"""The list of recorded runs, newest first: reopen one, replay it, save it as a skill, or export it as a script."""
 
 from __future__ import annotations
 
 import asyncio
+import re
 from datetime import datetime
 from pathlib import Path
+from typing import Awaitable, Callable
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import (QAbstractItemView, QDialog, QDialogButtonBox, QHeaderView, QLabel, QStackedWidget,
-                               QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QAbstractItemView, QDialog, QDialogButtonBox, QFileDialog, QHeaderView, QLabel,
+                               QStackedWidget, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 from shiboken6 import isValid
 
 from app.core.agent.run_words import RUN_STATUSES, run_status_word
 from app.core.agent.trajectory import RunSummary, list_runs
+from app.core.learning.skills import SkillError, SkillExists, SkillStore
 
+from app.gui.dialogs import run_dialog
+from app.gui.runs.past_run_actions import (EXPORT_FILTERS, NotReplayable, export_run, export_target, read_script,
+                                           save_as_skill)
 from app.gui.runs.step_detail import CHIP_COLOUR_ROLE, ChipDelegate
+from app.gui.skills.skill_actions import ask_text
+from app.gui.theme import set_tone
 
 PATH_ROLE = Qt.ItemDataRole.UserRole
+REQUEST_ROLE = Qt.ItemDataRole.UserRole + 1
+SKILLS_MENU = "File\u00a0→\u00a0Skills…"     # never broken across two lines
+RUN_GOING_TIP = "A run is going: a past run can be replayed when it has ended."
+REPLAY_TIP = "Do this run's steps again on the current phone, in the request panel's mode (no model needed)."
 
 
 def started_words(iso_time: str) -> str:
@@ -28,19 +40,32 @@ def started_words(iso_time: str) -> str:
         return iso_time or "–"
 
 
+def file_stem(text: str) -> str:
+    """A file name for a request: lower-case words joined by '-' ("run" when nothing is left)."""
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:50].rstrip("-") or "run"
+
+
 class PastRunsDialog(QDialog):
-    """Past runs (read in a worker thread when first shown). Double-click or "Open" emits `run_chosen`."""
+    """Past runs (read in a worker thread when first shown). Double-click or "Open" emits `run_chosen`;
+    "Replay" checks that the run has steps to do again, then emits `replay_requested`; "Save as skill…"
+    and "Export…" ask for a name or a file and write it in a worker thread. What went wrong is said in
+    the dialog's notice line."""
 
     run_chosen = Signal(Path)
+    replay_requested = Signal(Path)
     STARTED, REQUEST, STATUS, STEPS = range(4)
 
-    def __init__(self, root: Path | None = None, parent: QWidget | None = None):
+    def __init__(self, root: Path | None = None, parent: QWidget | None = None, *,
+                 skills: SkillStore | None = None):
         super().__init__(parent)
         self.setModal(False)
         self.setWindowTitle("Past runs — Agent Desk")
         self.root = root
+        self.skills = skills             # None: the data folder's skills (read when saving)
         self.loading: asyncio.Task | None = None   # the current read of the runs folder
-        self.resize(760, 460)
+        self.actions: set[asyncio.Task] = set()    # replay checks, saves and exports under way
+        self.run_going = False
+        self.resize(820, 480)
 
         self.runs = QTreeWidget()
         self.runs.setHeaderLabels(["Started", "Request", "Status", "Steps"])
@@ -70,16 +95,32 @@ class PastRunsDialog(QDialog):
         self.pages.addWidget(self.message)
         self.pages.setCurrentWidget(self.message)
 
+        self.notice = QLabel()
+        self.notice.setWordWrap(True)
+        self.notice.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.notice.hide()
+
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         self.open_button = buttons.addButton("Open", QDialogButtonBox.ButtonRole.AcceptRole)
         self.open_button.setDefault(True)
-        self.open_button.setEnabled(False)
+        self.open_button.setToolTip("Show this run's steps in the timeline.")
+        self.replay_button = buttons.addButton("Replay", QDialogButtonBox.ButtonRole.ActionRole)
+        self.skill_button = buttons.addButton("Save as skill…", QDialogButtonBox.ButtonRole.ActionRole)
+        self.skill_button.setToolTip("Keep this run's steps under a name; a later request that fits it "
+                                     "replays them instead of asking the model.")
+        self.export_button = buttons.addButton("Export…", QDialogButtonBox.ButtonRole.ActionRole)
+        self.export_button.setToolTip("Write this run's steps as a uiautomator2 Python script or a YAML flow.")
+        self.replay_button.clicked.connect(lambda: self._act(self._replay))
+        self.skill_button.clicked.connect(lambda: self._act(self._save_as_skill))
+        self.export_button.clicked.connect(lambda: self._act(self._export))
         buttons.accepted.connect(self._open_selected)
         buttons.rejected.connect(self.reject)
 
         layout = QVBoxLayout(self)
         layout.addWidget(self.pages, 1)
+        layout.addWidget(self.notice)
         layout.addWidget(buttons)
+        self._update_open_button()
 
     def showEvent(self, event) -> None:
         super().showEvent(event)
@@ -93,6 +134,7 @@ class PastRunsDialog(QDialog):
 
     async def reload(self) -> list[RunSummary]:
         """Read the runs folder again and fill the list."""
+        self.show_notice("")
         self.message.setText("Loading past runs…")
         try:
             summaries = await asyncio.to_thread(list_runs, self.root)
@@ -119,14 +161,130 @@ class PastRunsDialog(QDialog):
         status = run_status_word(summary.status)
         item = QTreeWidgetItem([started_words(summary.started_at), request, status.text, str(summary.steps)])
         item.setData(self.STARTED, PATH_ROLE, summary.dir)
+        item.setData(self.STARTED, REQUEST_ROLE, " ".join(summary.request.split()))
         item.setData(self.STATUS, CHIP_COLOUR_ROLE, QColor(status.colour))
         item.setToolTip(self.REQUEST, summary.request)
         item.setToolTip(self.STARTED, str(summary.dir))
         item.setTextAlignment(self.STEPS, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return item
 
+    def set_run_going(self, going: bool) -> None:
+        """While a run is going, Replay is disabled (its tooltip says why)."""
+        self.run_going = going
+        self._update_open_button()
+
     def _update_open_button(self) -> None:
-        self.open_button.setEnabled(bool(self.runs.selectedItems()) and self.pages.currentWidget() is self.runs)
+        """Open, Save as skill and Export need a chosen run; Replay also needs no run to be going."""
+        chosen = bool(self.runs.selectedItems()) and self.pages.currentWidget() is self.runs
+        for button in (self.open_button, self.skill_button, self.export_button):
+            button.setEnabled(chosen)
+        self.replay_button.setEnabled(chosen and not self.run_going)
+        self.replay_button.setToolTip(RUN_GOING_TIP if self.run_going else REPLAY_TIP)
+
+    def _selected_run(self) -> tuple[Path, str] | None:
+        selected = self.runs.selectedItems()
+        if not selected:
+            return None
+        return Path(selected[0].data(self.STARTED, PATH_ROLE)), selected[0].data(self.STARTED, REQUEST_ROLE) or ""
+
+    def show_notice(self, text: str, tone: str = "") -> None:
+        """Say what an action did, or why it could not ("error"), under the list."""
+        self.notice.setText(text)
+        set_tone(self.notice, tone)
+        self.notice.setVisible(bool(text))
+
+    def _act(self, action: Callable[[Path, str], Awaitable[None]]) -> None:
+        """Run an action on the selected run as a task of the dialog (see `actions`)."""
+        chosen = self._selected_run()
+        if chosen is None:
+            return
+        task = asyncio.get_running_loop().create_task(action(*chosen))
+        self.actions.add(task)
+        task.add_done_callback(self.actions.discard)
+
+    async def _replay(self, run_dir: Path, request: str) -> None:
+        """Check that the run has steps to do again (in a worker thread), then ask for the replay."""
+        self.show_notice("Reading the run…", "muted")
+        try:
+            await asyncio.to_thread(read_script, run_dir)
+        except NotReplayable as exc:
+            if isValid(self):
+                self.show_notice(f"This run cannot be replayed. {exc}", "error")
+            return
+        if not isValid(self):
+            return
+        if self.run_going:
+            self.show_notice(RUN_GOING_TIP, "error")
+            return
+        self.show_notice("")
+        self.replay_requested.emit(run_dir)
+        self.accept()
+
+    async def ask_skill_name(self, default: str) -> str | None:
+        """The name the person gives the new skill (None: cancelled)."""
+        return await ask_text(self, "Save as skill", "Name of the skill. It is replayed when a request fits it; "
+                              "you can rename it later in " + SKILLS_MENU, default)
+
+    async def _save_as_skill(self, run_dir: Path, request: str) -> None:
+        name = await self.ask_skill_name(request)
+        if name is None or not isValid(self):
+            return
+        if not name:
+            self.show_notice("A skill needs a name: nothing was saved.", "error")
+            return
+        self.show_notice("Saving the skill…", "muted")
+        try:
+            skill, path = await asyncio.to_thread(save_as_skill, run_dir, name, self.skills)
+        except SkillExists:
+            said, tone = (f"A skill named “{name}” already exists: nothing was saved. Choose another name, or "
+                          "rename or delete the old one in " + SKILLS_MENU), "error"
+        except NotReplayable as exc:
+            said, tone = f"This run cannot become a skill. {exc}", "error"
+        except (SkillError, OSError) as exc:
+            said, tone = f"The skill could not be saved: {exc}", "error"
+        else:
+            said, tone = (f"Saved as the skill “{skill.name}” ({path.name}, {len(skill.steps)} steps). "
+                          "See or edit it in " + SKILLS_MENU), "success"
+        if isValid(self):
+            self.show_notice(said, tone)
+
+    async def ask_export_path(self, stem: str) -> tuple[Path, str] | None:
+        """The file to export to and its format ("uiautomator2" or "yaml"), from a save-file dialog
+        (None: cancelled)."""
+        ask = QFileDialog(self, "Export the run as a script")
+        ask.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+        ask.setNameFilters(list(EXPORT_FILTERS))
+        ask.setDirectory(str(Path.home()))
+        ask.selectFile(stem + next(iter(EXPORT_FILTERS.values()))[1])
+
+        def follow_filter(name_filter: str) -> None:     # the typed name takes the chosen format's suffix
+            typed = Path(ask.selectedFiles()[0]).name if ask.selectedFiles() else stem
+            ask.selectFile(Path(typed).stem + EXPORT_FILTERS[name_filter][1])
+
+        ask.filterSelected.connect(follow_filter)
+        accepted = await run_dialog(ask) == QDialog.DialogCode.Accepted
+        chosen = ask.selectedFiles()[0] if accepted and ask.selectedFiles() else ""
+        name_filter = ask.selectedNameFilter()
+        ask.deleteLater()
+        return export_target(chosen, name_filter) if chosen else None
+
+    async def _export(self, run_dir: Path, request: str) -> None:
+        target = await self.ask_export_path(file_stem(request))
+        if target is None or not isValid(self):
+            return
+        path, fmt = target
+        self.show_notice("Exporting…", "muted")
+        try:
+            await asyncio.to_thread(export_run, run_dir, path, fmt)
+        except NotReplayable as exc:
+            said, tone = f"This run cannot be exported. {exc}", "error"
+        except (ValueError, OSError) as exc:
+            said, tone = f"The script could not be written to {path}: {exc}", "error"
+        else:
+            kind = "a uiautomator2 Python script" if fmt == "uiautomator2" else "a YAML flow"
+            said, tone = f"Exported as {kind}: {path}", "success"
+        if isValid(self):
+            self.show_notice(said, tone)
 
     def _open_selected(self) -> None:
         selected = self.runs.selectedItems()

@@ -52,6 +52,7 @@ class TimelinePanel(QWidget):
     """The steps of the current (or a reopened) run, newest at the bottom; activating a row opens its detail."""
 
     step_activated = Signal(object)   # the StepRecord
+    replay_requested = Signal(Path)   # the past runs list's Replay: the run folder to do again
 
     def __init__(self, parent: QWidget | None = None, *, runs_root: Path | None = None):
         super().__init__(parent)
@@ -59,6 +60,7 @@ class TimelinePanel(QWidget):
         self.run_dir: Path | None = None
         self.detail_dialog: StepDetailDialog | None = None
         self.past_runs_dialog: PastRunsDialog | None = None
+        self.run_going = False        # a run is going: the past runs list cannot replay one now
         self._generation = 0          # bumped whenever the shown run changes; stale loads are dropped
         self._tasks: set[asyncio.Task] = set()
 
@@ -161,8 +163,16 @@ class TimelinePanel(QWidget):
         if self.past_runs_dialog is None:
             self.past_runs_dialog = PastRunsDialog(self.runs_root, self)
             self.past_runs_dialog.run_chosen.connect(self._reopen)
+            self.past_runs_dialog.replay_requested.connect(self.replay_requested)
+            self.past_runs_dialog.set_run_going(self.run_going)
         self.past_runs_dialog.show()
         self.past_runs_dialog.raise_()
+
+    def set_run_going(self, going: bool) -> None:
+        """Whether a run is going (the past runs list's Replay waits until it has ended)."""
+        self.run_going = going
+        if self.past_runs_dialog is not None:
+            self.past_runs_dialog.set_run_going(going)
 
     def open_step_detail(self, step: StepRecord) -> StepDetailDialog:
         """Show the step in the (single) step detail window."""

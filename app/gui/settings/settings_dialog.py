@@ -40,7 +40,8 @@ log = logging.getLogger(__name__)
 
 READ_FROM_STORE = object()   # SettingsDialog reads the stored key itself
 
-TAB_OF_SECTION = {"provider": 0, "images": 1, "agent": 2, "safety": 3, "mirror": 4, "adb": 5, "api": 5}
+TAB_OF_SECTION = {"provider": 0, "images": 1, "agent": 2, "learning": 2, "safety": 3, "mirror": 4, "adb": 5,
+                  "api": 5}
 WORDS_KEY = "agent.sensitive_words"
 CONNECTION_PROMPT = [{"role": "user", "content": "Reply with the single word: ok"}]
 

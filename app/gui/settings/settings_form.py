@@ -17,14 +17,15 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
                                QSpinBox, QVBoxLayout, QWidget)
 
-from app.core.config import AdbSettings, AgentSettings, ApiSettings, ImageSettings, MirrorSettings, ProviderSettings
+from app.core.config import (AdbSettings, AgentSettings, ApiSettings, ImageSettings, LearningSettings, MirrorSettings,
+                             ProviderSettings)
 
 from app.gui.theme import set_tone
 
 FieldWidget = QLineEdit | QSpinBox | QDoubleSpinBox | QCheckBox | QComboBox
 SECTIONS: dict[str, type[BaseModel]] = {"provider": ProviderSettings, "images": ImageSettings,
                                         "agent": AgentSettings, "mirror": MirrorSettings, "adb": AdbSettings,
-                                        "api": ApiSettings}
+                                        "api": ApiSettings, "learning": LearningSettings}
 UNBOUNDED_MAXIMUM = 86_400  # one day, for limits the settings leave open
 
 
@@ -80,6 +81,9 @@ AGENT_ROWS = (
     ("When the model is done", "agent.completion_check", [("Check the screen, else ask the model", "screen_or_model"),
                                                           ("Check the screen only", "screen_only"),
                                                           ("Trust the model (no check)", "off")]),
+    ("Learning", "learning.use_skills", Check("Replay a saved skill when a request fits it")),
+    ("", "learning.save_skills", Check("Save each successful run as a skill")),
+    ("", "learning.record_screens", Check("Keep a map of the screens seen and the actions between them")),
 )
 
 MIRROR_ROWS = (

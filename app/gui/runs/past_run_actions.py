@@ -1,0 +1,124 @@
+"""What the window can do with a past run besides reopening it: replay it, save it as a skill, export it.
+
+The disk work (reading the run folder, writing a skill or a script) is plain blocking functions that
+the dialogs call through `asyncio.to_thread`, so the GUI thread never waits on the disk. Each one
+says in words why it cannot do what was asked (`NotReplayable`, the store's `SkillError`s), so a
+dialog shows a sentence, never a traceback. `connect_learning` wires the window: a replay asked for
+in the past runs list becomes a run on the window's phone, in the request panel's mode.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from app.core.agent.trajectory import write_text_atomically
+from app.core.learning.export import export_script
+from app.core.learning.recorded_steps import ReplayScript, script_from_run
+from app.core.learning.skills import Skill, SkillExists, SkillStore, skill_from_script
+from app.core.runs.service import RunRequest
+
+if TYPE_CHECKING:
+    from app.gui.main_window import MainWindow
+
+log = logging.getLogger(__name__)
+
+EXPORT_FILTERS = {"uiautomator2 Python (*.py)": ("uiautomator2", ".py"), "YAML flow (*.yaml)": ("yaml", ".yaml")}
+"""The export dialog's choices: name filter → (export_script's format, the file's suffix)."""
+EXPORT_SUFFIXES = {".py": "uiautomator2", ".yaml": "yaml", ".yml": "yaml"}
+
+
+class NotReplayable(Exception):
+    """A run folder whose steps cannot be done again (gone, unreadable, or no step that worked); the
+    message says why in a sentence."""
+
+
+def read_script(run_dir: Path) -> ReplayScript:
+    """The replayable steps of a run folder (blocking: call it in a worker thread).
+
+    Raises NotReplayable when the folder holds no run, cannot be read, or has no step to do again."""
+    run_dir = Path(run_dir)
+    try:
+        script = script_from_run(run_dir)
+    except FileNotFoundError:
+        raise NotReplayable(f"The run folder {run_dir.name} is gone or holds no recorded run "
+                            "(no run.json, no steps.jsonl).") from None
+    except (OSError, ValueError) as exc:
+        raise NotReplayable(f"The run folder {run_dir.name} could not be read: {exc}") from None
+    if not script.steps:
+        why = f" (what could not be read: {'; '.join(script.problems)})" if script.problems else ""
+        raise NotReplayable("It has no step that can be done again: none of its actions was carried "
+                            f"out successfully{why}.")
+    return script
+
+
+def save_as_skill(run_dir: Path, name: str, store: SkillStore | None = None) -> tuple[Skill, Path]:
+    """Save a run's steps as a new skill named `name` (blocking). Returns the skill and its file.
+
+    Raises NotReplayable, SkillExists when the name is taken, SkillError, OSError."""
+    store = store or SkillStore()
+    skill = skill_from_script(read_script(run_dir), " ".join(name.split()))
+    if (taken := store.find(skill.name)) is not None:    # the store would take a skill of the same run, saved
+        raise SkillExists(f"a skill named {taken.name!r} already exists")   # within a second, for an edit
+    return skill, store.save(skill)
+
+
+def export_target(chosen: str, name_filter: str) -> tuple[Path, str]:
+    """The file and format for what the save dialog returned: the typed suffix decides when it is one
+    we know (.py, .yaml, .yml), else the chosen filter's suffix is added."""
+    path = Path(chosen)
+    fmt = EXPORT_SUFFIXES.get(path.suffix.lower())
+    if fmt is not None:
+        return path, fmt
+    fmt, suffix = EXPORT_FILTERS.get(name_filter, next(iter(EXPORT_FILTERS.values())))
+    return path.with_name(path.name + suffix), fmt
+
+
+def export_run(run_dir: Path, path: Path, fmt: str) -> Path:
+    """Write a run's steps as a script in `fmt` ("uiautomator2" or "yaml") to `path` (blocking).
+
+    Raises NotReplayable, ValueError for an unknown format, OSError when the disk refuses."""
+    text = export_script(read_script(run_dir), fmt)
+    write_text_atomically(Path(path), text)
+    return Path(path)
+
+
+def replay_request(script: ReplayScript, phone: str, mode: str, max_steps: int | None = None) -> RunRequest:
+    """The run that does `script` again on `phone` in `mode`; stored skills stay out of it (the person
+    asked for this very run, not for whatever skill fits its request)."""
+    return RunRequest(script.request, phone=phone, mode=mode, max_steps=max_steps, replay=script, use_skills=False)
+
+
+async def replay_run(window: MainWindow, run_dir: Path) -> None:
+    """Start a replay of `run_dir` in the window, as its Run button starts a run (no API key needed)."""
+    if window.phone.session is None:
+        window.show_status("No phone is ready yet: the run cannot be replayed.")
+        return
+    if window._starting_run or window.controller.running:
+        window.show_status("A run is going: replay the past run when it has ended.")
+        return
+    window._starting_run = True
+    try:
+        script = await asyncio.to_thread(read_script, run_dir)
+        problem = "" if window.phone.session is not None else "The phone went away: the run cannot be replayed."
+    except NotReplayable as exc:
+        problem = f"The run cannot be replayed. {exc}"
+    finally:
+        window._starting_run = False
+    if problem:
+        window.show_status(problem)
+        return
+    window._starting_run = True
+    window.request.set_running(True)
+    request = replay_request(script, window.phone.session.id, window.request.mode.currentData(),
+                             window.request.max_steps.value())
+    await window._ask_for_run(request)     # shows a refusal and clears _starting_run, as for any run
+
+
+def connect_learning(window: MainWindow) -> None:
+    """Wire the past runs list's Replay to the window, and keep Replay disabled while a run is going."""
+    window.timeline.replay_requested.connect(lambda run_dir: window._spawn(replay_run(window, Path(run_dir))))
+    window.controller.run_started.connect(lambda *_: window.timeline.set_run_going(True))
+    window.controller.run_finished.connect(lambda *_: window.timeline.set_run_going(False))
