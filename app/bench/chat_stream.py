@@ -4,7 +4,8 @@ models of the benches and the tests."""
 from __future__ import annotations
 
 import json
-from http.server import BaseHTTPRequestHandler
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 
@@ -50,3 +51,31 @@ def send_stream(handler: BaseHTTPRequestHandler, events: list[dict[str, Any]]) -
         handler.wfile.write(data.encode("utf-8"))
     except (BrokenPipeError, ConnectionResetError):
         pass
+
+
+class LoopbackServer(ThreadingHTTPServer):
+    """An HTTP server on 127.0.0.1 (any free port), served on a daemon thread from `serve()` until `stop()`."""
+
+    daemon_threads = True
+
+    def __init__(self, handler: type[BaseHTTPRequestHandler]) -> None:
+        super().__init__(("127.0.0.1", 0), handler)
+        self.thread: threading.Thread | None = None
+
+    @property
+    def port(self) -> int:
+        return self.server_address[1]
+
+    def serve(self, name: str) -> LoopbackServer:
+        self.thread = threading.Thread(target=self.serve_forever, kwargs={"poll_interval": 0.05}, name=name,
+                                       daemon=True)
+        self.thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving, close the socket and wait for the serving thread to end."""
+        self.shutdown()
+        self.server_close()
+        if self.thread is not None:
+            self.thread.join(5)
+            self.thread = None

@@ -23,10 +23,10 @@ import threading
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from app.bench.chat_stream import send_stream, stream_events
+from app.bench.chat_stream import LoopbackServer, send_stream, stream_events
 from app.core.agent.completion_check import normalise
 from app.core.agent.prompts import PromptBuilder
 from app.core.config import Settings
@@ -184,7 +184,6 @@ class OracleModel:
         self._progress: dict[str, _Progress] = {}
         self._lock = threading.Lock()
         self._server: _Server | None = None
-        self._thread: threading.Thread | None = None
         self._port: int | None = None
         self._ids = itertools.count(1)
         builder = PromptBuilder(Settings())
@@ -194,23 +193,17 @@ class OracleModel:
     # ------------------------------------------------------------------ serving
 
     def start(self) -> OracleModel:
-        self._server = _Server(("127.0.0.1", 0), _Handler)
+        self._server = _Server(_Handler)
         self._server.oracle = self
-        self._port = self._server.server_address[1]
-        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
-                                        name="oracle-model", daemon=True)
-        self._thread.start()
+        self._port = self._server.port
+        self._server.serve("oracle-model")
         return self
 
     def stop(self) -> None:
         """Stop serving and wait for the server's thread to end."""
         if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
+            self._server.stop()
             self._server = None
-        if self._thread is not None:
-            self._thread.join(5)
-            self._thread = None
 
     def __enter__(self) -> OracleModel:
         return self.start()
@@ -340,8 +333,7 @@ def _prompt_tokens(body: dict[str, Any]) -> int:
 # ----------------------------------------------------------------------------- HTTP
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
+class _Server(LoopbackServer):
     oracle: OracleModel
 
 

@@ -31,3 +31,23 @@ async def run_dialog(dialog: QDialog) -> int:
     finally:
         with contextlib.suppress(RuntimeError):  # the dialog may already be deleted (WA_DeleteOnClose)
             dialog.finished.disconnect(on_finished)
+
+
+class LoadingDialog(QDialog):
+    """A dialog that reads what it shows in the background each time it is shown (`reload()`, a coroutine
+    of the subclass); closing it cancels a read still going."""
+
+    loading: asyncio.Task | None = None
+
+    async def reload(self):
+        raise NotImplementedError
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        if self.loading is None or self.loading.done():
+            self.loading = asyncio.get_running_loop().create_task(self.reload())
+
+    def done(self, result: int) -> None:
+        if self.loading is not None:
+            self.loading.cancel()
+        super().done(result)

@@ -5,7 +5,6 @@ temporary AGENTDESK_HOME."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 
@@ -15,10 +14,9 @@ import pytest_asyncio
 import yaml
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication, QDialog, QInputDialog, QMessageBox
+from PySide6.QtWidgets import QApplication, QInputDialog, QMessageBox
 
 import app.gui.skills.skills_dialog as skills_dialog
-from app.core import paths
 from app.core.agent.records import ActionOutcome, Decision, RunResult, StepRecord
 from app.core.agent.trajectory import TrajectoryWriter
 from app.core.config import Settings
@@ -27,7 +25,7 @@ from app.core.learning.skills import SkillStore, skill_from_script
 from app.core.perception.locator import TargetLocator
 from app.core.runs.service import RunRefused
 from app.core.secrets import SecretStore
-from app.gui.main_window import MainWindow
+from tests.gui.conftest import shown_window
 from app.gui.runs.past_run_actions import export_target
 from app.gui.runs.past_runs import PastRunsDialog
 from app.gui.settings.settings_dialog import SettingsDialog
@@ -348,14 +346,11 @@ async def window(qapp, home, virtual_adb, monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     previous = keyring.get_keyring()
     keyring.set_keyring(MemoryKeyring())
-    window = MainWindow(asyncio.Event(), SecretStore())
-    window.show()
-    yield window
-    window.close()
-    await window.shutdown()
-    for dialog in window.findChildren(QDialog):
-        dialog.deleteLater()
-    keyring.set_keyring(previous)
+    try:
+        async with shown_window() as window:
+            yield window
+    finally:
+        keyring.set_keyring(previous)
 
 
 async def test_replay_becomes_a_run_on_the_windows_phone_in_the_chosen_mode(window, wifi_run, monkeypatch):

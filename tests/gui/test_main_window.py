@@ -8,11 +8,10 @@ import keyring
 import pytest
 import pytest_asyncio
 from PIL import Image
-from PySide6.QtWidgets import QDialog
 
 from app.core.device import phone_frames
-from app.core.secrets import SecretStore
 from app.gui.main_window import MainWindow
+from tests.gui.conftest import shown_window
 from tests.support.memory_keyring import MemoryKeyring
 from tests.support.waiting import until
 
@@ -30,13 +29,8 @@ def home(tmp_path, monkeypatch):
 @pytest_asyncio.fixture
 async def window(qapp, home, virtual_adb):
     """The main window, shown but not started (a test may connect to it first), closed afterwards."""
-    window = MainWindow(asyncio.Event(), SecretStore())
-    window.show()
-    yield window
-    window.close()
-    await window.shutdown()
-    for dialog in window.findChildren(QDialog):
-        dialog.deleteLater()
+    async with shown_window() as window:
+        yield window
 
 
 @pytest.mark.asyncio

@@ -18,10 +18,10 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from app.bench.chat_stream import send_stream, stream_events
+from app.bench.chat_stream import LoopbackServer, send_stream, stream_events
 
 
 @dataclass
@@ -333,8 +333,7 @@ class _Handler(BaseHTTPRequestHandler):
             pass  # the client gave up (a timeout test); nothing to answer
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
+class _Server(LoopbackServer):
     fake: "FakeOpenAIServer"
 
 
@@ -373,7 +372,6 @@ class FakeOpenAIServer:
         self._lock = threading.Lock()
         self._server: _Server | None = None
         self._port: int | None = None
-        self._thread: threading.Thread | None = None
 
     def add(self, *responders: Responder) -> None:
         with self._lock:
@@ -405,19 +403,16 @@ class FakeOpenAIServer:
         return f"http://127.0.0.1:{self._port}/v1"
 
     def start(self) -> "FakeOpenAIServer":
-        self._server = _Server(("127.0.0.1", 0), _Handler)
+        self._server = _Server(_Handler)
         self._server.fake = self
-        self._port = self._server.server_address[1]
-        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
-                                        name="fake-openai", daemon=True)
-        self._thread.start()
+        self._port = self._server.port
+        self._server.serve("fake-openai")
         return self
 
     def stop(self) -> None:
         self.closing.set()
         if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
+            self._server.stop()
             self._server = None
 
     def __enter__(self) -> "FakeOpenAIServer":

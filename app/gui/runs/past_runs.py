@@ -18,7 +18,7 @@ from app.core.agent.run_words import RUN_STATUSES, run_status_word
 from app.core.agent.trajectory import RunSummary, list_runs
 from app.core.learning.skills import SkillError, SkillExists, SkillStore
 
-from app.gui.dialogs import run_dialog
+from app.gui.dialogs import LoadingDialog, run_dialog
 from app.gui.runs.past_run_actions import (EXPORT_FILTERS, NotReplayable, export_run, export_target, read_script,
                                            save_as_skill)
 from app.gui.runs.step_detail import CHIP_COLOUR_ROLE, ChipDelegate
@@ -45,7 +45,7 @@ def file_stem(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:50].rstrip("-") or "run"
 
 
-class PastRunsDialog(QDialog):
+class PastRunsDialog(LoadingDialog):
     """Past runs (read in a worker thread when first shown). Double-click or "Open" emits `run_chosen`;
     "Replay" checks that the run has steps to do again, then emits `replay_requested`; "Save as skill…"
     and "Export…" ask for a name or a file and write it in a worker thread. What went wrong is said in
@@ -121,16 +121,6 @@ class PastRunsDialog(QDialog):
         layout.addWidget(self.notice)
         layout.addWidget(buttons)
         self._update_open_button()
-
-    def showEvent(self, event) -> None:
-        super().showEvent(event)
-        if self.loading is None or self.loading.done():
-            self.loading = asyncio.get_running_loop().create_task(self.reload())
-
-    def done(self, result: int) -> None:
-        if self.loading is not None:
-            self.loading.cancel()
-        super().done(result)
 
     async def reload(self) -> list[RunSummary]:
         """Read the runs folder again and fill the list."""

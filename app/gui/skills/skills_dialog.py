@@ -15,13 +15,14 @@ from typing import Awaitable, Callable
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFontDatabase, QPalette
-from PySide6.QtWidgets import (QAbstractItemView, QDialog, QHBoxLayout, QHeaderView, QLabel, QPlainTextEdit,
+from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QPlainTextEdit,
                                QPushButton, QSplitter, QStackedWidget, QTreeWidget, QTreeWidgetItem, QVBoxLayout,
                                QWidget)
 from shiboken6 import isValid
 
 from app.core.learning.skills import SkillError, SkillExists, SkillFileError, SkillStore, name_key, skill_to_text
 
+from app.gui.dialogs import LoadingDialog
 from app.gui.skills.skill_actions import (SkillEntry, ask_file, ask_text, confirm, editor_problems, export_skill,
                                           outcome_words, read_entries, recorded_on_words, save_edit, set_enabled,
                                           target_words)
@@ -43,7 +44,7 @@ def bullets(lines: list[str]) -> str:
 
 # ---------------------------------------------------------------- the dialog
 
-class SkillsDialog(QDialog):
+class SkillsDialog(LoadingDialog):
     """The saved skills (read in a worker thread each time the panel is shown); non-modal."""
 
     NAME, TRIGGER, STEPS, OUTCOMES, RECORDED = range(5)
@@ -190,16 +191,6 @@ class SkillsDialog(QDialog):
         return detail
 
     # ------------------------------------------------------------ loading
-
-    def showEvent(self, event) -> None:
-        super().showEvent(event)
-        if self.loading is None or self.loading.done():
-            self.loading = asyncio.get_running_loop().create_task(self.reload())
-
-    def done(self, result: int) -> None:
-        if self.loading is not None:
-            self.loading.cancel()
-        super().done(result)
 
     async def reload(self, select: str | None = None) -> list[SkillEntry]:
         """Read the skills again and fill the list; `select` (a name) or the shown skill stays chosen."""
