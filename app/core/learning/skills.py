@@ -6,12 +6,10 @@ actions and the screen expected before each), where it was recorded (phone model
 version, screen size, app versions: whatever the run has) and how it has done since.
 
 Skills live one per file in `data_dir()/skills`, as YAML (the default) or JSON. The files are
-read afresh on every call (a person may edit them between two calls; an unchanged file is not
-parsed again). A file that is not YAML/JSON, whose top level is not a mapping, or whose fields
-are wrong (read with `read_record`, so each problem names the file and the field) is reported
-and skipped; the other skills load as usual. Writes are atomic, and a new file never takes the
-place of another skill's file. A password is never a parameter and never stored: a text typed
-into a password field stays PASSWORD_MASK.
+read afresh on every call (an unchanged file is not parsed again). A file that is not YAML/JSON,
+or whose fields are wrong (each problem names the file and the field), is reported and skipped;
+the other skills load as usual. Writes are atomic, and a new file never takes the place of
+another skill's file. A password is never a parameter and never stored (it stays PASSWORD_MASK).
 """
 
 from __future__ import annotations
