@@ -177,8 +177,9 @@ class OracleTally:
 class OracleModel:
     """The suite's scripted model on 127.0.0.1. Use as a context manager (or start/stop)."""
 
-    def __init__(self, tasks: Iterable[BenchTask] = TASKS) -> None:
+    def __init__(self, tasks: Iterable[BenchTask] = TASKS, think_seconds: float = 0.0) -> None:
         self.tasks = {task.request: task for task in tasks}
+        self.think_seconds = think_seconds       # how long each answer takes, as a hosted model's would
         self.tally = OracleTally()
         self.problems: list[str] = []            # requests it could not answer from a script, and why
         self._progress: dict[str, _Progress] = {}
@@ -364,6 +365,8 @@ class _Handler(BaseHTTPRequestHandler):
             return
         oracle = self.server.oracle
         answer = oracle.answer(body)
+        if oracle.think_seconds:
+            time.sleep(oracle.think_seconds)
         message: dict[str, Any] = {"role": "assistant", "content": answer.text}
         finish_reason = "stop"
         if answer.as_tool_call:

@@ -334,6 +334,10 @@ def fill_table(table: BenchTable, outcomes: list[TaskOutcome], tasks: Sequence[B
             table.notes.append(f"FAILED {outcome.column} {outcome.kind} · {outcome.task}: {outcome.reason}")
 
 
+ORACLE_THINK_SECONDS = 1.0
+"""How long the offline oracle takes per answer in `agentdesk bench tasks` (tests use 0)."""
+
+
 def run_tasks_bench(rounds: int = 1, choice: PhoneChoice = PhoneChoice(), model: Settings | None = None, *,
                     tasks: Sequence[str] | None = None, kinds: Sequence[str] = KINDS,
                     quick_only: bool = False) -> BenchTable:
@@ -352,7 +356,7 @@ def run_tasks_bench(rounds: int = 1, choice: PhoneChoice = PhoneChoice(), model:
     table = BenchTable(f"agentdesk bench tasks — {len(chosen)} tasks, {who}, {rounds} round(s); virtual phone "
                        f"({choice.profile}, in process): {' | '.join(s.column for s in specs)}",
                        [f"{spec.column} {kind}" for spec in specs for kind in kinds])
-    oracle = OracleModel(chosen) if model is None else None
+    oracle = OracleModel(chosen, ORACLE_THINK_SECONDS) if model is None else None
     with bench_home(), oracle if oracle is not None else contextlib.nullcontext():
         settings = oracle_settings(oracle.base_url) if oracle is not None else model
         outcomes = asyncio.run(run_suite(chosen, specs, settings, kinds=kinds, rounds=rounds, oracle=oracle,
@@ -367,6 +371,9 @@ def run_tasks_bench(rounds: int = 1, choice: PhoneChoice = PhoneChoice(), model:
         f"repeat / first: at most {REPEAT_BUDGET:g}x the calls and tokens (the saved skill replays); "
         "replay / first: no model call at all.",
     ]
+    if oracle is not None:
+        table.notes.append(f"The oracle takes {ORACLE_THINK_SECONDS:g} s per answer (a fast hosted model's time "
+                           "for a step), so wall times show what the model calls cost.")
     if oracle is not None and oracle.problems:
         table.notes += [f"oracle: {problem}" for problem in oracle.problems[:20]]
     return table

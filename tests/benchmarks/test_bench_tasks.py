@@ -185,7 +185,8 @@ def test_the_oracle_server_answers_over_http_and_stops_its_thread():
 # ----------------------------------------------------------------------------- runs
 
 
-def test_first_runs_with_the_oracle_succeed_by_the_checker():
+def test_first_runs_with_the_oracle_succeed_by_the_checker(monkeypatch):
+    monkeypatch.setattr("app.bench.tasks_bench.ORACLE_THINK_SECONDS", 0.0)    # the bench's model time, not the test's
     names = ["wifi_on", "note_create", "alarm_enable"]
     table = run_tasks_bench(1, PhoneChoice(), tasks=names, kinds=("first",), quick_only=True)
     assert table.columns == ["quick first"]
