@@ -38,6 +38,8 @@ class TaskParameters(_Request):
                                    "tokens of model calls (0: no cap)")
     max_cost_usd: float | None = Field(None, ge=0, le=100_000, description="end the task after it cost this "
                                        "much, where the model's price is known (0: no cap)")
+    use_skills: bool | None = Field(None, description="replay a saved skill that fits the request before asking "
+                                    "the model (default: the desk's setting learning.use_skills, on)")
 
     @field_validator("base_url")
     @classmethod

@@ -106,7 +106,7 @@ class TaskBoard:
             timeout_seconds=body.timeout_seconds, max_tokens=parameters.max_tokens,
             max_cost_usd=parameters.max_cost_usd, provider=provider, policy=self.policy, run_id=body.task_id,
             review_timeout=parameters.review_timeout_seconds or settings.api.review_timeout_seconds,
-            sensitive_needs_person=parameters.confirm_sensitive,
+            sensitive_needs_person=parameters.confirm_sensitive, use_skills=parameters.use_skills,
             output=body.output.question if body.output is not None else "",
             output_schema=body.output.json_schema if body.output is not None else None)
 

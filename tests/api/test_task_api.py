@@ -278,3 +278,24 @@ async def test_sensitive_actions_in_auto_mode_wait_for_a_person_unless_the_task_
     else:
         assert waited == []
     assert [a["decision"] for a in result["actions_executed"]][1] == "approve"
+
+
+async def test_a_repeated_task_replays_its_skill_unless_the_task_says_not_to(make_desk):
+    desk = await make_desk(WIFI_SCRIPT + WIFI_SCRIPT)
+    first = (await desk.post_task("Turn on Wi-Fi")).json()["task_id"]
+    assert (await desk.wait_for(first))["status"] == "success"
+    calls = len(desk.model.chat_requests)
+    phone = desk.phone()
+    phone.set_setting_flag("global", "wifi_on", False)
+    phone.force_stop("com.android.settings")
+    phone.go_home()
+    again = (await desk.post_task("Turn on Wi-Fi")).json()["task_id"]
+    result = await desk.wait_for(again)
+    assert result["status"] == "success" and phone.state()["wifi"] is True
+    assert len(desk.model.chat_requests) == calls, "the saved skill replays without the model"
+    phone.set_setting_flag("global", "wifi_on", False)
+    phone.force_stop("com.android.settings")
+    phone.go_home()
+    fresh = (await desk.post_task("Turn on Wi-Fi", parameters={"use_skills": False})).json()["task_id"]
+    assert (await desk.wait_for(fresh))["status"] == "success"
+    assert len(desk.model.chat_requests) > calls
