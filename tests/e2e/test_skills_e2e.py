@@ -3,6 +3,8 @@ model call, refused by the person, and never stopped by a broken skill file."""
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 
 from app.core.agent.events import Message
@@ -98,3 +100,26 @@ async def test_the_model_may_choose_an_offered_skill(run_agent, phone_server):
 async def test_no_skills_no_skill_function(run_agent):
     outcome = await run_agent("Turn on Wi-Fi", WIFI_SCRIPT, mode="auto", request_options={"use_skills": False})
     assert "use_skill" not in str(outcome.model.chat_requests[0].body)
+
+
+async def test_after_a_skill_stops_fitting_the_model_may_choose_another(run_agent, phone_server):
+    """"Turn on Wi-Fi"'s skill no longer finds its switch; the model picks the skill that flips it."""
+    await run_agent("Turn on Wi-Fi", WIFI_SCRIPT, mode="auto")
+    store = SkillStore()
+    whole = store.find("Turn on Wi-Fi")
+    flip = copy.deepcopy(whole)
+    flip.name, flip.trigger, flip.request, flip.parameters = "Flip the Wi-Fi switch", "", "Flip the Wi-Fi switch", {}
+    flip.steps, flip.final_screen = flip.steps[3:], ""
+    flip.created_at = "2026-01-01T00:00:00.000+00:00"
+    store.save(flip)
+    whole.steps[3].target.name = "Use mobile data"            # the recorded switch is gone from the screen
+    store.save(whole)
+    put_back(phone_server.devices[0].phone)
+    outcome = await run_agent("Turn on Wi-Fi", [json_reply(act("use_skill", name="Flip the Wi-Fi switch"))],
+                              mode="auto")
+    assert outcome.result.status == "success", outcome.result
+    assert outcome.state["wifi"] is True
+    assert len(outcome.model.chat_requests) == 1
+    assert "Flip the Wi-Fi switch" in str(outcome.model.chat_requests[0].body)
+    assert SkillStore().find("Turn on Wi-Fi").history.failures == 1
+    assert SkillStore().find("Flip the Wi-Fi switch").history.successes == 1

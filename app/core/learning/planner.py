@@ -40,8 +40,9 @@ class RunPlan:
     values: dict[str, str] = field(default_factory=dict)
     exact: bool = False                                  # the skill was recorded for this very request
     notes: list[str] = field(default_factory=list)      # told on the run's stream when it starts
-    offered: list[Skill] = field(default_factory=list)   # no skill fits by its trigger: the model may choose one
+    offered: list[Skill] = field(default_factory=list)   # the skills the model may choose (use_skill) when it decides
     model_available: bool = True
+    used: list[tuple[Skill, ScriptPlayer]] = field(default_factory=list)   # every skill played, in order
 
     @property
     def replays(self) -> bool:
@@ -61,6 +62,7 @@ class RunPlan:
             return str(exc)
         self.player = ScriptPlayer(script, what=f"skill “{skill.name}”", model_available=self.model_available)
         self.skill, self.values, self.exact = skill, dict(values), False
+        self.used.append((skill, self.player))
         return self.player
 
 
@@ -74,16 +76,21 @@ def _choose_skill(request: str, store: SkillStore,
     notes = [f"A skill file was skipped: {problem}" for problem in problems]
     match = match_request(request, skills)
     if match is None:
-        usable = sorted((skill for skill in skills if skill.enabled),
-                        key=lambda skill: (skill.history.failures - skill.history.successes, skill.name))
-        return None, usable[:OFFERED_SKILLS], notes
+        return None, _offerable(skills), notes
     how = "its request" if match.exact else f"its trigger “{match.skill.trigger}”"
     notes.append(f"Using skill “{match.skill.name}” (it fits {how}"
                  + (f", with {', '.join(f'{k} = {v}' for k, v in match.values.items())}" if match.values else "")
                  + "): its recorded steps are done again, each reviewed as usual; reject one to let the "
                  "model decide instead.")
     notes += [f"Skill “{match.skill.name}”: {difference}" for difference in differences(match.skill, phone)]
-    return match, [], notes
+    return match, _offerable(skill for skill in skills if skill.name != match.skill.name), notes
+
+
+def _offerable(skills) -> list[Skill]:
+    """The enabled skills the model may choose, most successful first (after a skill ends, another may fit)."""
+    usable = sorted((skill for skill in skills if skill.enabled),
+                    key=lambda skill: (skill.history.failures - skill.history.successes, skill.name))
+    return usable[:OFFERED_SKILLS]
 
 
 async def plan_run(request: str, *, replay: ReplayScript | None, use_skills: bool, model_available: bool,
@@ -104,11 +111,13 @@ async def plan_run(request: str, *, replay: ReplayScript | None, use_skills: boo
     except Exception as exc:          # the skills folder is unreadable: the model decides, the run goes on
         log.warning("skills could not be read: %s", exc)
         return RunPlan(notes=[f"The skills could not be read ({exc}); the model decides every step."])
-    if match is None:               # the model is offered the skills (use_skill) when it can be asked at all
-        return RunPlan(notes=notes, offered=offered if model_available else [], model_available=model_available)
+    offered = offered if model_available else []     # the model may choose one (use_skill) when it can be asked
+    if match is None:
+        return RunPlan(notes=notes, offered=offered, model_available=model_available)
     skill = match.skill
     player = ScriptPlayer(skill.script(match.values), what=f"skill “{skill.name}”", model_available=model_available)
-    return RunPlan(player, skill, dict(match.values), exact=match.exact, notes=notes)
+    return RunPlan(player, skill, dict(match.values), exact=match.exact, notes=notes, offered=offered,
+                   model_available=model_available, used=[(skill, player)])
 
 
 def _learn(plan: RunPlan, result: RunResult, run_dir: Path, settings: Settings, store: SkillStore,
@@ -116,6 +125,8 @@ def _learn(plan: RunPlan, result: RunResult, run_dir: Path, settings: Settings, 
     """The blocking part of learn_from_run; returns what to tell."""
     told: list[str] = []
     player, skill = plan.player, plan.skill
+    for earlier, _ in plan.used[:-1]:      # a skill another one followed did not do the job
+        store.record_outcome(earlier.name, False)
     if skill is not None and player is not None:
         worked = result.succeeded and player.finished
         store.record_outcome(skill.name, worked)
