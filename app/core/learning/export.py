@@ -23,7 +23,7 @@ from pydantic import ValidationError
 
 from app.android.keycodes import keycode_from_string
 from app.core.agent.actions import ARGUMENT_MODELS, Action, describe_action
-from app.core.learning.recorded_steps import RecordedStep, ReplayScript
+from app.core.learning.recorded_steps import OLD_CONTROL_NUMBER, RecordedStep, ReplayScript
 from app.core.perception.locator import LOCATOR_TEXT_LIMIT, TargetLocator, xpath_literal
 from app.core.redaction import PASSWORD_MASK
 
@@ -47,7 +47,6 @@ SCROLL_SWIPES = {"down": "up", "up": "down", "left": "right", "right": "left"}
 SCROLL_SCALE = 0.7
 """How far a scroll swipes, as a part of the area: the app's own scroll moves the finger 70 %."""
 
-_CONTROL_NUMBER = re.compile(r"\s*\(#\d+\)")
 
 
 @dataclass
@@ -170,7 +169,7 @@ def _described(step: RecordedStep) -> str:
             text = describe_action(Action.model_validate(step.action))
         except ValueError:          # pydantic's ValidationError is one: an action the app would not take
             text = step.function or "(no action)"
-    return _CONTROL_NUMBER.sub("", text).replace(PASSWORD_MASK, "(password)")
+    return OLD_CONTROL_NUMBER.sub("", text).replace(PASSWORD_MASK, "(password)")
 
 
 def _checked_arguments(step: RecordedStep) -> Any:

@@ -11,6 +11,7 @@ activity, signature), so a replay can check that the phone shows the same thing 
 from __future__ import annotations
 
 import copy
+import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,9 @@ TARGETED_FUNCTIONS = ("click_control", "long_press_control", "type_text", "scrol
 """Functions whose `control_id` names a control that must be found again on the current screen."""
 
 QUESTION_FUNCTION = "ask_user"
+
+OLD_CONTROL_NUMBER = re.compile(r"\s*\(#\d+\)")
+"""The "(#3)" a recorded step's words carry: a number that held on the recorded screen only."""
 
 
 @dataclass
@@ -61,6 +65,11 @@ class RecordedStep:
     @property
     def status(self) -> str:
         return str(self.action.get("status") or "CONTINUE").upper()
+
+    @property
+    def words(self) -> str:
+        """The step in words without the old screen's control number ("Tap “Wi‑Fi”", not "… (#3)")."""
+        return OLD_CONTROL_NUMBER.sub("", self.action_text) or self.function
 
     @property
     def needs_target(self) -> bool:

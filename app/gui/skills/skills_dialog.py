@@ -270,7 +270,7 @@ class SkillsDialog(LoadingDialog):
         self.title.setText(skill.name + ("" if skill.enabled else "  (disabled: never replayed)"))
         self.facts.setText(self._facts(entry))
         for step in skill.steps:
-            row = QTreeWidgetItem([str(step.step), step.action_text or step.function, target_words(step, short=True)])
+            row = QTreeWidgetItem([str(step.step), step.words, target_words(step, short=True)])
             row.setToolTip(1, f"{step.action_text}\n{step.function} {step.arguments}")
             row.setToolTip(2, f"{target_words(step)}\non the screen of {step.screen.package or 'an unknown app'}")
             self.steps.addTopLevelItem(row)
