@@ -87,7 +87,7 @@ class ConsoleSupervisor:
                 handler.removeFilter(clear)
 
     async def review(self, proposal: Proposal) -> ReviewAnswer:
-        self.say(f"\n── Step {proposal.step}: the model proposes ──")
+        self.say(f"\n── Step {proposal.step}: {proposal.proposed_by} proposes ──")
         if proposal.thought:
             self.say(f"  thought: {proposal.thought}")
         self.say(f"  action:  {proposal.action_text}")

@@ -41,6 +41,7 @@ class Proposal:
     screenshot: Image.Image | None = None
     target: Control | None = None          # the control the action acts on, if any
     sensitive_reason: str = ""             # why auto mode stopped to ask ("" = not sensitive)
+    proposed_by: str = "the model"         # who proposes it, for the person: "the model", "skill “…”", "the replay…"
 
     @property
     def is_sensitive(self) -> bool:

@@ -33,6 +33,10 @@ from .recorded_steps import RecordedStep, ReplayScript
 from .regrounding import find_target, switch_is_on
 
 
+RECORDED_DECISIONS = {"approve": "approved by the person", "edit": "edited by the person",
+                      "override": "chosen by the person", "auto": "taken without asking"}
+
+
 class ReplayStopped(RunCannotGoOn):
     """A replay could not go on and no model is there to take over."""
 
@@ -232,13 +236,15 @@ class ReplayOrDecide(RunStrategy):
             if player.script.final_screen:
                 ctx.set(REPLAY_FINAL_SCREEN, player.script.final_screen)
         else:
+            how = RECORDED_DECISIONS.get(planned.step.decided_by, "")
             thought = f"{player.what}: recorded step {player.position} of {player.total}" + (
-                f" (decided by {planned.step.decided_by} when recorded)" if planned.step.decided_by else "")
+                f" ({how} when recorded)" if how else "")
             comment = ""
         ctx.set("proposal", Proposal(
             step=ctx.step, action=action, action_text=describe_action(action, controls), thought=thought,
             comment=comment, controls=controls, screen_size=shot.size, screenshot=shot.image, target=target,
-            sensitive_reason=sensitive_reason(action, target, rc.settings.agent.sensitive_words)))
+            sensitive_reason=sensitive_reason(action, target, rc.settings.agent.sensitive_words),
+            proposed_by=player.what))
         expect = planned.expect.model_dump() if planned.expect is not None else None
         ctx.set("reply", ModelReply(thought=thought, action=action, comment=comment, expect=expect))
         ctx.set("replayed_step", planned.step)

@@ -175,7 +175,7 @@ class ApprovalPanel(QFrame):
 
     def show_proposal(self, proposal: Proposal) -> None:
         self.proposal = proposal
-        self.title.setText(f"Step {proposal.step} — the model proposes:")
+        self.title.setText(f"Step {proposal.step} — {proposal.proposed_by} proposes:")
         self.action_label.setText(proposal.action_text)
         self._set(self.warning, f"⚠ Needs your approval: {proposal.sensitive_reason}" if proposal.sensitive_reason else "")
         self._set(self.thought, f"Thought: {proposal.thought}" if proposal.thought else "")
