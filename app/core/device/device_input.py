@@ -242,6 +242,22 @@ class InputMixin:
             except DeviceError:
                 pass           # the text was typed; only the clipboard's old content is lost
 
+    async def _delete_keys(self, count: int, *, forward: bool) -> None:
+        """Move to the end of the focused field and delete `count` characters before the cursor (and after it,
+        with `forward`). Over the input channel when there is one: the tap that focused the field went that
+        way, and keys sent the same way come after it — `adb shell input` could overtake the tap and empty
+        the field that had the focus before."""
+        codes = [KEYCODES["MOVE_END"]] + [KEYCODES["DEL"]] * count + ([KEYCODES["FORWARD_DEL"]] * count if forward
+                                                                      else [])
+
+        async def send(channel: InputChannel) -> None:
+            for code in codes:
+                await channel.key(code)
+        if await self._over_channel(f"clear the text field ({count} keys)", send):
+            return
+        for line in cmd.clear_field_commands(count, forward=forward):
+            await self._input(line, "clear the text field")
+
     async def clear_focused_field(self, known_length: int | None = None,
                                   max_rounds: int = CLEAR_MAX_ROUNDS) -> FieldReading | None:
         """Delete the whole text of the focused field, however long; return the field as it is after.
@@ -259,8 +275,7 @@ class InputMixin:
                 return reading
             length = len(reading.text)
         for round_number in range(max_rounds):
-            for line in cmd.clear_field_commands(length + CLEAR_MARGIN, forward=round_number > 0):
-                await self._input(line, "clear the text field")
+            await self._delete_keys(length + CLEAR_MARGIN, forward=round_number > 0)
             before, reading = reading, await self.read_field()
             if reading is None or not reading.text:
                 return reading
