@@ -177,7 +177,10 @@ async def test_stopping_the_wait_stops_reading_frames_at_once():
     camera = MovingScreen(moving_seconds=60)
     async with polling(camera) as frames:
         waiting = asyncio.ensure_future(wait_until_still(frames, quiet_seconds=0.05, cap_seconds=5.0))
-        await asyncio.sleep(0.1)
+        for _ in range(100):               # the wait starts the captures (on a busy machine, after a while)
+            await asyncio.sleep(0.02)
+            if frames.capturing and camera.calls >= 2:
+                break
         assert frames.capturing
         stopped = time.monotonic()
         waiting.cancel()
