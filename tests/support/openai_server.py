@@ -22,6 +22,7 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 from app.bench.chat_stream import LoopbackServer, send_stream, stream_events
+from app.bench.oracle_model import message_texts
 
 
 @dataclass
@@ -135,16 +136,7 @@ _CONTROL_LINE = re.compile(r'^\[(\d+)\] (\S+)(?: ("(?:[^"\\]|\\.)*"))?(?: \([^)]
 
 def user_texts(body: dict[str, Any]) -> list[str]:
     """The text of each user message of a chat-completions request, last first."""
-    texts = []
-    for message in reversed(body.get("messages", [])):
-        if message.get("role") != "user":
-            continue
-        content = message.get("content")
-        if isinstance(content, str):
-            texts.append(content)
-        else:
-            texts.append("\n".join(part.get("text", "") for part in content or [] if part.get("type") == "text"))
-    return texts
+    return message_texts(body, "user")
 
 
 def controls_in_request(body: dict[str, Any]) -> dict[int, str]:
