@@ -286,16 +286,21 @@ def test_a_screen_transition_streams_every_picture_of_it():
         device = adbutils.AdbClient(host="127.0.0.1", port=server.port).device(attached.serial)
         phone = attached.phone
         session = start(device, max_fps=30)
-        assert len(session.read_video(0.4)) == 1
+        assert read_until_still(session), "the first picture"
         session.tap(session.video_point(*node_center(phone, text="Settings"), phone))
-        pictures = session.read_video(0.6)
+        pictures = read_until_still(session, first_read=0.6)
         assert len(pictures) >= 3, "the transition's pictures, not just its end"
-        for _ in range(10):          # on a busy machine the transition may outlast the first read
-            more = session.read_video(0.3)
-            if not more:
-                break
-            pictures += more
-        else:
-            raise AssertionError("the stream never became still again after the transition")
         assert mean_difference(pictures[-1], phone.screenshot()) < 8
         session.output()
+
+
+def read_until_still(session, first_read: float = 0.4, quiet: float = 0.3, rounds: int = 10) -> list:
+    """The pictures streamed until none came for `quiet` seconds (on a busy machine a screen may take a
+    while to settle: its start, or a transition, can outlast a fixed read)."""
+    pictures = session.read_video(first_read)
+    for _ in range(rounds):
+        more = session.read_video(quiet)
+        if not more:
+            return pictures
+        pictures += more
+    raise AssertionError("the stream never became still")
