@@ -16,7 +16,7 @@ SCRIPT = f"""
 import json, sys
 from app.bench.gui_bench import run_gui_bench
 from app.bench.phones import PhoneChoice
-table = run_gui_bench(1, PhoneChoice(latency_scale={SCALE}), steps=4, still_seconds=1.0)
+table = run_gui_bench(1, PhoneChoice(latency_scale={SCALE}), steps=4, still_seconds=2.0)
 print(table.render())
 json.dump(table.as_dict(), open(sys.argv[1], "w"))
 """
@@ -68,7 +68,8 @@ def test_the_stream_and_screenshot_polling_are_measured_side_by_side(figures):
     still = _row(figures, "mirror frames per second while the screen is still, streamed")
     changing = _row(figures, "mirror frames per second while the screen changes (running stopwatch), streamed")
     for column in columns:
-        assert still["cells"][column]["value"] < 1 < still["cells"][column]["baseline"]
+        # at most one frame in the still window's 2 s: the status bar's clock may turn a minute in it
+        assert still["cells"][column]["value"] < 0.75 and still["cells"][column]["baseline"] > 1
         assert changing["cells"][column]["value"] > 5 and changing["cells"][column]["baseline"] > 1
         assert changing["cells"][column]["ratio"] == pytest.approx(
             changing["cells"][column]["value"] / changing["cells"][column]["baseline"])

@@ -163,7 +163,8 @@ class CheckCompletion(RunStrategy):
         if mode == "off":
             ctx.set("completion", CompletionVerdict(None, reason="the completion check is off in settings"))
             return
-        rc.events.message(f"Step {ctx.step}: the model says the task is done; checking the screen…")
+        who = getattr(ctx.get_or("proposal"), "proposed_by", "") or "the model"
+        rc.events.message(f"Step {ctx.step}: {who} says the task is done; checking the screen…")
         reply = ctx.get_or("reply")
         expectation = getattr(reply, "expect", None)
         controls: list[Control] = []

@@ -79,7 +79,8 @@ def _choose_skill(request: str, store: SkillStore,
         return None, _offerable(skills), notes
     how = "its request" if match.exact else f"its trigger “{match.skill.trigger}”"
     notes.append(f"Using skill “{match.skill.name}” (it fits {how}"
-                 + (f", with {', '.join(f'{k} = {v}' for k, v in match.values.items())}" if match.values else "")
+                 + (f", with {', '.join(f'{k} = {v}' for k, v in match.values.items())}"
+                    if match.values and not match.exact else "")
                  + "): its recorded steps are done again, each reviewed as usual; reject one to let the "
                  "model decide instead.")
     notes += [f"Skill “{match.skill.name}”: {difference}" for difference in differences(match.skill, phone)]

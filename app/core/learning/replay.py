@@ -162,6 +162,10 @@ class ReplayOrDecide(RunStrategy):
         self.adopt = adopt          # the model chose an offered skill: its player, or why it cannot be used
         self._told_model = False
 
+    @property
+    def name(self) -> str:
+        return self.decide.name         # a person reads "Decide: …" in an error, not this class's name
+
     async def run(self, ctx: StepContext) -> None:
         rc, player = self.rc, self.player
         replayed: RecordedStep | None = ctx.get_or("replayed_step")

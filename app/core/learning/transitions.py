@@ -284,7 +284,8 @@ def _read_line(raw: bytes, where: str, problems: list[str]) -> Transition | None
 
 
 class TransitionRecorder:
-    """Reads a run's events and appends its transitions to a store, off the loop, in order.
+    """Reads a run's events and appends its transitions to a store, off the loop, in order: the
+    loop only hands each event to one worker thread, which computes signatures and writes.
 
     Step N's executed action (a non-empty function with a result) goes from N's screen to the
     next step's screen; the run's last one is written at `RunFinished` (or `close()`) with an
@@ -307,7 +308,7 @@ class TransitionRecorder:
         self._versions: dict[str, str] = {}
         self._pending: Transition | None = None
         self._worker = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="agentdesk-graph")
-        self._writes: list[concurrent.futures.Future] = []
+        self._jobs: list[concurrent.futures.Future] = []     # steps and writes, in order on the worker
         self._unsubscribe: Callable[[], None] | None = None
         self._closed = False
 
@@ -317,12 +318,18 @@ class TransitionRecorder:
             self._unsubscribe = self.events.subscribe(self._on_event, replay=True)
 
     def _on_event(self, event: RunEvent) -> None:
+        """On the run's loop: hand the step to the worker (signatures cost a pass over every control)."""
+        if isinstance(event, StepFinished):
+            self._jobs.append(self._worker.submit(self._guarded, self._step_finished, event.item))
+        elif isinstance(event, RunFinished):
+            self._jobs.append(self._worker.submit(self._guarded, self._flush_pending, ""))
+
+    def _guarded(self, work: Callable[..., None], *arguments: Any) -> None:
+        """On the worker: one piece of work, whose failure is described, never raised (the graph
+        must never break the run)."""
         try:
-            if isinstance(event, StepFinished):
-                self._step_finished(event.item)
-            elif isinstance(event, RunFinished):
-                self._flush_pending("")
-        except Exception as exc:           # the graph must never break the run
+            work(*arguments)
+        except Exception as exc:
             self._problem(f"a step could not be turned into a transition ({exc})")
 
     def _step_finished(self, item: Any) -> None:
@@ -346,12 +353,12 @@ class TransitionRecorder:
             phone_model=self.phone_model, android_version=self.android_version)
 
     def _flush_pending(self, to_screen: str, to_activity: str = "") -> None:
-        """Close the pending transition at `to_screen` ("" unknown) and hand it to the worker."""
+        """On the worker: close the pending transition at `to_screen` ("" unknown) and write it."""
         transition, self._pending = self._pending, None
         if transition is None:
             return
         transition.to_screen, transition.to_activity = to_screen, to_activity
-        self._writes.append(self._worker.submit(self._write, transition))
+        self._write(transition)
 
     def _write(self, transition: Transition) -> None:
         """On the worker: the app's version, then the line; a failure is logged, never raised."""
@@ -385,8 +392,8 @@ class TransitionRecorder:
         self._closed = True
         if self._unsubscribe is not None:
             self._unsubscribe()
-        self._flush_pending("")
-        for job in list(self._writes):
+        self._jobs.append(self._worker.submit(self._guarded, self._flush_pending, ""))
+        for job in list(self._jobs):
             try:
                 await asyncio.wrap_future(job)
             except Exception as exc:        # _write catches OSError; anything else is said here

@@ -26,6 +26,7 @@ from app.core.device.android_device import ControlsSnapshot
 from app.core.device.phone_frames import SCREENSHOTS, STREAM
 from app.core.device.adb_servers import ServerWatcher, transport_for
 from app.core.device.errors import DeviceError
+from app.core.device.screen_capture import PNG_METHOD
 from app.core.device.phone_session import PhoneRegistry
 from app.core.device.phone_session import PhoneSession as CorePhoneSession
 from app.core.loop_thread import LoopThread
@@ -419,7 +420,9 @@ class PhoneSession(QObject):
                 frame = await session.frames.frame_after()
                 image = frame.image
                 if frame.size != frame.device_size:        # the stream is scaled: save the phone's own pixels
-                    image = (await session.device.screenshot()).image
+                    # one capture on the known path, not the four trial captures that choose one
+                    method = session.device.capture_method or PNG_METHOD
+                    image = (await session.device.screenshot(method)).image
             except DeviceError as exc:
                 self._to_gui(self.status, f"Could not take a screenshot: {exc}")
                 return
