@@ -277,9 +277,10 @@ def build_parser() -> argparse.ArgumentParser:
     add_learning_commands(sub, _agent_command)
 
     bench = sub.add_parser("bench", help="measure speed on the quick and the realistic virtual phone, or a phone")
-    bench.add_argument("suite", choices=["perception", "agent", "gui", "startup", "phone", "api", "tasks"],
+    bench.add_argument("suite", choices=["perception", "agent", "gui", "startup", "phone", "api", "tasks",
+                                         "map"],
                        help="what to measure (phone: how close the virtual phone is to real ones; api: what the "
-                            "task API costs a task)")
+                            "task API costs a task; map: the Map of screens drawing a large app)")
     bench.add_argument("--rounds", type=int, help="repetitions per figure, interleaved with the baseline's "
                        "(median reported; each suite has its own default)")
     bench.add_argument("--device", metavar="SERIAL", help="measure this attached phone instead of the two "

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from .phones import PhoneChoice
 
-SUITES = ("perception", "agent", "gui", "startup", "phone", "api", "tasks")
+SUITES = ("perception", "agent", "gui", "startup", "phone", "api", "tasks", "map")
 
 
 def run_benchmark(suite: str, rounds: int | None = None, json_out: str | None = None, bundle: str | None = None,
@@ -26,6 +26,12 @@ def run_benchmark(suite: str, rounds: int | None = None, json_out: str | None = 
         from .gui_bench import run_gui_bench
 
         table = run_gui_bench(choice=choice, **options)
+    elif suite == "map":
+        from .map_bench import run_map_bench
+
+        if choice.device:
+            print("note: the map bench uses no phone; --device is ignored", file=sys.stderr)
+        table = run_map_bench(**options)
     elif suite == "startup":
         from .startup_bench import run_startup_bench
 

@@ -236,6 +236,8 @@ class LearningSettings(_Section):
                               "folder's skills/ folder, as YAML a person can edit)")
     record_screens: bool = Field(True, description="record every screen and action as the screens graph's data "
                                  "(the data folder's graph/ folder)")
+    use_map: bool = Field(True, description="tell the model where the phone is on the map of screens earlier "
+                          "runs recorded, and let it go to a known screen by the known way (go_to_screen)")
 
 
 class Settings(_Section):

@@ -26,6 +26,7 @@ from app.gui.runs.approval_panel import ApprovalPanel
 from app.gui.phones.device_panel import DevicePanel
 from app.gui.dialogs import run_dialog
 from app.gui.inspector.inspector import InspectorPanel
+from app.gui.map.map_window import show_map
 from app.gui.mirror.mirror_panel import MirrorPanel
 from app.gui.phones.phone_session import PhoneSession
 from app.gui.runs.past_run_actions import connect_learning
@@ -196,6 +197,7 @@ class MainWindow(QMainWindow):
         action(file_menu, "Settings…", self.open_settings, "Ctrl+,")
         action(file_menu, "Past runs…", self.open_past_runs, "Ctrl+O")
         action(file_menu, "Skills…", lambda: show_skills(self))
+        action(file_menu, "Map of screens…", lambda: show_map(self))
         action(file_menu, "Open runs folder", lambda: QDesktopServices.openUrl(QUrl.fromLocalFile(str(paths.runs_dir()))))
         file_menu.addSeparator()
         action(file_menu, "Quit", self.close, "Ctrl+Q")

@@ -148,7 +148,7 @@ def test_optional_context_appears_only_when_given():
         "Set an alarm", screen([control(1, "OK")]), plan=["Open Clock", "Add alarm"],
         feedback="Use the Clock app, not Calendar", reflection_note="The screen did not change",
         user_answers={"What time?": "7:15"}, stuck_warning="The last 3 actions changed nothing."))
-    for present in ("The person rejected your last proposal: Use the Clock app, not Calendar",
+    for present in ("Note: Use the Clock app, not Calendar\nTake this into account",
                     "Q: What time?\nA: 7:15", "Warning: The last 3 actions changed nothing.",
                     "1. Open Clock\n2. Add alarm", "The screen did not change", "Set an alarm"):
         assert present in full

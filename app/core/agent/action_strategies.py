@@ -9,7 +9,7 @@ from functools import cached_property
 
 from app.core.device.settle import wait_until_still
 
-from .actions import USE_SKILL, Action, AskUser, ModelReply, ReplyInvalid, check_against_screen, describe_action
+from .actions import GO_TO_SCREEN, USE_SKILL, Action, AskUser, ModelReply, ReplyInvalid, check_against_screen, describe_action
 from .collection_strategies import RunStrategy
 from .coordinates import CoordinateMapper
 from .events import ActionExecuted, ModelWords, ProposalMade, StepFinished
@@ -73,6 +73,19 @@ def check_skill_choice(action: Action, offered: dict[str, str]) -> None:
                            + ", ".join(repr(known) for known in offered) + ".")
 
 
+def check_screen_choice(action: Action, offered: dict[str, str]) -> None:
+    """A go_to_screen reply must name a screen that was listed (ReplyInvalid, sent back to the model, if not)."""
+    if action.function != GO_TO_SCREEN:
+        return
+    if not offered:
+        raise ReplyInvalid("go_to_screen is not available now: no known screens were listed. Choose another "
+                           "function.")
+    name = str(action.arguments.get("screen") or "")
+    if name not in offered:
+        raise ReplyInvalid(f"There is no known screen called {name!r}; the screens are: "
+                           + ", ".join(repr(known) for known in offered) + ".")
+
+
 class StuckFailure(RuntimeError):
     """The model repeats what it was warned does not work."""
 
@@ -111,12 +124,13 @@ class Decide(RunStrategy):
         user = rc.prompts.user_message(
             rc.request, screen, rc.memory.recent(rc.settings.agent.recent_steps_in_prompt), rc.plan,
             rc.pending_feedback, last_action_note(rc.memory.last, reflection), rc.answers, rc.stuck.warning,
-            skills=rc.skills_offered)
+            skills=rc.skills_offered, map_note=rc.map_note)
         mapper = CoordinateMapper(shot.size, images.image_size, rc.settings.provider.coordinate_mode)
         mapped: dict[str, Action] = {}
 
         def validate(reply: ModelReply) -> None:
             check_skill_choice(reply.action, rc.skills_offered)
+            check_screen_choice(reply.action, rc.screens_offered)
             action = mapper.action_to_device(reply.action)
             check_against_screen(action, controls, shot.size)
             mapped["action"] = action

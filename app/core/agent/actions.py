@@ -93,6 +93,17 @@ class UseSkill(_Args):
 USE_SKILL = "use_skill"
 
 
+class GoToScreen(_Args):
+    """Go to a screen the map of earlier runs knows, by its known way (offered only when there is one;
+    never reaches the phone as such: its steps do)."""
+
+    screen: str = Field(min_length=1)
+
+
+GO_TO_SCREEN = "go_to_screen"
+OFFERED_ONLY = (USE_SKILL, GO_TO_SCREEN)
+
+
 ARGUMENT_MODELS: dict[str, type[_Args]] = {
     "launch_app": LaunchApp,
     "click_control": ClickControl,
@@ -105,11 +116,13 @@ ARGUMENT_MODELS: dict[str, type[_Args]] = {
     "wait": Wait,
     "ask_user": AskUser,
     USE_SKILL: UseSkill,
+    GO_TO_SCREEN: GoToScreen,
 }
-FUNCTION_NAMES = tuple(name for name in ARGUMENT_MODELS if name != USE_SKILL)
-"""The functions every model is offered; use_skill is offered only when there are skills."""
+FUNCTION_NAMES = tuple(name for name in ARGUMENT_MODELS if name not in OFFERED_ONLY)
+"""The functions every model is offered; use_skill only when there are skills, go_to_screen only when the
+map knows screens to go to."""
 ActionArgs = Union[LaunchApp, ClickControl, LongPressControl, TypeText, Swipe, Scroll, Tap, PressKey, Wait,
-                   AskUser, UseSkill, NoAction]
+                   AskUser, UseSkill, GoToScreen, NoAction]
 
 
 class Action(BaseModel):
@@ -302,4 +315,6 @@ def describe_action(action: Action, controls: list[Control] | None = None) -> st
     if isinstance(args, UseSkill):
         values = ", ".join(f"{name} = {value}" for name, value in args.parameters.items())
         return f"Use the skill “{args.name}”" + (f" with {values}" if values else "")
+    if isinstance(args, GoToScreen):
+        return f"Go to “{args.screen}” by its known way"
     return action.function

@@ -27,7 +27,7 @@ from importlib.resources import files
 from string import Template
 from typing import Any, Literal, get_args, get_origin
 
-from app.core.agent.actions import ARGUMENT_MODELS, FUNCTION_NAMES, NO_ACTION, USE_SKILL, Status
+from app.core.agent.actions import ARGUMENT_MODELS, FUNCTION_NAMES, GO_TO_SCREEN, NO_ACTION, USE_SKILL, Status
 from app.core.agent.coordinates import CoordinateMapper
 from app.core.agent.memory import MemoryItem
 from app.core.config import Settings
@@ -65,11 +65,13 @@ class PromptBuilder:
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
+        self.offered_functions: tuple[str, ...] = ()     # use_skill / go_to_screen, once a system message offers them
 
-    def system_message(self, offer_skills: bool = False) -> dict[str, Any]:
+    def system_message(self, offer_skills: bool = False, offer_screens: bool = False) -> dict[str, Any]:
         sections = _sections("system.txt")
         hints = _hints(sections["function_hints"].template)
-        names = (*FUNCTION_NAMES, USE_SKILL) if offer_skills else FUNCTION_NAMES
+        self.offered_functions = (*((USE_SKILL,) if offer_skills else ()), *((GO_TO_SCREEN,) if offer_screens else ()))
+        names = (*FUNCTION_NAMES, *self.offered_functions)
         functions = "\n".join(f"- {function_signature(name)}" + (f" — {hints[name]}" if name in hints else "")
                               for name in names)
         coordinates = sections[f"coordinates_{self.settings.provider.coordinate_mode}"].template.strip()
@@ -79,7 +81,8 @@ class PromptBuilder:
     def user_message(self, request: str, screen: ScreenContext, memory_items: Sequence[MemoryItem] = (),
                      plan: Sequence[str] = (), feedback: str | None = None, reflection_note: str | None = None,
                      user_answers: Mapping[str, str] | Iterable[tuple[str, str]] = (),
-                     stuck_warning: str | None = None, skills: Mapping[str, str] | None = None) -> dict[str, Any]:
+                     stuck_warning: str | None = None, skills: Mapping[str, str] | None = None,
+                     map_note: str = "") -> dict[str, Any]:
         """The step's message: the image(s), then one text part with everything the model needs."""
         sections = _sections("user.txt")
         texts: list[str] = []
@@ -102,6 +105,8 @@ class PromptBuilder:
             add("skills", skills="\n".join(f"- {_neutralise(name)}" + (f" (fits: {_neutralise(trigger)})"
                                                                         if trigger and trigger != name else "")
                                             for name, trigger in list(skills.items())[:SKILLS_SHOWN]))
+        if map_note:
+            add("map", map=_neutralise(map_note.strip()))
         if plan:
             add("plan", plan="\n".join(f"{number}. {_clip(step, PLAN_LINE_LIMIT)}"
                                        for number, step in enumerate(plan[:PLAN_STEPS_SHOWN], 1)))
@@ -199,7 +204,7 @@ class PromptBuilder:
         """The one tool whose call arguments are the whole reply object (GUIDE §2)."""
         strings = {"type": "array", "items": {"type": "string"}}
         action = {"type": "object", "properties": {
-            "function": {"type": "string", "enum": [*FUNCTION_NAMES, NO_ACTION]},
+            "function": {"type": "string", "enum": [*FUNCTION_NAMES, *self.offered_functions, NO_ACTION]},
             "arguments": {"type": "object", "description": "the function's arguments, as the system message lists"},
             "status": {"type": "string", "enum": list(get_args(Status))}},
             "required": ["function", "arguments", "status"]}

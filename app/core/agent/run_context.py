@@ -61,6 +61,8 @@ class RunContext:
     system_message: dict[str, Any] | None = None
     screen_tree: ScreenTree | None = None      # the phone session's; None: one of the run's own
     skills_offered: dict[str, str] = field(default_factory=dict)   # skill name → trigger, offered as use_skill
+    screens_offered: dict[str, str] = field(default_factory=dict)  # a known screen's name → its map id (go_to_screen)
+    map_note: str = ""                                             # where the map says the phone is, and the ways on
 
     def __post_init__(self) -> None:
         if self.screen_tree is None:

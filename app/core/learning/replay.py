@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from app.core.agent.action_strategies import Decide, Review, RunCannotGoOn
-from app.core.agent.actions import USE_SKILL, Action, Expectation, ModelReply, describe_action
+from app.core.agent.actions import GO_TO_SCREEN, USE_SKILL, Action, Expectation, ModelReply, describe_action
 from app.core.agent.collection_strategies import RunStrategy
 from app.core.agent.completion_check import REPLAY_FINAL_SCREEN
 from app.core.agent.pipeline import ComposedStrategy, ProcessingPhase, StepContext, Strategy
@@ -28,9 +28,13 @@ from app.core.agent.run_context import RunContext
 from app.core.agent.supervisor import Proposal, action_target, sensitive_reason
 from app.core.device.errors import DeviceError
 from app.core.perception.controls import Control
+from app.core.perception.locator import summarize_control
 
+from .navigation import MapGuide
 from .recorded_steps import RecordedStep, ReplayScript
 from .regrounding import find_target, switch_is_on
+from .screen_cards import title_from_controls
+from .screen_signature import stable_signature
 
 
 RECORDED_DECISIONS = {"approve": "approved by the person", "edit": "edited by the person",
@@ -54,8 +58,17 @@ class Planned:
 class ScriptPlayer:
     """Walks a ReplayScript step by step against the screens the phone shows now."""
 
-    def __init__(self, script: ReplayScript, *, what: str, model_available: bool) -> None:
+    def __init__(self, script: ReplayScript, *, what: str, model_available: bool,
+                 screens_before: Sequence[frozenset[str]] | None = None,
+                 arrival: tuple[str, frozenset[str]] | None = None,
+                 describe_screen: Callable[[str], str] | None = None) -> None:
         self.script = script
+        # a way along the map: the screen signatures each step must start on (empty: any), and where it ends
+        self.screens_before = list(screens_before or [])
+        self.arrival = arrival
+        self.describe_screen = describe_screen or (lambda signature: "")
+        self.arrived = False
+        self._screen, self._title = "", ""            # the screen `plan` was last told of, and its title
         self.what = what                      # "the replay of …" / "skill “…”", for the person and the model
         self.model_available = model_available
         self.position = 0                     # the index of the next recorded step
@@ -74,14 +87,36 @@ class ScriptPlayer:
         if self.active:
             self.active, self.handover = False, reason
 
-    def plan(self, controls: Sequence[Control], foreground: str, installed_apps: Sequence[str]) -> Planned:
+    @property
+    def needs_screen(self) -> bool:
+        """Whether `plan` must be told the screen's stable signature (a way along the map)."""
+        return bool(self.arrival) or any(self.screens_before)
+
+    def _shown(self, signature: str) -> str:
+        known = self.describe_screen(signature)
+        if known:
+            return known
+        title = self._title if signature == self._screen else ""
+        return f"“{title}”, a screen the map does not know" if title else "a screen the map does not know"
+
+    def plan(self, controls: Sequence[Control], foreground: str, installed_apps: Sequence[str],
+             screen: str = "") -> Planned:
         """The next recorded step as an action on this screen, skipping those already done; or FINISH at the
-        end; or a hand-over (action None, `handover` says why)."""
+        end (or, for a way along the map, a hand-over on arrival); or a hand-over (action None, `handover`
+        says why). `screen` is the screen's stable signature when `needs_screen`."""
         notes: list[str] = []
+        if self.needs_screen:
+            self._screen, self._title = screen, title_from_controls([summarize_control(c) for c in controls])
         while self.active and self.position < self.total:
             step = self.script.steps[self.position]
             where = f"recorded step {step.step} ({step.action_text or step.function})"
+            if self.script.source == "the map of screens":
+                where = f"step {step.step} ({step.words})"
+            expected = self.screens_before[self.position] if self.position < len(self.screens_before) else None
             mismatch = self._screen_mismatch(step, foreground, installed_apps)
+            if not mismatch and expected and screen not in expected:
+                mismatch = (f"the phone shows {self._shown(screen)} instead of "
+                            f"{self._shown(next(iter(sorted(expected))))}")
             if mismatch:
                 self.hand_over(f"{where}: {mismatch}")
                 return Planned(None, step, notes)
@@ -110,6 +145,12 @@ class ScriptPlayer:
             return Planned(action, step, notes)
         if not self.active:
             return Planned(None, None, notes)
+        if self.arrival is not None:
+            name, goal = self.arrival
+            self.arrived = screen in goal
+            self.hand_over(f"arrived at “{name}”" if self.arrived else
+                           f"the way to “{name}” ended on {self._shown(screen)}, not there")
+            return Planned(None, None, notes)
         if self.script.ended not in ("success", ""):
             self.hand_over(f"all {self.total} recorded steps are done again, but the recorded run had "
                            f"{self.script.ended}, so the request is not done yet")
@@ -137,7 +178,8 @@ class ScriptPlayer:
 
     def status_line(self) -> str:
         """How far the replay got, in words."""
-        line = f"{self.what}: {self.done} of {self.total} recorded steps done again"
+        line = f"{self.what}: {self.done} of {self.total} " + ("steps taken" if self.arrival else
+                                                                 "recorded steps done again")
         if self.skipped:
             line += f", {self.skipped} skipped as already done"
         return line + (f"; handed over: {self.handover}" if self.handover else "")
@@ -155,11 +197,13 @@ class ReplayOrDecide(RunStrategy):
     provides = Decide.provides
 
     def __init__(self, rc: RunContext, decide: Decide, player: ScriptPlayer | None,
-                 adopt: Callable[[str, dict], ScriptPlayer | str] | None = None, fail_fast: bool = True) -> None:
+                 adopt: Callable[[str, dict], ScriptPlayer | str] | None = None, fail_fast: bool = True,
+                 guide: MapGuide | None = None) -> None:
         super().__init__(rc, fail_fast)
         self.decide = decide
         self.player = player
         self.adopt = adopt          # the model chose an offered skill: its player, or why it cannot be used
+        self.guide = guide          # the map of screens: where the phone is, and known screens to go to
         self._told_model = False
 
     @property
@@ -177,13 +221,17 @@ class ReplayOrDecide(RunStrategy):
             await self._model_decides(ctx)
             return
         if player.active:
-            planned = player.plan(ctx.get("controls"), ctx.get("foreground") or "", await self._packages())
+            screen = self._signature(ctx) if player.needs_screen else ""
+            planned = player.plan(ctx.get("controls"), ctx.get("foreground") or "", await self._packages(), screen)
             for note in planned.notes:
                 rc.events.message(f"Step {ctx.step}: {note}")
             if planned.action is not None:
                 self._propose(ctx, planned)
                 return
-        if player.handover and not self._told_model:
+        if player.arrived and not self._told_model:
+            rc.events.message(f"Step {ctx.step}: {player.what}: {player.handover} in {player.done} steps, "
+                              "without the model.")
+        elif player.handover and not self._told_model:
             rc.events.message(f"Step {ctx.step}: {player.what} stopped — {player.handover}.")
         if not player.model_available:
             raise ReplayStopped(f"{player.status_line()}. No model is set up to take over; "
@@ -197,10 +245,21 @@ class ReplayOrDecide(RunStrategy):
                                       else ""))
         await self._model_decides(ctx)
 
+    def _signature(self, ctx: StepContext) -> str:
+        return stable_signature(ctx.get("foreground") or "", ctx.get_or("activity") or "", ctx.get("controls")).id
+
     async def _model_decides(self, ctx: StepContext) -> None:
-        """The model's decision; when it chooses an offered skill, the skill's first step instead."""
+        """The model's decision; when it chooses an offered skill or a known screen, their first step instead."""
+        guide = self.guide
+        if guide is not None:
+            self.rc.map_note = guide.observe(ctx.get("foreground") or "", ctx.get_or("activity") or "",
+                                             ctx.get("controls"))
+            self.rc.screens_offered = guide.offered_names()
         await self.decide.run(ctx)
         action = ctx.get("proposal").action
+        if action.function == GO_TO_SCREEN and guide is not None:
+            await self._go_to_screen(ctx, guide, str(action.arguments.get("screen") or ""))
+            return
         if action.function != USE_SKILL or self.adopt is None:
             return
         name = str(action.arguments.get("name") or "")
@@ -214,6 +273,25 @@ class ReplayOrDecide(RunStrategy):
         self.rc.events.message(f"Step {ctx.step}: the model chose to use the skill “{name}”; its recorded steps "
                                "follow, each reviewed as usual (reject one to let the model decide instead).")
         self.player, self._told_model = adopted, False
+        ctx.set("replayed_step", None)
+        await self.run(ctx)
+
+    async def _go_to_screen(self, ctx: StepContext, guide: MapGuide, name: str) -> None:
+        """The model chose a known screen: walk its way (each step proposed and reviewed as usual)."""
+        way = guide.way_to(name)
+        if isinstance(way, str):
+            self.rc.events.message(f"Step {ctx.step}: the way to “{name}” cannot be taken: {way}.")
+            self.rc.pending_feedback = f"go_to_screen {name!r} cannot be done: {way}. Choose another action."
+            guide.refused.add(name)
+            await self._model_decides(ctx)
+            return
+        script, before, goal = way
+        self.rc.events.message(f"Step {ctx.step}: the model chose to go to “{name}” by the map's known way "
+                               f"({len(script.steps)} steps, each checked on arrival; reject one to let the "
+                               "model decide instead).")
+        self.player = ScriptPlayer(script, what=f"the way to “{name}”", model_available=True,
+                                   screens_before=before, arrival=(name, goal), describe_screen=guide.name_of)
+        self._told_model = False
         ctx.set("replayed_step", None)
         await self.run(ctx)
 
@@ -241,7 +319,8 @@ class ReplayOrDecide(RunStrategy):
                 ctx.set(REPLAY_FINAL_SCREEN, player.script.final_screen)
         else:
             how = RECORDED_DECISIONS.get(planned.step.decided_by, "")
-            thought = f"{player.what}: recorded step {player.position} of {player.total}" + (
+            kind = "step" if player.arrival else "recorded step"
+            thought = f"{player.what}: {kind} {player.position} of {player.total}" + (
                 f" ({how} when recorded)" if how else "")
             comment = ""
         ctx.set("proposal", Proposal(
@@ -256,19 +335,22 @@ class ReplayOrDecide(RunStrategy):
 
 def replaying(base: Callable[[RunContext], list], player: ScriptPlayer | None,
               adopt: Callable[[str, dict], ScriptPlayer | str] | None = None,
-              offered: dict[str, str] | None = None) -> Callable[[RunContext], list]:
+              offered: dict[str, str] | None = None, guide: MapGuide | None = None) -> Callable[[RunContext], list]:
     """`base`'s pipeline with the model's decision wrapped by the player (also where Review decides again);
-    with `offered` skills (name → trigger), the model may choose one (use_skill) and `adopt` plays it."""
+    with `offered` skills (name → trigger), the model may choose one (use_skill) and `adopt` plays it; with
+    a `guide`, the model is told where the phone is on the map and may go to a known screen (go_to_screen)."""
     def build(rc: RunContext) -> list:
-        if offered and adopt is not None:
+        skills = bool(offered and adopt is not None)
+        if skills:
             rc.skills_offered = dict(offered)
-            rc.system_message = rc.prompts.system_message(offer_skills=True)
+        if skills or guide is not None:
+            rc.system_message = rc.prompts.system_message(offer_skills=skills, offer_screens=guide is not None)
         phases = base(rc)
         built = []
         wrapper: ReplayOrDecide | None = None
         for phase, strategy in phases:
             if phase == ProcessingPhase.LLM_INTERACTION and isinstance(strategy, Decide):
-                wrapper = ReplayOrDecide(rc, strategy, player, adopt, fail_fast=strategy.fail_fast)
+                wrapper = ReplayOrDecide(rc, strategy, player, adopt, fail_fast=strategy.fail_fast, guide=guide)
                 strategy = wrapper
             built.append((phase, strategy))
         if wrapper is None:

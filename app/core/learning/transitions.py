@@ -26,8 +26,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, ClassVar
 
-from app.core.agent.events import EventStream, RunEvent, RunFinished, StepFinished
+from app.core.agent.events import EventStream, ObservationReady, RunEvent, RunFinished, StepFinished
 from app.core.agent.records import REQUIRED, TolerantRecord
+from app.core.learning.screen_cards import CardStore, ScreenCard, title_from_controls
 from app.core.learning.screen_signature import stable_signature
 from app.core.paths import data_dir
 from app.core.perception.locator import TargetLocator
@@ -307,6 +308,8 @@ class TransitionRecorder:
         self.written = 0
         self._versions: dict[str, str] = {}
         self._pending: Transition | None = None
+        self._pictures: dict[int, Any] = {}         # the latest step's screenshot (on the loop)
+        self._carded: set[str] = set()              # screens whose card this run wrote or found
         self._worker = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="agentdesk-graph")
         self._jobs: list[concurrent.futures.Future] = []     # steps and writes, in order on the worker
         self._unsubscribe: Callable[[], None] | None = None
@@ -319,8 +322,12 @@ class TransitionRecorder:
 
     def _on_event(self, event: RunEvent) -> None:
         """On the run's loop: hand the step to the worker (signatures cost a pass over every control)."""
-        if isinstance(event, StepFinished):
-            self._jobs.append(self._worker.submit(self._guarded, self._step_finished, event.item))
+        if isinstance(event, ObservationReady) and event.screenshot is not None:
+            self._pictures[event.step] = event.screenshot        # the step's picture, for its screen's card
+        elif isinstance(event, StepFinished):
+            picture = self._pictures.pop(event.step, None)
+            self._pictures.clear()
+            self._jobs.append(self._worker.submit(self._guarded, self._step_finished, event.item, picture))
         elif isinstance(event, RunFinished):
             self._jobs.append(self._worker.submit(self._guarded, self._flush_pending, ""))
 
@@ -332,12 +339,14 @@ class TransitionRecorder:
         except Exception as exc:
             self._problem(f"a step could not be turned into a transition ({exc})")
 
-    def _step_finished(self, item: Any) -> None:
+    def _step_finished(self, item: Any, picture: Any = None) -> None:
         app = str(getattr(item, "foreground", "") or "")
         activity = str(getattr(item, "activity", "") or "")
         controls = getattr(item, "controls", None) or []
         known = bool(controls) and not getattr(item, "screen_only", False)
         screen = stable_signature(app, activity, controls).id if known else ""
+        if known:
+            self._write_card(screen, item, picture)
         self._flush_pending(screen, activity if known else "")
         action = getattr(item, "action", None) or {}
         result = getattr(item, "result", None)
@@ -368,6 +377,26 @@ class TransitionRecorder:
             self.written += 1
         except OSError as exc:
             self._problem(f"step {transition.step}'s transition could not be written to {self.store.root} ({exc})")
+
+    def _write_card(self, screen: str, item: Any, picture: Any) -> None:
+        """On the worker: the screen's card and picture, the first time any run meets it."""
+        if screen in self._carded:
+            return
+        self._carded.add(screen)
+        cards = CardStore(self.store.root, phone_kind(self.phone_model, self.android_version))
+        if cards.has(screen):
+            return
+        app = str(getattr(item, "foreground", "") or "")
+        controls = list(getattr(item, "controls", None) or [])
+        card = ScreenCard(id=screen, app=app, activity=str(getattr(item, "activity", "") or ""),
+                          title=title_from_controls(controls), controls=controls,
+                          screen_size=list(picture.size) if picture is not None else [],
+                          app_version=self._app_version(app), run_id=self.run_id,
+                          step=int(getattr(item, "step", 0) or 0), at=str(getattr(item, "timestamp", "") or ""))
+        try:
+            cards.write(card, picture)
+        except OSError as exc:
+            self._problem(f"the card of screen {screen} could not be written to {cards.folder} ({exc})")
 
     def _app_version(self, package: str) -> str:
         if self.app_versions is None or not package:

@@ -36,6 +36,7 @@ from app.core.device.phone_session import PhoneRegistry, PhoneSession
 from app.core.learning.planner import RunPlan, learn_from_run, plan_run
 from app.core.learning.recorded_steps import ReplayScript
 from app.core.learning.replay import replaying
+from app.core.learning.navigation import map_guide
 from app.core.learning.transitions import TransitionRecorder, TransitionStore
 from app.core.secrets import SecretStore, env_source, provider_key_variable, register_secret, resolve_api_key
 
@@ -83,6 +84,7 @@ class RunRequest:
     replay: ReplayScript | None = None        # do these recorded steps again (the model takes over where they stop
                                               # fitting, when one is set up); see app/core/learning/replay.py
     use_skills: bool | None = None            # let the planner replay a stored skill that fits; None: the setting
+    use_map: bool | None = None               # tell the model where it is on the map of screens; None: the setting
     model_takes_over: bool = True             # False: a replay that stops fitting ends, even with a model set up
 
 
@@ -268,8 +270,11 @@ class RunService:
         use_skills = settings.learning.use_skills if request.use_skills is None else request.use_skills
         plan: RunPlan = await plan_run(handle.request, replay=request.replay, use_skills=use_skills,
                                        model_available=model_available, phone=phone)
-        learning = replaying(self.pipeline, plan.player, plan.adopt, plan.offered_triggers()) \
-            if plan.player or plan.offered else self.pipeline
+        use_map = settings.learning.use_map if request.use_map is None else request.use_map
+        guide = await map_guide(phone, handle.request, events.message) \
+            if use_map and model_available and request.replay is None else None
+        learning = replaying(self.pipeline, plan.player, plan.adopt, plan.offered_triggers(), guide) \
+            if plan.player or plan.offered or guide else self.pipeline
         pipeline = guard_pipeline(learning, recorder)
         graph = TransitionRecorder(events, TransitionStore(), phone, handle.id,
                                    app_versions=app_version_reader(session.device, asyncio.get_running_loop())) \

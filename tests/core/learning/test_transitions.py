@@ -110,7 +110,10 @@ async def test_a_run_becomes_transitions_between_its_screens(tmp_path):
         ("run-1", SETTINGS, "Pixel 7", "14", "15.0.1")}
     assert first.at == "2025-01-01T10:00:01+00:00"
     assert asked == [SETTINGS], "an app's version is asked once per run"
-    assert [p.name for p in tmp_path.iterdir()] == ["transitions-pixel-7-android-14.jsonl"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["screens-pixel-7-android-14",
+                                                          "transitions-pixel-7-android-14.jsonl"]
+    cards = sorted(p.suffix for p in (tmp_path / "screens-pixel-7-android-14").iterdir())
+    assert cards == [".json", ".json"], "one card per screen met (no picture: the steps had none)"
     assert recorder.written == 3 and graph_threads() == []
 
 
@@ -174,8 +177,9 @@ async def test_a_failing_disk_is_reported_and_never_raised(tmp_path, caplog):
     blocker = tmp_path / "graph"
     blocker.write_text("a file where the folder should be", encoding="utf-8")
     recorder = await record(TransitionStore(blocker), "run-1", a_run())
-    assert recorder.written == 0 and len(recorder.problems) == 3
-    assert "could not be written" in recorder.problems[0]
+    assert recorder.written == 0 and len(recorder.problems) == 5      # 3 transitions, 2 screens' cards
+    assert all("could not be written" in problem for problem in recorder.problems)
+    assert sum("the card of screen" in problem for problem in recorder.problems) == 2
     assert any("screens graph" in message for message in caplog.messages)
     assert graph_threads() == []
 
