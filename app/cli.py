@@ -278,9 +278,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     bench = sub.add_parser("bench", help="measure speed on the quick and the realistic virtual phone, or a phone")
     bench.add_argument("suite", choices=["perception", "agent", "gui", "startup", "phone", "api", "tasks",
-                                         "map"],
+                                         "map", "navigation"],
                        help="what to measure (phone: how close the virtual phone is to real ones; api: what the "
-                            "task API costs a task; map: the Map of screens drawing a large app)")
+                            "task API costs a task; map: the Map of screens drawing a large app; navigation: "
+                            "tasks started far from their screen, with the map of screens and without)")
     bench.add_argument("--rounds", type=int, help="repetitions per figure, interleaved with the baseline's "
                        "(median reported; each suite has its own default)")
     bench.add_argument("--device", metavar="SERIAL", help="measure this attached phone instead of the two "

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from .phones import PhoneChoice
 
-SUITES = ("perception", "agent", "gui", "startup", "phone", "api", "tasks", "map")
+SUITES = ("perception", "agent", "gui", "startup", "phone", "api", "tasks", "map", "navigation")
 
 
 def run_benchmark(suite: str, rounds: int | None = None, json_out: str | None = None, bundle: str | None = None,
@@ -62,6 +62,10 @@ def run_benchmark(suite: str, rounds: int | None = None, json_out: str | None = 
             for warning in warnings:
                 print(f"warning: {warning}", file=sys.stderr)
         table = run_tasks_bench(choice=choice, model=model, **options)
+    elif suite == "navigation":
+        from .navigation_bench import run_navigation_bench
+
+        table = run_navigation_bench(choice=choice, **options)
     else:
         raise SystemExit(f"unknown benchmark suite: {suite}")
     print(table.render())

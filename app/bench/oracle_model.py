@@ -143,6 +143,7 @@ class _Progress:
     cursor: int = 0
     scrolls: int = 0
     driving: bool = False        # it has acted on a control in this run (before: it may be resuming a skill)
+    navigated: bool = False      # it went to its task's screen by the map (go_to_screen) in this run
     last_reply: dict[str, Any] | None = None
 
 
@@ -255,7 +256,7 @@ class OracleModel:
         last = body.get("messages", [])[-1:] or [{}]
         if isinstance(last[0].get("content"), str) and last[0].get("role") == "user" and progress.last_reply:
             return OracleAnswer(progress.last_reply, "step", tools)     # a retry: the same answer again
-        progress.last_reply = self._step(task, progress, screen_controls(body))
+        progress.last_reply = self._step(task, progress, screen_controls(body), "\n".join(message_texts(body)[:1]))
         return OracleAnswer(progress.last_reply, "step", tools)
 
     def _task_of(self, body: dict[str, Any]) -> BenchTask | None:
@@ -264,11 +265,23 @@ class OracleModel:
         quoted = [request for request in self.tasks if request in text]
         return self.tasks[max(quoted, key=len)] if quoted else None
 
-    def _step(self, task: BenchTask, progress: _Progress, controls: list[ScreenControl]) -> dict[str, Any]:
+    def _step(self, task: BenchTask, progress: _Progress, controls: list[ScreenControl],
+              prompt: str = "") -> dict[str, Any]:
         script = task.script
         resuming = not progress.driving           # a replayed skill may have done part of the work before asking
         if resuming and task.expect and expectation_shown(task.expect, controls):
             progress.cursor = len(script)
+        if resuming and not progress.navigated and task.screen:
+            known = known_screen(prompt, task.screen)
+            if known:                             # the map knows the task's screen: go there in one call
+                progress.navigated = True
+                return _act("go_to_screen", "CONTINUE", f"go to {known}, where the task is done", screen=known)
+        if resuming and progress.navigated:       # arrived on the task's screen: the work left is its last step shown
+            shown = [index for index in range(progress.cursor, len(script)) if script[index].target
+                     and find_control(controls, script[index].target, script[index].function == "click_control")
+                     is not None]
+            if shown:
+                progress.cursor = shown[-1]
         while progress.cursor < len(script):
             step = script[progress.cursor]
             if step.target is None:
@@ -299,6 +312,21 @@ class OracleModel:
         if task.expect:
             reply["expect"] = dict(task.expect)
         return reply
+
+
+_KNOWN_SCREEN = re.compile(r'^- "(.+)" \(\d+ steps?\)$')
+
+
+def known_screen(prompt: str, wanted: str) -> str:
+    """The name, as the prompt's map section lists it for go_to_screen, of the known screen whose own
+    name (the last part of its place) is `wanted`; "" when none is listed. A plain entry is preferred to
+    one reached "(after …)" a further action."""
+    listed = prompt.split("Known screens you can go to with go_to_screen", 1)
+    if len(listed) < 2:
+        return ""
+    names = [match.group(1) for line in listed[1].splitlines() if (match := _KNOWN_SCREEN.match(line.strip()))]
+    fitting = [name for name in names if normalise(name.split(" (after ", 1)[0].rsplit("›", 1)[-1]) == normalise(wanted)]
+    return min(fitting, key=lambda name: (" (after " in name, len(name)), default="")
 
 
 def _act(function: str, status: str, thought: str, **arguments: Any) -> dict[str, Any]:

@@ -98,6 +98,7 @@ class BenchTask:
     check: Callable[[dict], Verdict]
     setup: Callable[["VirtualPhone"], None] | None = None
     expect: dict[str, Any] | None = None       # the FINISH reply's `expect`: what the screen shows when done
+    screen: str = ""                           # the title of the screen the work is done on (go_to_screen's goal)
 
     def prepare(self, phone: "VirtualPhone") -> None:
         """The task's setup on a freshly made phone (nothing when it has none)."""
@@ -213,20 +214,23 @@ WIFI = "Wi-Fi"       # the phone writes Wi‑Fi with a non-breaking hyphen; the 
 TASKS: tuple[BenchTask, ...] = (
     BenchTask("wifi_on", "settings", "Turn on Wi-Fi",
               (launch(SETTINGS), click("Network & internet"), click(WIFI), click(f"Use {WIFI}")),
-              _switch("wifi", True, "Wi-Fi"), expect={"control": f"Use {WIFI}", "checked": True}),
+              _switch("wifi", True, "Wi-Fi"), expect={"control": f"Use {WIFI}", "checked": True}, screen=WIFI),
     BenchTask("wifi_off", "settings", "Turn off Wi-Fi",
               (launch(SETTINGS), click("Network & internet"), click(WIFI), click(f"Use {WIFI}")),
               _switch("wifi", False, "Wi-Fi"), setup=_wifi_already_on,
-              expect={"control": f"Use {WIFI}", "checked": False}),
+              expect={"control": f"Use {WIFI}", "checked": False}, screen=WIFI),
     BenchTask("bluetooth_on", "settings", "Turn on Bluetooth",
               (launch(SETTINGS), click("Connected devices"), click("Bluetooth"), click("Use Bluetooth")),
-              _switch("bluetooth", True, "Bluetooth"), expect={"control": "Use Bluetooth", "checked": True}),
+              _switch("bluetooth", True, "Bluetooth"), expect={"control": "Use Bluetooth", "checked": True},
+              screen="Bluetooth"),
     BenchTask("airplane_on", "settings", "Turn on airplane mode",
               (launch(SETTINGS), click("Network & internet"), click("Airplane mode")),
-              _switch("airplane", True, "Airplane mode"), expect={"control": "Airplane mode", "checked": True}),
+              _switch("airplane", True, "Airplane mode"), expect={"control": "Airplane mode", "checked": True},
+              screen="Network & internet"),
     BenchTask("dark_theme_on", "settings", "Switch the phone to the dark theme",
               (launch(SETTINGS), click("Display"), click("Dark theme")),
-              _switch("dark_theme", True, "The dark theme"), expect={"control": "Dark theme", "checked": True}),
+              _switch("dark_theme", True, "The dark theme"), expect={"control": "Dark theme", "checked": True},
+              screen="Display"),
     BenchTask("note_create", "notes", "Create a note called Groceries with milk, eggs",
               (launch(NOTES), click("New note"), type_into("Title", "Groceries"), type_into("Note", "milk, eggs"),
                click("Save")),

@@ -145,11 +145,12 @@ def empty_skills_store() -> None:
 
 async def run_task(task: BenchTask, kind: str, spec: PhoneSpec, settings: Settings, *,
                    oracle: OracleModel | None = None, api_key: str | None = None,
-                   replay_script: Any = None) -> TaskOutcome:
-    """One run of `task` on a freshly made phone of `spec`, judged by the task's checker."""
+                   replay_script: Any = None, request: RunRequest | None = None) -> TaskOutcome:
+    """One run of `task` on a freshly made phone of `spec`, judged by the task's checker (`request`: the
+    run service request to make, instead of `kind`'s)."""
     outcome = TaskOutcome(task.name, kind, spec.column)
     try:
-        request = request_for(task, kind, api_key, replay_script)
+        request = request or request_for(task, kind, api_key, replay_script)
     except TypeError as exc:
         outcome.available, outcome.reason = False, f"{NOT_AVAILABLE}: {exc}"
         return outcome

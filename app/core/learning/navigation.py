@@ -38,9 +38,14 @@ WAYS_SHOWN = 8
 
 _WORD = re.compile(r"[^\W_]+")
 
+COMMON_WORDS = frozenset({"the", "to", "on", "off", "an", "of", "in", "and", "my", "me", "turn", "switch", "open",
+                          "set", "please", "phone", "for", "with", "go", "it", "is", "at", "by", "from", "up"})
+"""Words of a request that say nothing about which screen it needs."""
+
 
 def _words(text: str) -> set[str]:
-    return {word for word in _WORD.findall(text.casefold().replace("‑", "-").replace("-", "")) if len(word) > 1}
+    words = _WORD.findall(text.casefold().replace("‑", "-").replace("-", ""))
+    return {word for word in words if len(word) > 1 and word not in COMMON_WORDS}
 
 
 @dataclass
@@ -104,10 +109,12 @@ class MapGuide:
         return "\n".join(lines)
 
     def _ranked(self, reachable: list) -> list:
-        """The reachable screens worth offering: those sharing words with the request first, then the nearest."""
+        """The reachable screens worth offering: those whose place, name or controls share words with the
+        request first ("airplane mode" is a switch on Network & internet), then the nearest."""
         def shared(item) -> int:
             node = item[0]
-            return len(self.request_words & _words(self.graph.place(node.id) + " " + node.name))
+            labels = " ".join(str(control.name) for control in node.card.controls) if node.card is not None else ""
+            return len(self.request_words & _words(f"{self.graph.place(node.id)} {node.name} {labels}"))
         ranked = sorted(reachable, key=lambda item: (-shared(item), len(item[1])))
         return ranked[:OFFERED_SCREENS]
 
