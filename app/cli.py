@@ -272,9 +272,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     from app.cli_api import add_commands as add_api_commands
     from app.cli_learning import add_commands as add_learning_commands
+    from app.cli_map import add_commands as add_map_commands
 
     add_api_commands(sub)
     add_learning_commands(sub, _agent_command)
+    add_map_commands(sub)
 
     bench = sub.add_parser("bench", help="measure speed on the quick and the realistic virtual phone, or a phone")
     bench.add_argument("suite", choices=["perception", "agent", "gui", "startup", "phone", "api", "tasks",

@@ -81,7 +81,8 @@ class MapEditsStore:
             setattr(edits, key, kept)
         return edits
 
-    def _save(self, kind: str, edits: MapEdits) -> None:
+    def save(self, kind: str, edits: MapEdits) -> None:
+        """Write the kind's edits whole (a temporary file, then a rename)."""
         self.root.mkdir(parents=True, exist_ok=True)
         path = self.path_for(kind)
         temporary = path.with_suffix(".json.part")
@@ -99,7 +100,7 @@ class MapEditsStore:
                 edits.names[target] = name
             else:
                 edits.names.pop(target, None)
-            self._save(kind, edits)
+            self.save(kind, edits)
             return edits
 
     def merge(self, kind: str, screen_ids: list[str], into: str) -> MapEdits:
@@ -116,7 +117,7 @@ class MapEditsStore:
                 if other in edits.names and target not in edits.names:
                     edits.names[target] = edits.names[other]
                 edits.names.pop(other, None)
-            self._save(kind, edits)
+            self.save(kind, edits)
             return edits
 
     def split(self, kind: str, screen_id: str) -> MapEdits:
@@ -131,5 +132,5 @@ class MapEditsStore:
                 raise MapEditError("this screen was not merged with another; there is nothing to split")
             for member in members:
                 edits.merged.pop(member, None)
-            self._save(kind, edits)
+            self.save(kind, edits)
             return edits

@@ -149,13 +149,14 @@ def role_of(view: _View) -> Role:
 def stable_label(view: _View, role: Role) -> str:
     """The control's label when it belongs to the structure, else "".
 
-    Edit fields (their text is what was typed), passwords and scroll containers have none; a label
-    with a digit, one longer than LABEL_LIMIT, or a checkable control's state word is dropped.
+    Edit fields (their text is what was typed), passwords and scroll containers have none; a row's
+    "Title, summary" name counts by its title (the summary — "Off", a network's name — is state); a
+    label with a digit, one longer than LABEL_LIMIT, or a checkable control's state word is dropped.
     Kept labels are compared with whitespace collapsed and case folded.
     """
     if role in ("edit", "scroll") or view.password:
         return ""
-    label = " ".join(view.name.split()).casefold()
+    label = " ".join(view.name.split(",", 1)[0].split()).casefold()   # a row's title, not its summary
     if not label or len(label) > LABEL_LIMIT or any(character.isdigit() for character in label):
         return ""
     if role == "check" and label in STATE_WORDS:

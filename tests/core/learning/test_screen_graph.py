@@ -175,3 +175,13 @@ def test_cards_keep_the_first_picture_and_give_screens_their_titles(tmp_path):
     assert graph.place(MAIN) == "Settings"
     assert title_from_controls(form()) == "New note" and title_from_controls([]) == ""
     assert app_label(SETTINGS) == "Settings" and app_label(NOTES) == "Notes"
+
+
+def test_a_rows_summary_is_state_not_structure():
+    """"Wi‑Fi, Off" and "Wi‑Fi, AndroidWifi" are the same row: the page is one screen; another row title is not."""
+    def page(summary: str, title: str = "Wi‑Fi") -> list[ControlSummary]:
+        return [ControlSummary(1, "Network & internet", "TextView", rect=[40, 120, 600, 220], text="Network & internet"),
+                ControlSummary(2, f"{title}, {summary}", "LinearLayout", rect=[0, 300, 1080, 500], flags=["clickable"])]
+    off = stable_signature(SETTINGS, ".SubSettings", page("Off")).id
+    assert off == stable_signature(SETTINGS, ".SubSettings", page("AndroidWifi")).id
+    assert off != stable_signature(SETTINGS, ".SubSettings", page("Off", title="Airplane mode")).id

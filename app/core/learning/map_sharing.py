@@ -1,0 +1,164 @@
+"""Sharing a map between phones of the same kind: one zip file holds a phone kind's whole map.
+
+`export_map` writes the kind's transitions, its screens' cards and pictures, and the person's
+names and merges into a zip (`transitions.jsonl`, `map.json`, `screens/…`, and `about.json`
+naming the kind). `import_map` adds such a file to this machine's map of that kind (or of
+another kind the person names, for a phone that differs only in name): transitions not already
+here are appended, cards and pictures fill in screens this map has none for, and names and
+merges are taken where this map has none of its own. Nothing of this machine's map is lost.
+
+A file that is not such a zip, or holds a broken part, is refused with words that say which
+part and why; the map here is untouched until every part has been read.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from app.core.paths import data_dir
+
+from .map_edits import MapEditsStore
+from .transitions import TransitionStore
+
+FORMAT = "agentdesk-map"
+VERSION = 1
+PART_LIMIT = 200 * 1024 * 1024          # bytes read of one part at most (a zip bomb is refused)
+
+
+class MapFileError(ValueError):
+    """A map file that cannot be imported, in words."""
+
+
+@dataclass
+class ImportReport:
+    kind: str
+    transitions_added: int = 0
+    transitions_known: int = 0
+    screens_added: int = 0
+    names_added: int = 0
+
+    def __str__(self) -> str:
+        return (f"map of {self.kind}: {self.transitions_added} actions added ({self.transitions_known} were "
+                f"already known), {self.screens_added} screens' pictures added, {self.names_added} names or merges "
+                "taken over")
+
+
+def _root(root: Path | None) -> Path:
+    return Path(root) if root is not None else data_dir() / "graph"
+
+
+def export_map(kind: str, target: Path, root: Path | None = None) -> Path:
+    """Write the kind's map to the zip file `target`; FileNotFoundError when this machine has no map of it."""
+    root = _root(root)
+    transitions = TransitionStore(root).path_for(kind)
+    if not transitions.is_file():
+        known = ", ".join(TransitionStore(root).kinds()) or "none yet"
+        raise FileNotFoundError(f"there is no map of {kind!r} here (the maps here: {known})")
+    target = Path(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    temporary = target.with_name(target.name + ".part")
+    with zipfile.ZipFile(temporary, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("about.json", json.dumps({"format": FORMAT, "version": VERSION, "kind": kind}))
+        archive.write(transitions, "transitions.jsonl")
+        edits = MapEditsStore(root).path_for(kind)
+        if edits.is_file():
+            archive.write(edits, "map.json")
+        screens = root / f"screens-{kind}"
+        if screens.is_dir():
+            for path in sorted(screens.iterdir()):
+                if path.suffix in (".json", ".png") and path.is_file():
+                    archive.write(path, f"screens/{path.name}")
+    os.replace(temporary, target)
+    return target
+
+
+def _read(archive: zipfile.ZipFile, name: str, source: Path) -> bytes:
+    info = archive.getinfo(name)
+    if info.file_size > PART_LIMIT:
+        raise MapFileError(f"{source}: {name} is {info.file_size:,} bytes, more than a map's part may be")
+    return archive.read(name)
+
+
+def import_map(source: Path, root: Path | None = None, as_kind: str | None = None) -> ImportReport:
+    """Add the map in the zip file `source` to this machine's map of its kind (or `as_kind`)."""
+    source, root = Path(source), _root(root)
+    try:
+        archive = zipfile.ZipFile(source)
+    except (OSError, zipfile.BadZipFile) as exc:
+        raise MapFileError(f"{source}: not a map file ({exc})") from None
+    with archive:
+        names = set(archive.namelist())
+        if "about.json" not in names or "transitions.jsonl" not in names:
+            raise MapFileError(f"{source}: not a map file (it has no about.json and transitions.jsonl)")
+        try:
+            about = json.loads(_read(archive, "about.json", source))
+        except ValueError as exc:
+            raise MapFileError(f"{source}: about.json is not JSON ({exc})") from None
+        if not isinstance(about, dict) or about.get("format") != FORMAT or not isinstance(about.get("kind"), str):
+            raise MapFileError(f"{source}: about.json does not describe an Agent Desk map")
+        kind = as_kind or about["kind"]
+        if not kind or "/" in kind or "\\" in kind or kind.startswith("."):
+            raise MapFileError(f"{source}: {kind!r} is not a phone kind")
+        lines = _read(archive, "transitions.jsonl", source).splitlines()
+        edits = json.loads(_read(archive, "map.json", source)) if "map.json" in names else {}
+        pictures = {name.split("/", 1)[1]: _read(archive, name, source) for name in names
+                    if name.startswith("screens/") and name.count("/") == 1
+                    and name.endswith((".json", ".png")) and not name.endswith("/")}
+    report = ImportReport(kind)
+    store = TransitionStore(root)
+    path = store.path_for(kind)
+    known = set(path.read_bytes().splitlines()) if path.is_file() else set()
+    fresh = [line for line in lines if line.strip() and line not in known]
+    report.transitions_known = sum(1 for line in lines if line.strip()) - len(fresh)
+    root.mkdir(parents=True, exist_ok=True)
+    if fresh:
+        with open(path, "ab") as handle:
+            if handle.tell() > 0 and known and not path.read_bytes().endswith(b"\n"):
+                handle.write(b"\n")
+            handle.write(b"\n".join(fresh) + b"\n")
+    report.transitions_added = len(fresh)
+    folder = root / f"screens-{kind}"
+    for name, data in pictures.items():
+        if Path(name).name != name:
+            continue
+        target = folder / name
+        if not target.exists():
+            folder.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+            report.screens_added += name.endswith(".json")
+    report.names_added = _take_edits(MapEditsStore(root), kind, edits if isinstance(edits, dict) else {})
+    return report
+
+
+def _take_edits(store: MapEditsStore, kind: str, incoming: dict) -> int:
+    """Names and merges of the file that this map has none of its own for; how many were taken."""
+    taken = 0
+    current = store.load(kind)
+    for key in ("names", "merged"):
+        values = incoming.get(key)
+        held = getattr(current, key)
+        if not isinstance(values, dict):
+            continue
+        for screen, value in values.items():
+            if isinstance(screen, str) and isinstance(value, str) and screen and value and screen not in held:
+                held[screen] = value
+                taken += 1
+    if taken:
+        store.save(kind, current)
+    return taken
+
+
+def kinds_with_counts(root: Path | None = None) -> list[tuple[str, int, int]]:
+    """Each phone kind with a map here: (kind, screens, actions recorded)."""
+    root = _root(root)
+    store = TransitionStore(root)
+    listing = []
+    for kind in store.kinds():
+        transitions, _ = store.read(kind)
+        screens = {t.from_screen for t in transitions} | {t.to_screen for t in transitions if t.to_screen}
+        listing.append((kind, len(screens), len(transitions)))
+    return listing
