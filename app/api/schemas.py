@@ -40,6 +40,9 @@ class TaskParameters(_Request):
                                        "much, where the model's price is known (0: no cap)")
     use_skills: bool | None = Field(None, description="replay a saved skill that fits the request before asking "
                                     "the model (default: the desk's setting learning.use_skills, on)")
+    use_map: bool | None = Field(None, description="tell the model where the phone is on the map of screens "
+                                 "earlier runs visited and let it go to a known screen by the known way "
+                                 "(default: the desk's setting learning.use_map, on)")
 
     @field_validator("base_url")
     @classmethod

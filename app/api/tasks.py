@@ -107,6 +107,7 @@ class TaskBoard:
             max_cost_usd=parameters.max_cost_usd, provider=provider, policy=self.policy, run_id=body.task_id,
             review_timeout=parameters.review_timeout_seconds or settings.api.review_timeout_seconds,
             sensitive_needs_person=parameters.confirm_sensitive, use_skills=parameters.use_skills,
+            use_map=parameters.use_map,
             output=body.output.question if body.output is not None else "",
             output_schema=body.output.json_schema if body.output is not None else None)
 

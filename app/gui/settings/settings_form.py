@@ -84,6 +84,7 @@ AGENT_ROWS = (
     ("Learning", "learning.use_skills", Check("Replay a saved skill when a request fits it")),
     ("", "learning.save_skills", Check("Save each successful run as a skill")),
     ("", "learning.record_screens", Check("Keep a map of the screens seen and the actions between them")),
+    ("", "learning.use_map", Check("Tell the model where it is on that map, and let it go to a known screen")),
 )
 
 MIRROR_ROWS = (
