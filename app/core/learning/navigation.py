@@ -30,10 +30,10 @@ from .transitions import phone_kind
 
 log = logging.getLogger(__name__)
 
-OFFERED_SCREENS = 12
+OFFERED_SCREENS = 8
 """Known screens listed for go_to_screen at most."""
 
-WAYS_SHOWN = 8
+WAYS_SHOWN = 5
 """Known ways on from the current screen listed at most."""
 
 _WORD = re.compile(r"[^\W_]+")
@@ -102,8 +102,8 @@ class MapGuide:
                 continue
             self.offered[name] = Way(name, node.id, route)
         if self.offered:
-            lines.append("Known screens you can go to with go_to_screen (its steps are taken for you, each checked; "
-                         "you are asked again on arrival, or where the way no longer works):")
+            lines.append("Known screens you can go to with go_to_screen (the steps are taken for you; you are asked "
+                         "again on arrival):")
             lines += [f'- "{name}" ({len(way.edges)} step{"s" if len(way.edges) != 1 else ""})'
                       for name, way in self.offered.items()]
         return "\n".join(lines)
