@@ -248,6 +248,25 @@ def check_task_api() -> str:
     return asyncio.run(serve_and_ask())
 
 
+def check_map_of_screens() -> str:
+    """The map's libraries are there (networkx routes it): a tiny map is built, routed and named."""
+    import tempfile
+
+    from app.core.learning.screen_graph import load_graph
+    from app.core.learning.transitions import Transition, TransitionStore
+
+    with tempfile.TemporaryDirectory(prefix="agentdesk-selftest-map-") as folder:
+        moves = [Transition(from_screen="a.app/.Main#1", to_screen="a.app/.Next#2", app="a.app",
+                            action={"function": "click_control", "arguments": {"control_id": 1}},
+                            action_text="Tap “Next”", success=True, at=f"0{n}") for n in range(2)]
+        TransitionStore(Path(folder)).append(moves)
+        graph = load_graph(moves[0].phone_kind, Path(folder))
+        route = graph.route("a.app/.Main#1", "a.app/.Next#2")
+        if not route or len(graph.nodes) != 2:
+            raise CheckFailed(f"a two-screen map was read as {len(graph.nodes)} screens, route {route}")
+        return f"a two-screen map routed: {graph.place('a.app/.Next#2')}"
+
+
 CHECKS: tuple[tuple[str, Callable[[], str]], ...] = (
     ("resources", check_resources),
     ("Qt, main window, icon", check_qt),
@@ -255,6 +274,7 @@ CHECKS: tuple[tuple[str, Callable[[], str]], ...] = (
     ("scrcpy server and decoder", check_scrcpy_server),
     ("keyring", check_keyring),
     ("task API", check_task_api),
+    ("map of screens", check_map_of_screens),
 )
 
 
