@@ -25,7 +25,7 @@ async def _run_app(unwritable: str = "") -> None:
     from PySide6.QtWidgets import QApplication
 
     from app.gui.error_dialog import install_exception_hooks
-    from app.gui.event_loop import prepare_gui_loop
+    from app.gui.event_loop import keep_startup_objects_out_of_collections, prepare_gui_loop
     from app.gui.main_window import MainWindow
 
     prepare_gui_loop(asyncio.get_running_loop())
@@ -43,6 +43,7 @@ async def _run_app(unwritable: str = "") -> None:
         window.deleteLater()
         return
     await window.start()
+    keep_startup_objects_out_of_collections()
     await closed.wait()
     await window.shutdown()
 

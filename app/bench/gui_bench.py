@@ -124,6 +124,7 @@ async def _baseline_run(window, phone: BenchPhone) -> _StallMeter:
 
 
 async def _open_window(phone: BenchPhone):
+    from app.gui.event_loop import keep_startup_objects_out_of_collections
     from app.gui.main_window import MainWindow
     from app.gui.phones.device_panel import DeviceEntry
 
@@ -131,6 +132,7 @@ async def _open_window(phone: BenchPhone):
     window.resize(1360, 900)
     window.show()
     await window.start()
+    keep_startup_objects_out_of_collections()          # as the app does once its window has started
     session = window.phone.session
     if session is None or session.serial != phone.serial:       # --device on a server with several phones
         window.phone.choose(DeviceEntry(f"{phone.host}:{phone.port}", phone.serial, "", "connected", True))

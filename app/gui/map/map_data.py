@@ -7,6 +7,7 @@ QPixmap may not): the window calls it through `asyncio.to_thread` and draws the 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -21,6 +22,8 @@ from app.core.learning.transitions import TransitionStore
 from .map_layout import PICTURE_HEIGHT, PICTURE_WIDTH, MapLayout, layout_map
 
 MORE_ACTIONS = " (+{} more)"
+CONTROL_NUMBER = re.compile(r"\s*\(#\d+\)$")
+"""The control's number at the end of a recorded action's words: "Tap “Wi‑Fi” (#3)"."""
 
 
 # ---------------------------------------------------------------------------- words
@@ -47,6 +50,8 @@ def time_words(milliseconds: float) -> str:
     """"about 350 ms", "about 1.2 s"."""
     if milliseconds <= 0:
         return "–"
+    if milliseconds < 1:
+        return "under 1 ms"
     if milliseconds < 1000:
         return f"about {milliseconds:.0f} ms"
     return f"about {milliseconds / 1000:.1f} s"
@@ -62,8 +67,9 @@ def seen_words(node: ScreenNode) -> str:
 
 
 def action_words(edge: GraphEdge) -> str:
-    """What a person would call the action: the recorded words ("Tap “Wi‑Fi”"), else its function."""
-    return edge.action_text or edge.function.replace("_", " ") or edge.action_key
+    """What a person would call the action: the recorded words ("Tap “Wi‑Fi”", without the control's number,
+    which holds for one screen reading only), else its function."""
+    return CONTROL_NUMBER.sub("", edge.action_text) or edge.function.replace("_", " ") or edge.action_key
 
 
 # ---------------------------------------------------------------------------- the graph and its runs
@@ -113,7 +119,8 @@ def load_map_data(kind: str, root: Path | None = None) -> MapData:
     for run_id, moves in by_run.items():
         moves.sort(key=lambda move: (move.step, move.at))
         steps = [PathStep(move.step, graph.resolve(move.from_screen), graph.resolve(move.to_screen),
-                          move.action_text or move.function.replace("_", " ")) for move in moves]
+                          CONTROL_NUMBER.sub("", move.action_text) or move.function.replace("_", " "))
+                 for move in moves]
         runs.append(RunPath(run_id, min((move.at for move in moves if move.at), default=""), steps))
     runs.sort(key=lambda run: (run.started, run.run_id), reverse=True)
     for run in runs:
@@ -148,9 +155,18 @@ class Arrow:
         return max(self.edges, key=lambda edge: (edge.usable, edge.reliability, edge.count, edge.action_key))
 
     @property
-    def label(self) -> str:
+    def words(self) -> str:
+        return action_words(self.best)
+
+    @property
+    def more(self) -> str:
+        """" (+2 more)" when other actions lead the same way too."""
         extra = len(self.edges) - 1
-        return action_words(self.best) + (MORE_ACTIONS.format(extra) if extra else "")
+        return MORE_ACTIONS.format(extra) if extra else ""
+
+    @property
+    def label(self) -> str:
+        return self.words + self.more
 
     @property
     def style(self) -> str:

@@ -73,7 +73,8 @@ class ScreenCard(QGraphicsRectItem):
         if pixmap is not None:
             self.picture = QGraphicsPixmapItem(pixmap, self)
             self.picture.setTransformationMode(Qt.TransformationMode.SmoothTransformation)
-            self.picture.setPos(box.x() + (box.width() - pixmap.width()) / 2, box.y() + (box.height() - pixmap.height()) / 2)
+            self.picture.setPos(box.x() + (box.width() - pixmap.width()) / 2,
+                                box.y() + (box.height() - pixmap.height()) / 2)
             if node.stale:
                 self.picture.setOpacity(0.5)
         else:                                   # a plain box with the name in it
@@ -96,6 +97,7 @@ class ScreenCard(QGraphicsRectItem):
             badge_back.setBrush(QColor(colors.accent))
             badge_back.setPen(QPen(Qt.PenStyle.NoPen))
             badge_back.setPos(-6, -9)
+            badge_back.setZValue(2)              # above the orange frame of the phone's screen
             self.badge = QGraphicsSimpleTextItem("Start", badge_back)
             self.badge.setFont(font)
             self.badge.setBrush(QColor(colors.accent_text))
@@ -105,6 +107,7 @@ class ScreenCard(QGraphicsRectItem):
         self.ring = QGraphicsRectItem(-7, -7, CARD_WIDTH + 14, CARD_HEIGHT + 14, self)
         self.ring.setPen(QPen(QColor(CURRENT_COLOUR), 6))
         self.ring.setBrush(Qt.BrushStyle.NoBrush)
+        self.ring.setZValue(1)
         self.ring.setVisible(False)
         self._restyle()
 
@@ -117,6 +120,12 @@ class ScreenCard(QGraphicsRectItem):
         if state != self.path_state:
             self.path_state = state
             self._restyle()
+
+    def set_smooth(self, smooth: bool) -> None:
+        """Smooth scaling of the picture (off when zoomed far out: it cannot be seen there)."""
+        if isinstance(self.picture, QGraphicsPixmapItem):
+            self.picture.setTransformationMode(Qt.TransformationMode.SmoothTransformation if smooth
+                                               else Qt.TransformationMode.FastTransformation)
 
     def set_current(self, current: bool) -> None:
         self.current = current
@@ -179,7 +188,7 @@ class MapArrow(QGraphicsPathItem):
     `style` is "normal", "faded" (pale and dashed: its actions keep failing) or "stale" (grey and dashed:
     seen only on another version of the app)."""
 
-    def __init__(self, from_id: str, to_id: str, route: Route, label: str, style: str, tooltip: str,
+    def __init__(self, from_id: str, to_id: str, route: Route, words: str, more: str, style: str, tooltip: str,
                  colors: Colors, font: QFont, metrics: QFontMetricsF) -> None:
         super().__init__(route_path(route))
         self.from_id, self.to_id, self.style, self.colors = from_id, to_id, style, colors
@@ -187,8 +196,9 @@ class MapArrow(QGraphicsPathItem):
         self.setZValue(0)
         self.setToolTip(tooltip)
         self.head = QGraphicsPolygonItem(head_polygon(route), self)
-        self.label = QGraphicsSimpleTextItem(metrics.elidedText(label, Qt.TextElideMode.ElideRight,
-                                                                LABEL_SPACE - 14), self)
+        room = LABEL_SPACE - 14 - metrics.horizontalAdvance(more)
+        self.label = QGraphicsSimpleTextItem(metrics.elidedText(words, Qt.TextElideMode.ElideRight, room) + more,
+                                             self)
         self.label.setFont(font)
         self.label.setPos(route.label_at[0], route.label_at[1] - metrics.height() + 2)
         self.label.setToolTip(tooltip)

@@ -2,11 +2,11 @@
 
 The map reads left to right from the app's entry screen:
 
-- **Columns** are the shortest number of actions from the entry screen (networkx's breadth-first
-  lengths). Screens no action from the entry reaches go in the last columns, wrapped so they are
-  no taller than the rest of the map.
-- **Rows**: inside a column, screens are ordered by the barycentre (mean row) of the screens that
-  lead to them in the column before, then of those they lead to in the column after (a few sweeps),
+- **Layers** are the shortest number of actions from the entry screen (networkx's breadth-first
+  lengths); screens no action from the entry reaches form one last layer. A layer is a column, or
+  several side by side when it is much taller than the map is wide (a list of 150 settings).
+- **Rows**: inside a layer, screens are ordered by the barycentre (mean place) of the screens that
+  lead to them in the layer before, then of those they lead to in the layer after (a few sweeps),
   which keeps arrows from crossing. Each screen then sits as near as its order allows to the row of
   the screens leading to it, so most arrows run level. Rows are one grid for the whole map: the gaps
   between rows and between columns are free of cards.
@@ -22,6 +22,7 @@ arrow's route as points (a `Route`), in scene pixels.
 
 from __future__ import annotations
 
+import math
 import statistics
 from dataclasses import dataclass, field
 
@@ -46,6 +47,10 @@ ENTRY_LEAD = 46.0
 """Length of the "opens here" arrow pointing at the entry screen."""
 SWEEPS = 4
 """Barycentre sweeps (down then up) when ordering the screens of each column."""
+MIN_TALLEST = 8
+SHAPE = 0.75
+"""A layer of more than max(MIN_TALLEST, √(screens × SHAPE)) screens is wrapped into several columns, which
+keeps a large map about as wide as it is tall on screen (its columns are wider apart than its rows)."""
 
 COLUMN_PITCH = CARD_WIDTH + COLUMN_GAP
 ROW_PITCH = CARD_HEIGHT + ROW_GAP
@@ -67,6 +72,7 @@ class Route:
 @dataclass
 class MapLayout:
     positions: dict[str, Point] = field(default_factory=dict)      # screen id → its card's top-left corner
+    layers: dict[str, int] = field(default_factory=dict)          # actions from the entry (last: not reached)
     columns: dict[str, int] = field(default_factory=dict)
     rows: dict[str, int] = field(default_factory=dict)
     routes: dict[tuple[str, str], Route] = field(default_factory=dict)    # (from, to) → its arrow's way
@@ -84,16 +90,20 @@ def layout_map(screens: list[str], pairs: list[tuple[str, str]], entry: str | No
     graph = networkx.DiGraph()
     graph.add_nodes_from(screens)
     graph.add_edges_from(pairs)
-    columns, unreachable = _columns(graph, screens, entry)
-    rows = _rows(graph, columns)
-    layout = MapLayout(columns=columns, rows=rows, unreachable=unreachable)
+    layers, unreachable = _layers(graph, screens, entry)
+    tallest = max(MIN_TALLEST, math.ceil(math.sqrt(len(screens) * SHAPE)))
+    columns, rows = _place(graph, layers, tallest)
+    layout = MapLayout(layers=layers, columns=columns, rows=rows, unreachable=unreachable)
     top = min(rows.values(), default=0)
     for screen in screens:
         rows[screen] -= top
         layout.positions[screen] = (ENTRY_LEAD + columns[screen] * COLUMN_PITCH, rows[screen] * ROW_PITCH)
-    layout.width = ENTRY_LEAD + (max(columns.values(), default=0) + 1) * COLUMN_PITCH
-    layout.height = (max(rows.values(), default=0) + 1) * ROW_PITCH
     layout.routes = _routes(pairs, layout)
+    points = [point for route in layout.routes.values() for point in route.points]
+    xs = [x + CARD_WIDTH for x, _ in layout.positions.values()] + [x for x, _ in points]
+    ys = [y + CARD_HEIGHT for _, y in layout.positions.values()] + [y for _, y in points]
+    layout.width = max(xs, default=0.0) + 10
+    layout.height = max(ys, default=0.0) + 10
     if entry is not None and entry in layout.positions:
         x, y = layout.positions[entry]
         layout.entry_lead = [(x - ENTRY_LEAD + 4, y + CARD_HEIGHT / 2), (x, y + CARD_HEIGHT / 2)]
@@ -103,32 +113,23 @@ def layout_map(screens: list[str], pairs: list[tuple[str, str]], entry: str | No
 # ---------------------------------------------------------------------------- columns and rows
 
 
-def _columns(graph: networkx.DiGraph, screens: list[str], entry: str | None) -> tuple[dict[str, int], list[str]]:
-    """Each screen's column: its distance from the entry; the others in the last columns, wrapped."""
+def _layers(graph: networkx.DiGraph, screens: list[str], entry: str | None) -> tuple[dict[str, int], list[str]]:
+    """Each screen's layer: its distance from the entry; the screens it does not reach in one last layer."""
     lengths = dict(networkx.single_source_shortest_path_length(graph, entry)) if entry in graph else {}
-    columns = {screen: lengths[screen] for screen in screens if screen in lengths}
+    layers = {screen: lengths[screen] for screen in screens if screen in lengths}
     rest = [screen for screen in screens if screen not in lengths]
-    if rest:
-        first = max(columns.values(), default=-1) + 1
-        tallest = max(list(_count(columns).values()) + [int(len(rest) ** 0.5 + 0.999), 6])
-        for index, screen in enumerate(rest):
-            columns[screen] = first + index // tallest
-    return columns, rest
+    last = max(layers.values(), default=-1) + 1
+    layers.update((screen, last) for screen in rest)
+    return layers, rest
 
 
-def _count(columns: dict[str, int]) -> dict[int, int]:
-    counted: dict[int, int] = {}
-    for column in columns.values():
-        counted[column] = counted.get(column, 0) + 1
-    return counted
-
-
-def _rows(graph: networkx.DiGraph, columns: dict[str, int]) -> dict[str, int]:
-    """Order each column by barycentres (sweeps down and up), then place each screen on the row nearest
-    its neighbours' that keeps that order."""
+def _place(graph: networkx.DiGraph, layer_of: dict[str, int], tallest: int) -> tuple[dict[str, int], dict[str, int]]:
+    """Order each layer by barycentres (sweeps down and up), then give each screen its column and row: a layer
+    is one column, or several side by side (filled row by row) when it has more than `tallest` screens; in a
+    single column each screen sits on the row nearest its neighbours' that keeps the order."""
     layers: dict[int, list[str]] = {}
-    for screen, column in columns.items():
-        layers.setdefault(column, []).append(screen)
+    for screen, number in layer_of.items():
+        layers.setdefault(number, []).append(screen)
     order = {screen: float(index) for layer in layers.values() for index, screen in enumerate(layer)}
     numbers = sorted(layers)
 
@@ -143,27 +144,36 @@ def _rows(graph: networkx.DiGraph, columns: dict[str, int]) -> dict[str, int]:
 
     for _ in range(SWEEPS):
         for number in numbers[1:]:               # down: by the screens leading in from the left
-            sort_by(layers[number], lambda s, n=number: [order[p] for p in graph.predecessors(s) if columns[p] < n]
-                    or [order[p] for p in graph.successors(s) if columns[p] < n])
+            sort_by(layers[number], lambda s, n=number: [order[p] for p in graph.predecessors(s) if layer_of[p] < n]
+                    or [order[p] for p in graph.successors(s) if layer_of[p] < n])
         for number in numbers[-2::-1]:           # up: by the screens they lead to on the right
-            sort_by(layers[number], lambda s, n=number: [order[p] for p in graph.successors(s) if columns[p] > n]
-                    or [order[p] for p in graph.predecessors(s) if columns[p] > n])
+            sort_by(layers[number], lambda s, n=number: [order[p] for p in graph.successors(s) if layer_of[p] > n]
+                    or [order[p] for p in graph.predecessors(s) if layer_of[p] > n])
+    columns: dict[str, int] = {}
     rows: dict[str, int] = {}
+    column = 0
     for number in numbers:
         layer = layers[number]
-        wanted = []
-        for index, screen in enumerate(layer):
-            seen = [rows[p] for p in graph.predecessors(screen) if p in rows]
-            wanted.append(statistics.median(seen) if seen else float(index))
-        for screen, row in zip(layer, _ordered_rows(wanted)):
+        wanted = [statistics.median(seen) if (seen := [rows[p] for p in graph.predecessors(screen) if p in rows])
+                  else float(index) for index, screen in enumerate(layer)]
+        across = math.ceil(len(layer) / tallest)
+        if across == 1:
+            placed = _ordered_rows(wanted)
+        else:                                    # a grid, centred on where the screens leading here are
+            middle = statistics.median(wanted) if wanted else 0.0
+            top = round(middle - math.ceil(len(layer) / across) / 2)
+            placed = [top + index // across for index in range(len(layer))]
+        for index, (screen, row) in enumerate(zip(layer, placed)):
+            columns[screen] = column + (index % across if across > 1 else 0)
             rows[screen] = row
+        column += across
     if numbers:                       # the entry column: level with the screens it leads to
         first = layers[numbers[0]]
         if len(first) == 1:
             led = [rows[s] for s in graph.successors(first[0]) if s in rows and s != first[0]]
             if led:
                 rows[first[0]] = round(statistics.median(led))
-    return rows
+    return columns, rows
 
 
 def _ordered_rows(wanted: list[float]) -> list[int]:
@@ -220,7 +230,7 @@ def _routes(pairs: list[tuple[str, str]], layout: MapLayout) -> dict[tuple[str, 
         if pair in end:                                    # the next column: a curve through the gap
             routes[pair] = Route([(x0, y0), level, (tx - 12, end[pair]), (tx, end[pair])], True, label)
             continue
-        lane = (number * 7) % 40 - 20                     # arrows sharing a gap keep apart a little
+        lane = (number * 11) % 44 - 22                    # arrows sharing a gap keep apart a little
         down = ty > sy or (ty == sy and tx < sx)
         corridor = (sy + CARD_HEIGHT + ROW_GAP / 2 if down else sy - ROW_GAP / 2) + lane * 0.5
         out_x = x0 + LABEL_SPACE + 20 + lane

@@ -29,6 +29,8 @@ CHUNK_MS = 8.0
 """GUI-thread time spent adding items before the event loop gets a turn."""
 LABEL_MIN_SCALE = 0.45
 """Below this zoom the arrows' words are hidden."""
+SMOOTH_MIN_SCALE = 0.25
+"""Below this zoom lines and pictures are drawn without smoothing."""
 MIN_SCALE, MAX_SCALE = 0.04, 2.5
 BSP_DEPTH = 8
 MARGIN = 40.0
@@ -60,6 +62,7 @@ class MapView(QGraphicsView):
         self.current: str | None = None
         self._path_items: list = []
         self._labels_shown = True
+        self._smooth = True
         self._pressed_at: QPoint | None = None
 
     # ------------------------------------------------------------------ drawing
@@ -86,6 +89,7 @@ class MapView(QGraphicsView):
                 self.map_scene.addItem(item)
                 self.cards[node.id] = item
                 item.set_selected(node.id == self.selected)
+                item.set_smooth(self._smooth)
                 item.set_current(node.id == self.current)
             return make
 
@@ -95,7 +99,7 @@ class MapView(QGraphicsView):
                 route = layout.routes.get(pair)
                 if route is None:
                     return
-                item = MapArrow(shape.from_id, shape.to_id, route, shape.label, shape.style,
+                item = MapArrow(shape.from_id, shape.to_id, route, shape.words, shape.more, shape.style,
                                 drawing.tooltips.get(pair, ""), colors, label_font, metrics)
                 item.show_label(self._labels_shown)
                 self.map_scene.addItem(item)
@@ -182,6 +186,12 @@ class MapView(QGraphicsView):
         event.accept()
 
     def _zoom_changed(self) -> None:
+        smooth = self.zoom() >= SMOOTH_MIN_SCALE      # far out, smoothing is invisible and costs most of a repaint
+        if smooth != self._smooth:
+            self._smooth = smooth
+            self.setRenderHint(QPainter.RenderHint.Antialiasing, smooth)
+            for card in self.cards.values():
+                card.set_smooth(smooth)
         shown = self.zoom() >= LABEL_MIN_SCALE
         if shown != self._labels_shown:
             self._labels_shown = shown

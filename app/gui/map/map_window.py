@@ -18,21 +18,20 @@ import logging
 from pathlib import Path
 from typing import Any, Awaitable
 
-from PySide6.QtCore import QEvent, QObject, QPoint, Qt, QTimer
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QHBoxLayout, QInputDialog, QLabel, QMenu,
-                               QPushButton, QSplitter, QStackedWidget, QVBoxLayout, QWidget)
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QLabel, QPushButton, QSplitter, QStackedWidget,
+                               QVBoxLayout, QWidget)
 
-from app.core.learning.map_edits import MapEditError, MapEditsStore
 from app.core.learning.screen_cards import app_label
 from app.core.learning.transitions import TransitionStore
 from app.core.paths import data_dir
 
-from app.gui.dialogs import run_dialog
 from app.gui.theme import set_tone
 
 from .live_screen import LiveScreen
 from .map_data import MapData, RunPath, kind_words, load_map_data, prepare_drawing
 from .map_view import MapView
+from .screen_edits import merge, rename, screen_menu, split
 from .screen_pane import ScreenPane
 
 log = logging.getLogger(__name__)
@@ -77,14 +76,15 @@ class MapWindow(QWidget):
         for box in (self.kind_box, self.app_box, self.run_box):
             box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.kind_box.setToolTip("Maps are kept per phone model and Android version.")
-        self.kind_box.activated.connect(lambda _: self._start(self.load_kind(self.kind_box.currentData())))
-        self.app_box.activated.connect(lambda _: self._start(self.draw_app(self.app_box.currentData())))
+        self.kind_box.activated.connect(lambda _: self.start_work(self.load_kind(self.kind_box.currentData())))
+        self.app_box.activated.connect(lambda _: self.start_work(self.draw_app(self.app_box.currentData())))
         self.follow_box = QCheckBox("Follow the phone")
         self.follow_box.setChecked(True)
         self.follow_box.setToolTip("Frame the screen the phone shows now, and show its app's map.")
         self.follow_box.toggled.connect(lambda on: on and self.current_signature and
                                         self.show_current(self.current_signature))
-        fit, reload = QPushButton("Fit to window"), QPushButton("Reload")
+        fit = self.fit_button = QPushButton("Fit to window")
+        reload = QPushButton("Reload")
         fit.clicked.connect(lambda: self.view.fit())
         reload.clicked.connect(self.reload)
         top = QHBoxLayout()
@@ -113,11 +113,11 @@ class MapWindow(QWidget):
         self.notice.setWordWrap(True)
         self.view = MapView()
         self.view.screen_clicked.connect(self.select)
-        self.view.screen_menu.connect(self._screen_menu)
+        self.view.screen_menu.connect(lambda screen, where: screen_menu(self, screen, where))
         self.pane = ScreenPane()
-        self.pane.rename_button.clicked.connect(lambda: self._act(self.rename, self.selected))
-        self.pane.merge_button.clicked.connect(lambda: self._act(self.merge, self.selected))
-        self.pane.split_button.clicked.connect(lambda: self._act(self.split, self.selected))
+        self.pane.rename_button.clicked.connect(lambda: self.act(rename, self.selected))
+        self.pane.merge_button.clicked.connect(lambda: self.act(merge, self.selected))
+        self.pane.split_button.clicked.connect(lambda: self.act(split, self.selected))
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(self.view)
         splitter.addWidget(self.pane)
@@ -127,10 +127,13 @@ class MapWindow(QWidget):
         self.empty.setWordWrap(True)
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.empty.setMargin(24)
+        self.empty.setMaximumWidth(640)          # a paragraph, not one line across the window
+        empty_page = QWidget()
+        QHBoxLayout(empty_page).addWidget(self.empty)
         self.pages = QStackedWidget()
         self.pages.addWidget(splitter)
-        self.pages.addWidget(self.empty)
-        self.pages.setCurrentWidget(self.empty)
+        self.pages.addWidget(empty_page)
+        self.pages.setCurrentIndex(1)
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addLayout(runs)
@@ -143,7 +146,7 @@ class MapWindow(QWidget):
     def graph_root(self) -> Path:
         return Path(self.root) if self.root is not None else data_dir() / "graph"
 
-    def _start(self, coro: Awaitable[None]) -> asyncio.Task:
+    def start_work(self, coro: Awaitable[None]) -> asyncio.Task:
         """Make `coro` the window's work, cancelling the work before it (a newer choice wins)."""
         if self.work is not None and not self.work.done():
             self.work.cancel()
@@ -157,10 +160,11 @@ class MapWindow(QWidget):
             log.error("the map could not be shown", exc_info=error)
             self.say(f"The map could not be shown: {error}")
 
-    def _act(self, action, *arguments) -> None:
-        if arguments and arguments[0] is None:
+    def act(self, action, screen_id: str | None) -> None:
+        """Start an edit of the screen (`action(window, screen_id)`), kept until it ends."""
+        if screen_id is None or self.data is None:
             return
-        task = asyncio.ensure_future(action(*arguments))
+        task = asyncio.ensure_future(action(self, screen_id))
         self.actions.add(task)
         task.add_done_callback(self.actions.discard)
 
@@ -190,7 +194,7 @@ class MapWindow(QWidget):
 
     def reload(self) -> asyncio.Task:
         """Read the phone kinds again, then the chosen kind's map (keeping the app and the selection)."""
-        return self._start(self._reload())
+        return self.start_work(self._reload())
 
     async def _reload(self) -> None:
         kinds = await asyncio.to_thread(TransitionStore(self.graph_root()).kinds)
@@ -215,7 +219,14 @@ class MapWindow(QWidget):
         self.play_button.setEnabled(False)
         self.problems.hide()
         self.empty.setText(EMPTY_TEXT)
-        self.pages.setCurrentWidget(self.empty)
+        self.pages.setCurrentIndex(1)
+        self._enable(False)
+
+    def _enable(self, enabled: bool) -> None:
+        """The choosers and Fit work only when there is a map."""
+        for widget in (self.kind_box, self.app_box, self.run_box, self.fit_button):
+            widget.setEnabled(enabled)
+        self.kind_box.setEnabled(self.kind_box.count() > 0)
 
     async def load_kind(self, kind: str) -> None:
         data = await asyncio.to_thread(load_map_data, kind, self.root)
@@ -251,6 +262,7 @@ class MapWindow(QWidget):
         self.app = app
         self.app_box.setCurrentIndex(max(0, self.app_box.findData(app)))
         self.pages.setCurrentIndex(0)
+        self._enable(True)
         if self.selected is not None and (self.selected not in graph.nodes or graph.nodes[self.selected].app != app):
             self.selected = None
         self.view.selected = self.selected
@@ -268,7 +280,8 @@ class MapWindow(QWidget):
             return
         first = problems[0] if len(problems[0]) <= 160 else problems[0][:157] + "…"
         more = f" (and {len(problems) - 1} more: point here to see them)" if len(problems) > 1 else ""
-        self.problems.setText(f"Some recorded files could not be read fully; the map leaves that part out. {first}{more}")
+        self.problems.setText("Some recorded files could not be read fully; the map leaves that part out. "
+                              f"{first}{more}")
         self.problems.setToolTip("\n".join(problems[:50]))
         self.problems.show()
 
@@ -292,7 +305,7 @@ class MapWindow(QWidget):
         app = self.data.graph.nodes[node].app
         if app != self.app and self.follow_box.isChecked():
             if self.work is None or self.work.done():
-                self._start(self.draw_app(app))
+                self.start_work(self.draw_app(app))
             return
         self.view.set_current(node, scroll=self.follow_box.isChecked())
 
@@ -305,7 +318,7 @@ class MapWindow(QWidget):
         self.preferred_kind = kind
         if self.kind_box.currentData() != kind and self.kind_box.findData(kind) >= 0 and self.follow_box.isChecked():
             self.kind_box.setCurrentIndex(self.kind_box.findData(kind))
-            self._start(self.load_kind(kind))
+            self.start_work(self.load_kind(kind))
 
     # ------------------------------------------------------------------ playing a past run
 
@@ -325,7 +338,7 @@ class MapWindow(QWidget):
             self.player.stop()
             self.play_button.setText("Play")
         elif self.run is not None:
-            self._start(self.play())
+            self.start_work(self.play())
 
     async def play(self) -> None:
         """Show the chosen run's way from its first screen, one step per PLAY_MS (on its app's map)."""
@@ -367,64 +380,6 @@ class MapWindow(QWidget):
             text = f"Step {self.play_index} of {len(run.steps)}: {step.action_text} → {name(step.to_id)}"
         self.step_words.setText(text)
 
-    # ------------------------------------------------------------------ the person's edits
-
-    def _screen_menu(self, screen_id: str, where: QPoint) -> None:
-        menu = QMenu(self)
-        menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        menu.addAction("Rename…", lambda: self._act(self.rename, screen_id))
-        menu.addAction("Merge with…", lambda: self._act(self.merge, screen_id))
-        split = menu.addAction("Split apart", lambda: self._act(self.split, screen_id))
-        split.setEnabled(self.pane.split_button.isEnabled())
-        menu.popup(where)
-
-    async def rename(self, screen_id: str) -> None:
-        node = self.data.graph.nodes[screen_id]
-        ask = QInputDialog(self)
-        ask.setWindowTitle("Rename screen")
-        ask.setLabelText(f"A name for this screen (leave it empty for the automatic name, “{node.auto_name}”):")
-        ask.setTextValue(node.name)
-        if await run_dialog(ask) != QDialog.DialogCode.Accepted:
-            return
-        name = ask.textValue()
-        await self._edit(lambda store, kind: store.rename(kind, screen_id, name))
-
-    async def merge(self, screen_id: str) -> None:
-        graph = self.data.graph
-        node = graph.nodes[screen_id]
-        others = sorted((n for n in graph.app_nodes(node.app) if n.id != screen_id), key=lambda n: n.name.casefold())
-        if not others:
-            self.say("This app has no other screen to merge with.")
-            return
-        names = [n.name for n in others]
-        labels = [f"{n.name} ({n.id.rsplit('#', 1)[-1][:6]})" if names.count(n.name) > 1 else n.name for n in others]
-        ask = QInputDialog(self)
-        ask.setWindowTitle("Merge screens")
-        ask.setLabelText(f"Which screen is the same as “{node.name}”? It is drawn as this one, and its actions join "
-                         "this one's.")
-        ask.setComboBoxItems(labels)
-        if await run_dialog(ask) != QDialog.DialogCode.Accepted or ask.textValue() not in labels:
-            return
-        other = others[labels.index(ask.textValue())].id
-        await self._edit(lambda store, kind: store.merge(kind, [other], screen_id))
-
-    async def split(self, screen_id: str) -> None:
-        await self._edit(lambda store, kind: store.split(kind, screen_id))
-
-    async def _edit(self, change) -> None:
-        """Make the change in a worker thread, then read and draw the map again."""
-        kind = self.data.kind
-        try:
-            await asyncio.to_thread(change, MapEditsStore(self.graph_root()), kind)
-        except MapEditError as exc:
-            self.say(f"Not changed: {exc}.")
-            return
-        except OSError as exc:
-            self.say(f"The change could not be saved in {self.graph_root()}: {exc}")
-            return
-        self.say("")
-        await self._start(self.load_kind(kind))
-
     # ------------------------------------------------------------------ showing and closing
 
     def showEvent(self, event) -> None:
@@ -438,6 +393,12 @@ class MapWindow(QWidget):
         self.live.stop()                 # a hidden map reads nothing from the phone
         self.player.stop()
         self.play_button.setText("Play")
+
+    def closeEvent(self, event) -> None:
+        for task in [self.work, *self.actions]:      # they end on the loop's next turn
+            if task is not None:
+                task.cancel()
+        super().closeEvent(event)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if watched is self.host and event.type() == QEvent.Type.Close:

@@ -36,6 +36,7 @@ class ScreenPane(QWidget):
         self.screen_id: str | None = None
         self.title = QLabel(NOTHING_SELECTED)
         self.title.setWordWrap(True)
+        self.title.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         font = self.title.font()
         font.setPointSizeF(font.pointSizeF() * 1.25)
         font.setBold(True)
@@ -50,16 +51,17 @@ class ScreenPane(QWidget):
         self.controls.setHeaderLabels(["Control", "Kind"])
         self.controls.setRootIsDecorated(False)
         self.controls.setUniformRowHeights(True)
+        self.controls.header().setStretchLastSection(False)
         self.controls.header().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         self.controls.header().setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
         self.actions = QTreeWidget()
-        self.actions.setHeaderLabels(["Action", "Leads to", "How well", "Takes"])
+        self.actions.setHeaderLabels(["Action → where it leads", "How well", "Takes"])
         self.actions.setRootIsDecorated(False)
         self.actions.setWordWrap(True)
         header = self.actions.header()
+        header.setStretchLastSection(False)
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
-        for column in (2, 3):
+        for column in (1, 2):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
         self.rename_button = QPushButton("Rename…")
         self.rename_button.setToolTip("Give this screen a name of your own; it is kept for later runs.")
@@ -85,6 +87,7 @@ class ScreenPane(QWidget):
         self.actions_heading = QLabel("<b>Known ways on from here</b>")
         layout.addWidget(self.actions_heading)
         layout.addWidget(self.actions, 3)
+        layout.addStretch(0)             # with nothing selected, the hint stays at the top
         self.show_screen(None, None)
 
     def show_screen(self, graph: ScreenGraph | None, screen_id: str | None) -> None:
@@ -123,10 +126,11 @@ class ScreenPane(QWidget):
         leaving = graph.outgoing(node.id)
         for edge in leaving:
             target = graph.nodes.get(edge.to_id)
-            row = QTreeWidgetItem(self.actions, [action_words(edge), target.name if target else "?",
+            row = QTreeWidgetItem(self.actions, [f"{action_words(edge)} → {target.name if target else '?'}",
                                                  reliability_words(edge), time_words(edge.median_ms)])
+            row.setToolTip(0, row.text(0))
             if edge.faded or edge.stale:
-                for column in range(4):
+                for column in range(3):
                     row.setForeground(column, muted)
                 row.setToolTip(0, "Keeps failing lately: routes do not use it." if edge.faded else
                                "Seen only on another version of the app.")
@@ -137,5 +141,5 @@ class ScreenPane(QWidget):
         return [self.controls.topLevelItem(i).text(0) for i in range(self.controls.topLevelItemCount())]
 
     def action_rows(self) -> list[list[str]]:
-        return [[self.actions.topLevelItem(i).text(c) for c in range(4)]
+        return [[self.actions.topLevelItem(i).text(c) for c in range(3)]
                 for i in range(self.actions.topLevelItemCount())]
