@@ -62,7 +62,7 @@ def move(source: str, target: str, words: str, run: str, step: int, *, ok: bool 
     label = words.split("“")[-1].rstrip("”") if "“" in words else words
     return Transition(from_screen=source, to_screen=target, app=app, action={"function": function, "arguments": {}},
                       action_text=f"{words} (#{step + 2})", locator=TargetLocator(name=label, text=label),
-                      success=ok, duration_ms=400.0 + step, run_id=run, step=step,
+                      success=ok, duration_ms=400.0 + step, run_id=run, step=step, request=f"request of {run}",
                       at=f"2026-03-0{1 + minute // 60}T10:{minute % 60:02d}:{step:02d}", phone_model="Pixel 7",
                       android_version="14")
 
@@ -293,7 +293,7 @@ async def test_the_phones_screen_is_framed_by_its_signature_and_followed_into_it
 async def test_playing_a_past_run_highlights_its_way_step_by_step(window):
     runs = [window.run_box.itemData(i) for i in range(window.run_box.count())]
     assert runs == [None, "run-2", "run-1"]                   # newest first
-    assert window.run_box.itemText(2) == "2026-03-01 10:00 · 3 steps · Home screen → Wi-Fi"
+    assert window.run_box.itemText(2) == "2026-03-01 10:00 · “request of run-1” · 3 steps · Home screen → Wi-Fi"
     window.choose_run("run-1")
     QTest.mouseClick(window.play_button, Qt.MouseButton.LeftButton)
     await window.settled()

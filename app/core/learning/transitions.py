@@ -31,6 +31,7 @@ from app.core.agent.records import REQUIRED, TolerantRecord
 from app.core.learning.screen_cards import CardStore, ScreenCard, title_from_controls
 from app.core.learning.screen_signature import stable_signature
 from app.core.paths import data_dir
+from app.core.redaction import redact
 from app.core.perception.locator import TargetLocator
 
 log = logging.getLogger(__name__)
@@ -66,6 +67,7 @@ class Transition(TolerantRecord):
     success: bool = False
     duration_ms: float = 0.0
     run_id: str = ""
+    request: str = ""                               # the run's request (redacted), so a map can name its runs
     step: int = 0
     at: str = ""                                    # ISO time of the step
     phone_model: str = ""
@@ -358,6 +360,7 @@ class TransitionRecorder:
             action={"function": action.get("function"), "arguments": dict(action.get("arguments") or {})},
             action_text=str(getattr(item, "action_text", "") or ""), locator=getattr(item, "target", None),
             success=bool(getattr(result, "success", False)), duration_ms=duration, run_id=self.run_id,
+            request=redact(str(getattr(item, "request", "") or "")),
             step=int(getattr(item, "step", 0) or 0), at=str(getattr(item, "timestamp", "") or ""),
             phone_model=self.phone_model, android_version=self.android_version)
 

@@ -91,6 +91,7 @@ class RunPath:
     started: str
     steps: list[PathStep] = field(default_factory=list)
     label: str = ""
+    request: str = ""
 
     def screens(self) -> list[str | None]:
         """The screens the run went through, in order (its first screen, then where each step led)."""
@@ -121,7 +122,8 @@ def load_map_data(kind: str, root: Path | None = None) -> MapData:
         steps = [PathStep(move.step, graph.resolve(move.from_screen), graph.resolve(move.to_screen),
                           CONTROL_NUMBER.sub("", move.action_text) or move.function.replace("_", " "))
                  for move in moves]
-        runs.append(RunPath(run_id, min((move.at for move in moves if move.at), default=""), steps))
+        runs.append(RunPath(run_id, min((move.at for move in moves if move.at), default=""), steps,
+                            request=next((move.request for move in moves if move.request), "")))
     runs.sort(key=lambda run: (run.started, run.run_id), reverse=True)
     for run in runs:
         run.label = run_label(run, graph)
@@ -129,14 +131,15 @@ def load_map_data(kind: str, root: Path | None = None) -> MapData:
 
 
 def run_label(run: RunPath, graph: ScreenGraph) -> str:
-    """"2026-11-21 09:41 · 5 steps · Settings → Wi‑Fi"."""
+    """"2026-11-21 09:41 · “Turn on Wi‑Fi” · 5 steps · Settings → Wi‑Fi"."""
     try:
         when = datetime.fromisoformat(run.started).strftime("%Y-%m-%d %H:%M")
     except ValueError:
         when = run.run_id
     names = [graph.nodes[screen].name for screen in run.screens() if screen in graph.nodes]
     way = f" · {names[0]} → {names[-1]}" if len(names) > 1 else f" · {names[0]}" if names else ""
-    return f"{when} · {len(run.steps)} step{'s' if len(run.steps) != 1 else ''}{way}"
+    asked = f" · “{run.request if len(run.request) <= 40 else run.request[:39] + '…'}”" if run.request else ""
+    return f"{when}{asked} · {len(run.steps)} step{'s' if len(run.steps) != 1 else ''}{way}"
 
 
 # ---------------------------------------------------------------------------- one app's drawing

@@ -108,7 +108,7 @@ async def test_a_run_becomes_transitions_between_its_screens(tmp_path):
     assert (first.duration_ms, back.duration_ms) == (120.0, 80.0)
     assert {(t.run_id, t.app, t.phone_model, t.android_version, t.app_version) for t in transitions} == {
         ("run-1", SETTINGS, "Pixel 7", "14", "15.0.1")}
-    assert first.at == "2025-01-01T10:00:01+00:00"
+    assert first.at == "2025-01-01T10:00:01+00:00" and first.request == "turn on Wi-Fi"
     assert asked == [SETTINGS], "an app's version is asked once per run"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["screens-pixel-7-android-14",
                                                           "transitions-pixel-7-android-14.jsonl"]
