@@ -93,7 +93,7 @@ def cmd_map(args) -> int:
             print(f"  {graph.place(node.id)}{marks} — seen {node.seen} times in {node.runs} runs — {node.id}")
             for edge in graph.outgoing(node.id):
                 state = " (faded)" if edge.faded else " (old version)" if edge.stale else ""
-                print(f"      {edge.words} → {graph.nodes[edge.to_id].name}: worked {edge.arrivals} of the last "
+                print(f"      {edge.words} → {graph.nodes[edge.to_id].name}: led there {edge.arrivals} of the last "
                       f"{edge.attempts} times, {duration(edge.median_ms)}{state}")
         launches = [e for e in graph.app_edges(app) if e.from_id == ANYWHERE]
         for edge in launches:

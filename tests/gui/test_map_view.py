@@ -192,7 +192,7 @@ async def test_an_action_that_keeps_failing_is_drawn_pale_and_dashed(window):
     assert faded.style == "faded" and sound.style == "normal"
     assert faded.pen().style() == Qt.PenStyle.DashLine and sound.pen().style() == Qt.PenStyle.SolidLine
     assert faded.pen().color().alpha() < 128 and sound.pen().color().alpha() == 255
-    assert "works 1 of 3 times" in faded.toolTip()
+    assert "led here 1 of 3 times" in faded.toolTip()
 
 
 async def test_clicking_a_screen_shows_its_controls_and_the_actions_known_to_leave_it(window):
@@ -206,8 +206,8 @@ async def test_clicking_a_screen_shows_its_controls_and_the_actions_known_to_lea
     assert pane.seen.text().startswith("Seen ") and "in 2 runs" in pane.seen.text()
     assert pane.control_names() == ["Network & internet", "Wi-Fi", "Hotspot & tethering"]
     rows = pane.action_rows()
-    assert rows[0] == ["Tap “Wi-Fi” → Wi-Fi", "works 1 of 1 time", "about 402 ms"]
-    assert rows[1][:2] == ["Tap “Hotspot & tethering” → Wi-Fi hotspot", "works 1 of 3 times"]
+    assert rows[0] == ["Tap “Wi-Fi” → Wi-Fi", "led here 1 of 1 time", "about 402 ms"]
+    assert rows[1][:2] == ["Tap “Hotspot & tethering” → Wi-Fi hotspot", "led here 1 of 3 times"]
     QTest.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
                      view.mapFromScene(view.cards[NETWORK].sceneBoundingRect().topLeft()) - QPoint(40, 0))
     assert window.selected is None and not pane.controls.isVisible()

@@ -88,7 +88,7 @@ class MapGuide:
             if ways:
                 lines.append("Known ways on from here:")
                 lines += [f"- {edge.words} → {graph.place(edge.to_id)}"
-                          f" (worked {edge.arrivals} of the last {edge.attempts} times)" for edge in ways]
+                          f" (led there {edge.arrivals} of the last {edge.attempts} times)" for edge in ways]
         else:
             lines.append(f"Where you are: a screen of {app_label(foreground)} the map of earlier runs does not know yet.")
         self.offered = {}

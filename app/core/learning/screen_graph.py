@@ -47,6 +47,9 @@ FADED_BELOW = 0.5
 
 MIN_ATTEMPTS_TO_FADE = 2
 
+GONE_AFTER = 4
+"""An edge whose action has led elsewhere (or nowhere) this many times in a row since it last led here is faded."""
+
 ANYWHERE = "*anywhere*"
 """The route's start for `launch_app` edges: an app can be opened from any screen."""
 
@@ -102,6 +105,8 @@ class GraphEdge:
     count: int = 0                             # every time it was taken (this layer)
     attempts: int = 0                          # recent times its action was taken on its screen
     arrivals: int = 0                          # of those, how many worked and led here
+    failures: int = 0                          # of those, how many failed or changed nothing
+    since_arrival: int = 0                     # its action's tries on its screen since it last led here
     median_ms: float = 0.0
     stale: bool = False
     runs: list[str] = field(default_factory=list)
@@ -117,11 +122,21 @@ class GraphEdge:
 
     @property
     def reliability(self) -> float:
+        """How often the action works when it is tried: arrivals against failures. Tries that led to another
+        screen do not count against it (a page may open in two looks: Wi‑Fi on and off)."""
+        tried = self.arrivals + self.failures
+        return self.arrivals / tried if tried else 0.0
+
+    @property
+    def share(self) -> float:
+        """Of the recent tries of its action on its screen, the share that led here."""
         return self.arrivals / self.attempts if self.attempts else 0.0
 
     @property
     def faded(self) -> bool:
-        return self.attempts >= MIN_ATTEMPTS_TO_FADE and self.reliability < FADED_BELOW
+        """It keeps failing, or its action has led elsewhere every time lately."""
+        failing = self.arrivals + self.failures >= MIN_ATTEMPTS_TO_FADE and self.reliability < FADED_BELOW
+        return failing or self.since_arrival >= GONE_AFTER
 
     @property
     def usable(self) -> bool:
@@ -131,7 +146,8 @@ class GraphEdge:
     @property
     def weight(self) -> float:
         """A route's cost of this step: one step, more when it sometimes fails, a little more when slow."""
-        return 1.0 + 3.0 * (1.0 - self.reliability) + min(self.median_ms, 10_000.0) / 10_000.0
+        return (1.0 + 3.0 * (1.0 - self.reliability) + (1.0 - self.share)
+                + min(self.median_ms, 10_000.0) / 10_000.0)
 
 
 @dataclass
@@ -330,11 +346,21 @@ def build_graph(kind: str, transitions: list[Transition], edits: MapEdits | None
         now = [move for move in moves if current(move)]
         used = now or moves
         latest = used[-1]
-        recent = tries.get((source, key), [])[-RECENT_ATTEMPTS:] if now else used[-RECENT_ATTEMPTS:]
-        arrivals = sum(1 for move in recent if move.success and edits.representative(move.to_screen) == target)
+        every = tries.get((source, key), []) if now else used
+
+        def arrived(move: Transition) -> bool:
+            return move.success and edits.representative(move.to_screen) == target
+
+        def failed(move: Transition) -> bool:
+            return not move.success or edits.representative(move.to_screen) == edits.representative(
+                move.from_screen) != target
+        recent = every[-RECENT_ATTEMPTS:]
+        arrivals = sum(1 for move in recent if arrived(move))
+        last = max((index for index, move in enumerate(every) if arrived(move)), default=-1)
         graph.edges.append(GraphEdge(
             source, target, key, dict(latest.action), latest.locator, latest.action_text, count=len(used),
-            attempts=len(recent), arrivals=arrivals,
+            attempts=len(recent), arrivals=arrivals, failures=sum(1 for move in recent if failed(move)),
+            since_arrival=len(every) - 1 - last,
             median_ms=float(statistics.median(move.duration_ms for move in used)), stale=not now,
             runs=list(dict.fromkeys(move.run_id for move in used))))
     for rep, held in graph.nodes.items():

@@ -40,10 +40,10 @@ def kind_words(kind: str) -> str:
 
 
 def reliability_words(edge: GraphEdge) -> str:
-    """"works 5 of 6 times" (of the latest tries), or why it cannot be judged."""
+    """"led here 5 of 6 times" (of the latest tries of its action), or why it cannot be judged."""
     if not edge.attempts:
         return "not tried on this version yet" if edge.stale else "not tried lately"
-    return f"works {edge.arrivals} of {edge.attempts} time{'s' if edge.attempts != 1 else ''}"
+    return f"led here {edge.arrivals} of {edge.attempts} time{'s' if edge.attempts != 1 else ''}"
 
 
 def time_words(milliseconds: float) -> str:

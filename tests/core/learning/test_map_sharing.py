@@ -78,7 +78,7 @@ def test_the_map_command_lists_shows_names_and_shares(monkeypatch, tmp_path, cap
     shown = capsys.readouterr().out
     assert f"  Settings › Wi-Fi page — seen 1 times in 1 runs — {WIFI}" in shown
     assert "Settings [entry]" in shown and "Home screen [entry]" in shown
-    assert "Tap “Wi-Fi” → Wi-Fi page: worked 1 of the last 1 times, 300 ms" in shown
+    assert "Tap “Wi-Fi” → Wi-Fi page: led there 1 of the last 1 times, 300 ms" in shown
     assert "opening the app leads to Settings (2 times)" in shown
     assert main(["map", "export", str(tmp_path / "m.zip")]) == 0
     with pytest.raises(SystemExit, match="no map of 'nope'"):

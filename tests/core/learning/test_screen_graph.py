@@ -95,16 +95,35 @@ def test_edges_carry_reliability_and_the_route_starts_with_a_launch_from_anywher
     assert graph.outgoing(MAIN)[0].to_id in (NETWORK, DISPLAY)
 
 
-def test_an_edge_that_keeps_failing_fades_and_is_no_longer_routed():
-    moves = settings_runs()
-    moves += [move(MAIN, DISPLAY, "06", key_text="Network & internet"),      # the same tap now leads elsewhere
-              move(MAIN, MAIN, "07", success=False)]
+def network_edge(moves):
     graph = build_graph(KIND, moves)
-    edge = next(e for e in graph.edges if e.from_id == MAIN and e.to_id == NETWORK)
-    assert (edge.arrivals, edge.attempts) == (1, 3) and edge.faded and not edge.usable
+    return graph, next(e for e in graph.edges if e.from_id == MAIN and e.to_id == NETWORK)
+
+
+def test_an_edge_that_keeps_failing_fades_and_is_no_longer_routed():
+    graph, edge = network_edge(settings_runs() + [move(MAIN, MAIN, at, success=False) for at in ("06", "07")])
+    assert (edge.arrivals, edge.failures, edge.attempts) == (1, 2, 3) and edge.faded and not edge.usable
     assert graph.route(MAIN, WIFI) is None
-    healthy = build_graph(KIND, settings_runs())
-    assert next(e for e in healthy.edges if e.to_id == NETWORK).usable
+    healthy, edge = network_edge(settings_runs())
+    assert edge.usable and edge.reliability == 1.0
+
+
+def test_an_edge_whose_tap_now_leads_elsewhere_every_time_fades():
+    elsewhere = [move(MAIN, DISPLAY, at, key_text="Network & internet") for at in ("06", "07", "08")]
+    _, edge = network_edge(settings_runs() + elsewhere)
+    assert edge.since_arrival == 3 and not edge.faded            # three times: maybe a page with two looks
+    graph, edge = network_edge(settings_runs() + elsewhere + [move(MAIN, DISPLAY, "09", key_text="Network & internet")])
+    assert edge.since_arrival == 4 and edge.faded and graph.route(MAIN, WIFI) is None
+
+
+def test_a_page_that_opens_in_two_looks_keeps_both_ways_usable():
+    other = f"{SETTINGS}/.SubSettings#eee"                      # the Wi-Fi page with Wi-Fi on: other controls
+    moves = settings_runs() + [move(NETWORK, other, "06", key_text="Wi-Fi"), move(NETWORK, WIFI, "07", key_text="Wi-Fi"),
+                               move(NETWORK, other, "08", key_text="Wi-Fi")]
+    graph = build_graph(KIND, moves)
+    ways = {e.to_id: e for e in graph.edges if e.from_id == NETWORK}
+    assert ways[WIFI].usable and ways[other].usable
+    assert (ways[WIFI].share, ways[other].share) == (0.5, 0.5) and ways[WIFI].reliability == 1.0
 
 
 def test_a_new_app_version_starts_a_new_layer_the_old_edges_are_not_trusted():
