@@ -1,11 +1,13 @@
-"""Await a dialog without a nested event loop (GUIDE §3: never exec() inside a coroutine)."""
+"""Await a dialog without a nested event loop (GUIDE §3: never exec() inside a coroutine), and the
+small pieces several windows share (the paragraph an empty list shows, a loading dialog)."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 
-from PySide6.QtWidgets import QDialog
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QWidget
 
 
 async def run_dialog(dialog: QDialog) -> int:
@@ -31,6 +33,19 @@ async def run_dialog(dialog: QDialog) -> int:
     finally:
         with contextlib.suppress(RuntimeError):  # the dialog may already be deleted (WA_DeleteOnClose)
             dialog.finished.disconnect(on_finished)
+
+
+def empty_state_page(text: str, width: int = 680) -> tuple[QLabel, QWidget]:
+    """A page that says, in a centred paragraph at most `width` wide, why a list or map is empty (or that
+    it is loading): the label (to change its words) and the page (to put in a QStackedWidget)."""
+    label = QLabel(text)
+    label.setWordWrap(True)
+    label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+    label.setMargin(24)
+    label.setMaximumWidth(width)            # a paragraph, not one line across the window
+    page = QWidget()
+    QHBoxLayout(page).addWidget(label)
+    return label, page
 
 
 class LoadingDialog(QDialog):

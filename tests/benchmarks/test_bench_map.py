@@ -4,12 +4,10 @@ Checks that every figure has its row and that the values are plausible, not budg
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 
 import pytest
+
+from tests.support.bench_process import bench_table_in_process
 
 SCREENS = 60
 SCRIPT = f"""
@@ -23,15 +21,7 @@ json.dump(table.as_dict(), open(sys.argv[1], "w"))
 
 @pytest.fixture(scope="module")
 def figures(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("map-bench")
-    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "AGENTDESK_HOME": str(folder)}
-    out = folder / "table.json"
-    done = subprocess.run([sys.executable, "-c", SCRIPT, str(out)], capture_output=True, text=True, env=env,
-                          timeout=240)
-    assert done.returncode == 0, done.stderr[-3000:]
-    table = json.loads(out.read_text())
-    table["rendered"] = done.stdout
-    return table
+    return bench_table_in_process(SCRIPT, tmp_path_factory.mktemp("map-bench"))
 
 
 def _row(table, start):

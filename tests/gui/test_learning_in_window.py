@@ -14,7 +14,7 @@ import pytest_asyncio
 import yaml
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication, QInputDialog, QMessageBox
+from PySide6.QtWidgets import QApplication, QMessageBox
 
 import app.gui.skills.skills_dialog as skills_dialog
 from app.core.agent.records import ActionOutcome, Decision, RunResult, StepRecord
@@ -26,6 +26,7 @@ from app.core.perception.locator import TargetLocator
 from app.core.runs.service import RunRefused
 from app.core.secrets import SecretStore
 from tests.gui.conftest import shown_window
+from tests.support.dialogs import answer_input_dialog
 from app.gui.runs.past_run_actions import export_target
 from app.gui.runs.past_runs import PastRunsDialog
 from app.gui.settings.settings_dialog import SettingsDialog
@@ -90,17 +91,7 @@ async def actions_done(dialog) -> None:
 
 async def answer_input(text: str | None) -> str:
     """Wait for the name question, type `text` and press OK (None: Cancel); returns the text it offered."""
-    found: list[QInputDialog] = []
-    await until(lambda: found.extend(w for w in QApplication.topLevelWidgets()
-                                     if isinstance(w, QInputDialog) and w.isVisible()) or found)
-    ask = found[0]
-    asked = ask.textValue()
-    if text is None:
-        ask.reject()
-    else:
-        ask.setTextValue(text)
-        ask.accept()
-    return asked
+    return (await answer_input_dialog(text))[0]
 
 
 # ---------------------------------------------------------------- the past runs list

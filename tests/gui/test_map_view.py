@@ -17,7 +17,7 @@ import pytest_asyncio
 from PIL import Image
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication, QInputDialog
+from PySide6.QtWidgets import QApplication
 
 from app.core.device.phone_facts import phone_facts
 from app.core.learning.map_edits import MapEditsStore
@@ -29,6 +29,7 @@ from app.gui.map.map_layout import CARD_HEIGHT, CARD_WIDTH, layout_map
 from app.gui.map.map_window import EMPTY_TEXT, MapWindow, show_map
 from tests.gui.conftest import shown_window
 from tests.support.memory_keyring import MemoryKeyring
+from tests.support.dialogs import answer_input_dialog
 from tests.support.waiting import until
 
 pytestmark = pytest.mark.asyncio
@@ -116,17 +117,7 @@ async def window(qapp, graph_root):
 
 async def answer_input(text: str | None) -> list[str]:
     """Wait for the open question, answer `text` (None: Cancel); returns the choices it offered."""
-    found: list[QInputDialog] = []
-    await until(lambda: found.extend(w for w in QApplication.topLevelWidgets()
-                                     if isinstance(w, QInputDialog) and w.isVisible()) or found)
-    ask = found[0]
-    offered = ask.comboBoxItems()
-    if text is None:
-        ask.reject()
-    else:
-        ask.setTextValue(text)
-        ask.accept()
-    return offered
+    return (await answer_input_dialog(text))[1]
 
 
 # ---------------------------------------------------------------- the layout (no Qt)

@@ -26,6 +26,7 @@ from app.core.learning.screen_cards import app_label
 from app.core.learning.transitions import TransitionStore
 from app.core.paths import data_dir
 
+from app.gui.dialogs import empty_state_page
 from app.gui.theme import set_tone
 
 from .live_screen import LiveScreen
@@ -123,13 +124,7 @@ class MapWindow(QWidget):
         splitter.addWidget(self.pane)
         splitter.setStretchFactor(0, 1)
         splitter.setSizes([920, 400])
-        self.empty = QLabel("Loading the map…")
-        self.empty.setWordWrap(True)
-        self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.empty.setMargin(24)
-        self.empty.setMaximumWidth(640)          # a paragraph, not one line across the window
-        empty_page = QWidget()
-        QHBoxLayout(empty_page).addWidget(self.empty)
+        self.empty, empty_page = empty_state_page("Loading the map…", 640)
         self.pages = QStackedWidget()
         self.pages.addWidget(splitter)
         self.pages.addWidget(empty_page)

@@ -22,7 +22,7 @@ from shiboken6 import isValid
 
 from app.core.learning.skills import SkillError, SkillExists, SkillFileError, SkillStore, name_key, skill_to_text
 
-from app.gui.dialogs import LoadingDialog
+from app.gui.dialogs import LoadingDialog, empty_state_page
 from app.gui.skills.skill_actions import (SkillEntry, ask_file, ask_text, confirm, editor_problems, export_skill,
                                           outcome_words, read_entries, recorded_on_words, save_edit, set_enabled,
                                           target_words)
@@ -79,13 +79,7 @@ class SkillsDialog(LoadingDialog):
                              (self.OUTCOMES, fit), (self.RECORDED, fit)):
             header.setSectionResizeMode(column, mode)
         self.list.itemSelectionChanged.connect(self._selection_changed)
-        self.empty = QLabel("Loading skills…")
-        self.empty.setWordWrap(True)
-        self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.empty.setMargin(24)
-        self.empty.setMaximumWidth(720)           # a paragraph, not one line across the screen
-        empty_page = QWidget()
-        QHBoxLayout(empty_page).addWidget(self.empty)
+        self.empty, empty_page = empty_state_page("Loading skills…", 720)
         self.pages = QStackedWidget()
         self.pages.addWidget(self.list)
         self.pages.addWidget(empty_page)
