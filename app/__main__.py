@@ -49,6 +49,12 @@ async def _run_app(unwritable: str = "") -> None:
 
 
 def main() -> int:
+    from app.display_check import qt_platform_problem
+
+    problem = qt_platform_problem()
+    if problem:                            # Qt itself would abort with a message that names no package
+        print(f"agentdesk: {problem}", file=sys.stderr)
+        return 2
     import qasync
     from PySide6.QtWidgets import QApplication
 

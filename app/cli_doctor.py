@@ -1,5 +1,6 @@
 """agentdesk doctor: is everything a run needs in place? ADB, phones, keyring, API key, the model
-(and whether it reads images), the data folder. Each check says what to fix. No Qt here."""
+(and whether it reads images), the data folder, and whether the window can open on this display.
+Each check says what to fix. No Qt here."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from app.core.device.errors import ADB_KEYBOARD_FIX, DeviceError
 from app.core.device.input_commands import ADB_KEYBOARD_IME
 from app.core.runs.service import MissingApiKey, api_key_for
 from app.core.secrets import SecretStore
+from app.display_check import qt_platform_problem
 
 
 @dataclass
@@ -52,6 +54,8 @@ async def run_checks(settings: Settings) -> list[Check]:
                                 "installed: any text can be typed" if has_keyboard
                                 else "not installed: only ASCII text can be typed. " + ADB_KEYBOARD_FIX))
     problem = await asyncio.to_thread(data_folder_problem)
+    display = qt_platform_problem()
+    checks.append(Check("Display", not display, display or "the desktop app can open its window here"))
     checks.append(Check("Data folder", not problem, problem or f"{paths.data_dir(create=False).parent} can be written to"))
     store = SecretStore()
     checks.append(Check("Keyring", store.keyring_available, store.location() if store.keyring_available else store.notice))

@@ -93,14 +93,24 @@ def check_resources() -> str:
 
 
 def check_qt() -> str:
-    os.environ["QT_QPA_PLATFORM"] = "offscreen"
+    """The main window painted on the real platform where a display exists (so missing X11 libraries fail
+    here, in words), else offscreen."""
+    from app.display_check import qt_platform_problem
+
+    real = bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")) and sys.platform.startswith("linux")
+    if real and not os.environ.get("QT_QPA_PLATFORM"):
+        problem = qt_platform_problem()
+        if problem:
+            raise CheckFailed(problem)
+    elif not os.environ.get("QT_QPA_PLATFORM"):
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"
     from PySide6.QtWidgets import QApplication
 
     from app.gui.app_icon import app_icon
     from app.gui.event_loop import new_qasync_loop
     from app.gui.main_window import MainWindow
 
-    app = QApplication.instance() or QApplication([sys.argv[0], "-platform", "offscreen"])
+    app = QApplication.instance() or QApplication([sys.argv[0]])
     loop = new_qasync_loop()
     asyncio.set_event_loop(loop)
     icon = app_icon()
