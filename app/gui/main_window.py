@@ -7,9 +7,8 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from PySide6.QtCore import QEvent, Qt, QUrl
-from PySide6.QtGui import QAction, QDesktopServices, QKeySequence
-from PySide6.QtWidgets import QDialog, QLabel, QMainWindow, QSizePolicy, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtCore import QEvent
+from PySide6.QtWidgets import QDialog, QMainWindow
 
 from app.core import paths
 from app.core.config import Settings, load_settings, save_settings
@@ -22,21 +21,16 @@ from app.core.secrets import SecretStore
 from app.core.agent.run_words import counted
 from app.core.providers import pricing_for
 
-from app.gui.runs.approval_panel import ApprovalPanel
-from app.gui.phones.device_panel import DevicePanel
 from app.gui.dialogs import run_dialog
-from app.gui.inspector.inspector import InspectorPanel
-from app.gui.map.map_window import show_map
-from app.gui.mirror.mirror_panel import MirrorPanel
 from app.gui.phones.phone_session import PhoneSession
 from app.gui.runs.past_run_actions import connect_learning
-from app.gui.runs.request_panel import RequestPanel
 from app.gui.runs.run_controller import RunController
 from app.gui.api_host import ApiHost
 from app.gui.settings.settings_dialog import SettingsDialog
-from app.gui.skills.skills_dialog import show_skills
-from app.gui.runs.timeline import TimelinePanel
-from app.gui.window_state import restore_window_state, save_window_state
+from app.gui.runs.state_words import state_sentence
+from app.gui.window_layout import build_panes, first_layout, reveal
+from app.gui.window_menus import build_menus
+from app.gui.window_state import ScreenLayouts
 
 log = logging.getLogger(__name__)
 MODEL_WORDS_SHOWN = 120   # characters of the streaming reply shown under the request (its newest end)
@@ -78,48 +72,14 @@ class MainWindow(QMainWindow):
         self.controller = RunController(self.core, self.service, self)
         self.api_host = ApiHost(self.core, self.service, lambda: self.settings,
                                 lambda: self.phone.connection.virtual_server if self.phone.connection else None)
-        self._build()
+        build_panes(self)
         self._connect()
-        self._build_menus()
-        self._fit_to_screen(1440, 920)
-        restore_window_state(self, self.splitters)
+        build_menus(self)
+        first_layout(self)
+        self.layouts = ScreenLayouts(self, self.splitters)
+        self.layouts.restore()        # the layout this screen had last time, if any
         for warning in warnings:
             self.show_status(warning)
-
-    # ------------------------------------------------------------------ layout
-
-    def _build(self) -> None:
-        self.devices = DevicePanel()
-        self.request = RequestPanel()
-        self.approval = ApprovalPanel()
-        left = QWidget()
-        left_layout = QVBoxLayout(left)
-        for widget in (self.devices, self.request, self.approval):
-            left_layout.addWidget(widget)
-        left_layout.addStretch(1)
-
-        center = MirrorPanel()
-        self.mirror, self.manual, self.overlay_button = center.mirror, center.manual, center.overlay_button
-        self.fps_label, self.source_label = center.fps_label, center.source_label
-        self.mirror_panel = center
-
-        self.inspector = InspectorPanel()
-        self.timeline = TimelinePanel()
-        right = QSplitter(Qt.Orientation.Vertical)
-        right.addWidget(self.inspector)
-        right.addWidget(self.timeline)
-        main = QSplitter(Qt.Orientation.Horizontal)
-        for widget in (left, center, right):
-            main.addWidget(widget)
-        main.setStretchFactor(1, 1)          # extra width goes to the mirror and the inspector/timeline alike
-        main.setStretchFactor(2, 1)
-        main.setSizes([330, 430, 600])        # a phone is tall: the mirror needs less width than the tables
-        self.splitters = {"main": main, "right": right}
-        self.setCentralWidget(main)
-        self.status = QLabel("")
-        # A long message is cut at the window's edge (its whole text is the tooltip); it never widens the window.
-        self.status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        self.statusBar().addWidget(self.status, 1)
 
     def _connect(self) -> None:
         phone, mirror, controller = self.phone, self.mirror, self.controller
@@ -156,10 +116,11 @@ class MainWindow(QMainWindow):
         controller.review_requested.connect(self._review)
         controller.proposal_shown.connect(self._proposal_shown)
         controller.question_asked.connect(self.approval.show_question)
+        controller.question_asked.connect(lambda _question: reveal(self.left_pane, self.approval))
         controller.step_finished.connect(self._step_finished)
         controller.run_started.connect(self._run_started)
         controller.run_finished.connect(self._run_finished)
-        controller.state_changed.connect(lambda status, reason: self.request.set_status(f"{status}: {reason}"))
+        controller.state_changed.connect(lambda status, reason: self.request.set_status(state_sentence(status, reason)))
         controller.message.connect(self.show_status)
         controller.model_words.connect(self._model_words)
         self.approval.answered.connect(self._answered)
@@ -183,51 +144,11 @@ class MainWindow(QMainWindow):
         manual.paste_clipboard_requested.connect(phone.paste_to_phone)
         manual.set_toggle("show_touches", self.settings.mirror.show_touches)
 
-    def _build_menus(self) -> None:
-        def action(menu, text, slot, shortcut=None, checkable=False) -> QAction:
-            item = QAction(text, self)
-            if shortcut:
-                item.setShortcut(QKeySequence(shortcut))
-            item.setCheckable(checkable)
-            item.triggered.connect(slot)
-            menu.addAction(item)
-            return item
-
-        file_menu = self.menuBar().addMenu("&File")
-        action(file_menu, "Settings…", self.open_settings, "Ctrl+,")
-        action(file_menu, "Past runs…", self.open_past_runs, "Ctrl+O")
-        action(file_menu, "Skills…", lambda: show_skills(self))
-        action(file_menu, "Map of screens…", lambda: show_map(self))
-        action(file_menu, "Open runs folder", lambda: QDesktopServices.openUrl(QUrl.fromLocalFile(str(paths.runs_dir()))))
-        file_menu.addSeparator()
-        action(file_menu, "Quit", self.close, "Ctrl+Q")
-        run_menu = self.menuBar().addMenu("&Run")
-        action(run_menu, "Run", lambda: self.request.run_button.click(), "F5")
-        action(run_menu, "Step", lambda: self.request.step_button.click(), "F10")
-        action(run_menu, "Pause / resume", lambda: self.request.pause_button.click(), "F6")
-        action(run_menu, "Stop", self.controller.stop, "Shift+F5")
-        run_menu.addSeparator()
-        action(run_menu, "Approve", self.approval.approve, "Ctrl+Return")
-        action(run_menu, "Reject…", lambda: self.approval.reject_button.click(), "Ctrl+Backspace")
-        view_menu = self.menuBar().addMenu("&View")
-        self.overlay_action = action(view_menu, "Control boxes", self.overlay_button.toggle, "Ctrl+B", checkable=True)
-        self.overlay_action.setChecked(True)
-        self.overlay_button.toggled.connect(self.overlay_action.setChecked)
-        help_menu = self.menuBar().addMenu("&Help")
-        action(help_menu, "About Agent Desk", self.open_about)
-
     def open_about(self) -> None:
         """Version and every bundled library's licence."""
         from app.gui.about_dialog import AboutDialog
 
         self._spawn(run_dialog(AboutDialog(self)))
-
-    def _fit_to_screen(self, width: int, height: int) -> None:
-        """A first-run size that fits the screen (saved layouts are restored afterwards)."""
-        screen = self.screen().availableGeometry() if self.screen() else None
-        if screen is not None:
-            width, height = min(width, screen.width() - 40), min(height, screen.height() - 60)
-        self.resize(width, height)
 
     # ------------------------------------------------------------------ phone
 
@@ -269,8 +190,8 @@ class MainWindow(QMainWindow):
         self.request.set_running(True, self.controller.paused)
 
     def show_status(self, text: str) -> None:
-        self.status.setText(text)
-        self.status.setToolTip(text)
+        """Say `text` in the status bar as a sentence with its fix; raw error text goes behind Details."""
+        self.status_line.show_text(text)
 
     def _model_words(self, step: int, text_so_far: str) -> None:
         """The model's reply as it streams in, under the request: a slow server is visibly working."""
@@ -342,6 +263,7 @@ class MainWindow(QMainWindow):
 
     def _review(self, proposal) -> None:
         self.approval.show_proposal(proposal)
+        reveal(self.left_pane, self.approval)       # scrolled into view on a short screen
         self.approval.setFocus()
         self.raise_()
 
@@ -430,6 +352,7 @@ class MainWindow(QMainWindow):
 
     def showEvent(self, event) -> None:
         super().showEvent(event)
+        self.layouts.follow()             # moved to another screen: that screen's layout
         self._mirror_visibility_changed()
 
     def hideEvent(self, event) -> None:
@@ -441,6 +364,6 @@ class MainWindow(QMainWindow):
         self.phone.set_mirror_visible(self.isVisible() and not self.isMinimized())
 
     def closeEvent(self, event) -> None:
-        save_window_state(self, self.splitters)
+        self.layouts.save()
         self._closed.set()
         super().closeEvent(event)

@@ -269,8 +269,13 @@ class InspectorPanel(QWidget):
         every cell through Python, ~25 ms for a big screen on the GUI thread."""
         metrics = self.table.fontMetrics()
         padding = 2 * self.table.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin) + 14
+        style = self.table.style()
+        swatch = style.pixelMetric(QStyle.PixelMetric.PM_SmallIconSize) + 8      # the id column's colour swatch
+        sort_arrow = style.pixelMetric(QStyle.PixelMetric.PM_HeaderMarkSize) + 8
         for column, texts in enumerate(self.table_model.column_texts()):
             width = max(metrics.horizontalAdvance(text) for text in texts) + padding
+            if column == 0:                     # every id readable beside its swatch, under the sort arrow
+                width = max(width + swatch, metrics.horizontalAdvance(texts[0]) + padding + sort_arrow)
             if column in (2, 3):
                 width = min(width, NAME_COLUMN_WIDTH)
             self.table.setColumnWidth(column, width)

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from PySide6.QtCore import Signal
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLineEdit, QMenu, QPushButton, QToolButton, QWidget
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLineEdit, QMenu, QPushButton, QSizePolicy, QToolButton, QWidget
+
+from app.gui.flow_layout import FlowLayout
 
 SYSTEM_KEYS = (  # (glyph, tooltip, key name sent to the phone)
     ("◁", "Back", "BACK"),
@@ -17,6 +19,16 @@ SYSTEM_KEYS = (  # (glyph, tooltip, key name sent to the phone)
     ("□", "Recent apps", "APP_SWITCH"),
 )
 SCREEN_OFF_TIP = "Turn the phone's screen off; the mirror goes on"
+
+
+def _row(*widgets: QWidget) -> QWidget:
+    holder = QWidget()
+    row = QHBoxLayout(holder)
+    row.setContentsMargins(0, 0, 0, 0)
+    row.setSpacing(6)
+    for widget in widgets:
+        row.addWidget(widget, 1 if isinstance(widget, QLineEdit) else 0)
+    return holder
 
 
 def _separator() -> QFrame:
@@ -67,7 +79,7 @@ class ManualControlBar(QWidget):
         self.text_field.setToolTip("Text to type on the phone (Enter sends it). In touch mode you can also "
                                    "type straight into the mirror.")
         self.text_field.setClearButtonEnabled(True)
-        self.text_field.setMinimumWidth(54)
+        self.text_field.setMinimumWidth(110)
         self.text_field.returnPressed.connect(self.send_text)
         self.text_field.textChanged.connect(self._update_type_button)
         self.type_button = QPushButton("Type")
@@ -87,19 +99,15 @@ class ManualControlBar(QWidget):
         self.more_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.more_button.setMenu(self._more_menu())
 
-        layout = QHBoxLayout(self)
+        # Three groups that wrap onto a second row when the mirror's column is narrow (a small screen).
+        keys = _row(self.touch_button, _separator(), *self.key_buttons.values())
+        typing = _row(self.text_field, self.type_button)
+        typing.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        tools = _row(self.screenshot_button, self.more_button)
+        layout = FlowLayout(self, spacing=12, row_spacing=4)
         layout.setContentsMargins(6, 4, 6, 4)
-        layout.setSpacing(6)
-        layout.addWidget(self.touch_button)
-        layout.addWidget(_separator())
-        for button in self.key_buttons.values():
-            layout.addWidget(button)
-        layout.addWidget(_separator())
-        layout.addWidget(self.text_field, 1)
-        layout.addWidget(self.type_button)
-        layout.addWidget(_separator())
-        layout.addWidget(self.screenshot_button)
-        layout.addWidget(self.more_button)
+        for group in (keys, tools, typing):      # typing last: on a row of its own it takes the whole width
+            layout.addWidget(group)
         self._update_type_button()
         self._equalise_heights()
 

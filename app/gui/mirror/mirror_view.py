@@ -83,7 +83,7 @@ class MirrorView(QWidget):
         self._placeholder_font.setPointSizeF(self.font().pointSizeF() * 1.1)
         self._refresh_colours()
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
-        self.setMinimumSize(200, 300)
+        self.setMinimumSize(200, 220)
         self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)
         self.setMouseTracking(True)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)

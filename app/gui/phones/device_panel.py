@@ -17,6 +17,9 @@ from PySide6.QtWidgets import (
 )
 
 
+VISIBLE_ROWS = 3     # phones listed before the list scrolls
+
+
 @dataclass(frozen=True)
 class DeviceEntry:
     server: str          # "host:port" of the ADB server that has it
@@ -42,7 +45,7 @@ class DevicePanel(QWidget):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.list = QListWidget()
-        self.list.setMaximumHeight(120)
+        self.list.setVerticalScrollMode(QListWidget.ScrollMode.ScrollPerPixel)
         self.list.itemActivated.connect(self._chosen)
         self.list.itemClicked.connect(self._chosen)
         self.address = QLineEdit()
@@ -63,6 +66,8 @@ class DevicePanel(QWidget):
         layout.addWidget(self.note)
         self.entries: list[DeviceEntry] = []
         self.current: tuple[str, str] | None = None
+        self.note.hide()
+        self._fit_list()
 
     def set_devices(self, entries: list[DeviceEntry]) -> None:
         self.entries = entries
@@ -80,6 +85,13 @@ class DevicePanel(QWidget):
                 item.setFont(font)
         if not entries:
             self.list.addItem("No phone attached. Plug one in with USB debugging on.")
+        self._fit_list()
+
+    def _fit_list(self) -> None:
+        """As high as its rows, up to VISIBLE_ROWS (then it scrolls): one phone takes little room."""
+        rows = min(self.list.count(), VISIBLE_ROWS)
+        content = sum(self.list.sizeHintForRow(row) for row in range(rows))
+        self.list.setFixedHeight(max(content, self.list.fontMetrics().height() * 2) + 2 * self.list.frameWidth() + 4)
 
     def set_current(self, entry: DeviceEntry | None) -> None:
         self.current = entry.key if entry else None

@@ -1,4 +1,5 @@
-"""CONFIRM: the model's proposal, and the person's answer — approve, edit, override, reject, stop."""
+"""Needs your OK (the CONFIRM state): the model's proposal, and the person's answer — approve, edit,
+override, reject, stop."""
 
 from __future__ import annotations
 
@@ -9,7 +10,6 @@ from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QFormLayout,
     QFrame,
-    QHBoxLayout,
     QLabel,
     QLineEdit,
     QPushButton,
@@ -22,6 +22,8 @@ from app.core.agent.action_shorthand import SHORTHAND_HELP, ShorthandError, pars
 from app.core.agent.actions import ARGUMENT_MODELS, Action
 from app.core.agent.supervisor import Proposal, ReviewAnswer
 from app.core.perception.controls import Control
+
+from app.gui.flow_layout import FlowLayout
 
 PAGE_DECIDE, PAGE_EDIT, PAGE_OVERRIDE, PAGE_REJECT, PAGE_QUESTION = range(5)
 
@@ -82,10 +84,9 @@ class ApprovalPanel(QFrame):
 
     def _decide_page(self) -> QWidget:
         page = QWidget()
-        row = QHBoxLayout(page)
-        row.setContentsMargins(0, 0, 0, 0)
+        row = FlowLayout(page)          # wraps onto a second row in a narrow panel
         self.approve_button = _button("Approve  ⏎", primary=True)
-        self.approve_button.setToolTip("Run this action (Enter, or Ctrl+Enter anywhere)")
+        self.approve_button.setToolTip("Run this action (Enter here, or Ctrl+Enter anywhere in the window)")
         self.approve_button.clicked.connect(lambda: self._answer(ReviewAnswer.approve()))
         edit = _button("Edit…")
         edit.clicked.connect(self._start_edit)
@@ -151,9 +152,8 @@ class ApprovalPanel(QFrame):
         layout.addWidget(send, alignment=Qt.AlignmentFlag.AlignRight)
         return page
 
-    def _ok_cancel(self, ok_text: str, on_ok) -> QHBoxLayout:
-        row = QHBoxLayout()
-        row.addStretch(1)
+    def _ok_cancel(self, ok_text: str, on_ok) -> FlowLayout:
+        row = FlowLayout(align_right=True)
         cancel = _button("Back")
         cancel.clicked.connect(lambda: self._show(PAGE_DECIDE))
         ok = _button(ok_text, primary=True)
@@ -175,9 +175,9 @@ class ApprovalPanel(QFrame):
 
     def show_proposal(self, proposal: Proposal) -> None:
         self.proposal = proposal
-        self.title.setText(f"Step {proposal.step} — {proposal.proposed_by} proposes:")
+        self.title.setText(f"Needs your OK · Step {proposal.step}: {proposal.proposed_by} proposes")
         self.action_label.setText(proposal.action_text)
-        self._set(self.warning, f"⚠ Needs your approval: {proposal.sensitive_reason}" if proposal.sensitive_reason else "")
+        self._set(self.warning, f"⚠ Why it asks: {proposal.sensitive_reason}" if proposal.sensitive_reason else "")
         self._set(self.thought, f"Thought: {proposal.thought}" if proposal.thought else "")
         self._set(self.comment, f"Comment: {proposal.comment}" if proposal.comment else "")
         self.action_label.show()
@@ -214,6 +214,10 @@ class ApprovalPanel(QFrame):
 
     def approve(self) -> None:
         self._answer(ReviewAnswer.approve())
+
+    def confirm(self) -> None:
+        """Enter (or the window's Ctrl+Enter): confirm whatever page is showing."""
+        self._enter()
 
     def _enter(self) -> None:
         page = self.pages.currentIndex()

@@ -5,7 +5,6 @@ from __future__ import annotations
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QComboBox,
-    QHBoxLayout,
     QLabel,
     QSizePolicy,
     QPlainTextEdit,
@@ -14,6 +13,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
+from app.gui.flow_layout import FlowLayout
 
 
 class RequestPanel(QWidget):
@@ -27,7 +28,7 @@ class RequestPanel(QWidget):
         super().__init__(parent)
         self.request = QPlainTextEdit()
         self.request.setPlaceholderText("What should the agent do? e.g. “Turn on Wi-Fi” or "
-                                        "“Text Ben Carter that I am running late”")
+                                        "“Text Ben Carter that I am running late”. Ctrl+Enter runs it.")
         self.request.setFixedHeight(72)
         self.mode = QComboBox()
         self.mode.addItem("Step: approve every action", "step")
@@ -39,6 +40,7 @@ class RequestPanel(QWidget):
         self.max_steps.setSuffix(" steps")
         self.run_button = QPushButton("Run")
         self.run_button.setProperty("primary", True)
+        self.run_button.setToolTip("Run the request (Ctrl+Enter in the request box, or F5)")
         self.step_button = QPushButton("Step")
         self.pause_button = QPushButton("Pause")
         self.pause_button.setCheckable(True)
@@ -52,10 +54,13 @@ class RequestPanel(QWidget):
         # Long runs without a space (a streamed JSON reply, a URL) are cut, never laid out wider than the panel.
         self.status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
 
-        options = QHBoxLayout()
-        options.addWidget(self.mode, 1)
+        # Rows that wrap when the panel is narrow (a small screen) instead of widening the window.
+        self.mode.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.mode.setMinimumWidth(150)     # its whole text where there is room; shortened in a narrow panel
+        options = FlowLayout()
+        options.addWidget(self.mode)
         options.addWidget(self.max_steps)
-        buttons = QHBoxLayout()
+        buttons = FlowLayout()
         for button in (self.run_button, self.step_button, self.pause_button, self.stop_button):
             buttons.addWidget(button)
         layout = QVBoxLayout(self)
