@@ -3,9 +3,10 @@
 While the map is shown (`start()` … `stop()`), every `INTERVAL_MS` it asks the phone's shared UI tree
 (`PhoneSession.screen_tree`, on the core's loop thread) for the screen: that dumps only when the
 screen changed (a dump costs about a second on a real phone), and a read never starts while the
-previous one is still going. During a run it reads nothing from the phone: each finished step already
-names the app, activity and controls of the screen it was taken on. Either way the screen's stable
-signature is computed in a worker thread and announced with `screen_seen`. The phone's kind (model
+previous one is still going. During a run the timer reads nothing; the map reads once when it opens
+and once after each finished step — the step's action moved the phone on, and the run's next step
+needs that very dump, which the shared tree takes once for both. The screen's stable signature is
+computed in a worker thread and announced with `screen_seen`. The phone's kind (model
 and Android version, as runs record it) is announced once per phone with `kind_known`.
 """
 
@@ -55,7 +56,7 @@ class LiveScreen(QObject):
     def start(self) -> None:
         if self.host is not None and not self.timer.isActive():
             self.timer.start()
-            self.read_soon()
+            self.read_soon(during_runs=True)
 
     def stop(self) -> None:
         self.timer.stop()
@@ -74,13 +75,13 @@ class LiveScreen(QObject):
         task.add_done_callback(self._tasks.discard)
         return task
 
-    def read_soon(self) -> None:
-        """Read the phone's screen now, unless a read is going or a run is (its steps say the screen)."""
+    def read_soon(self, during_runs: bool = False) -> None:
+        """Read the phone's screen now, unless a read is going (or a run is, and this is the timer's read)."""
         host = self.host
         if host is None or (self._reading is not None and not self._reading.done()):
             return
         session = host.phone.session
-        if session is None or host.controller.running:
+        if session is None or (host.controller.running and not during_runs):
             return
         self._reading = self._spawn(self._read(session))
 
@@ -104,17 +105,7 @@ class LiveScreen(QObject):
         if signature and self.timer.isActive():
             self.screen_seen.emit(signature)
 
-    def _step_finished(self, item) -> None:
-        """A run's step ended: the screen it was taken on is where the phone is."""
-        if not self.timer.isActive():
-            return
-        controls = list(getattr(item, "controls", None) or [])
-        if not controls or getattr(item, "screen_only", False):
-            return
-
-        async def announce() -> None:
-            signature = await asyncio.to_thread(signature_of, str(getattr(item, "foreground", "") or ""),
-                                                str(getattr(item, "activity", "") or ""), controls)
-            if signature and self.timer.isActive():
-                self.screen_seen.emit(signature)
-        self._spawn(announce())
+    def _step_finished(self, _item) -> None:
+        """A run's step ended: its action moved the phone on; read where to (the next step reads the same)."""
+        if self.timer.isActive():
+            self.read_soon(during_runs=True)
