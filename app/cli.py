@@ -305,8 +305,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    console = logging.StreamHandler()
-    console.setLevel(logging.INFO if args.verbose else logging.WARNING)   # the log file may want more
+    # Log lines reach the terminal only with -v: what a person must know, the commands print in words
+    # (the log file, where a command keeps one, has everything).
+    console = logging.StreamHandler() if args.verbose else logging.NullHandler()
+    console.setLevel(logging.INFO)
     console.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, handlers=[console])
     if args.self_test:

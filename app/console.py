@@ -3,19 +3,43 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 from app.core.agent.action_shorthand import SHORTHAND_HELP, ShorthandError, parse_shorthand
-from app.core.agent.actions import Action
+from pydantic_core import PydanticUndefined
+
+from app.core.agent.actions import ARGUMENT_MODELS, Action
 from app.core.agent.records import StepRecord
 from app.core.agent.run_words import decision_word, result_words, step_action_text
 from app.core.agent.supervisor import Proposal, ReviewAnswer
 
-CHOICES = "[Enter]=approve  e=edit  o=override  r=reject with feedback  s=stop"
+CHOICES = "[Enter]=approve  e=edit (each value in turn)  o=override  r=reject with feedback  s=stop"
+
+
+def _shown(value) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return "" if value is None else str(value)
+
+
+def _typed_value(typed: str, current):
+    """What the person typed, as the kind of value the argument holds (yes/no, a number, text)."""
+    if isinstance(current, bool):
+        return typed.lower() in ("y", "yes", "true", "1", "on")
+    if isinstance(current, int) or current is None and typed.lstrip("-").isdigit():
+        try:
+            return int(typed)
+        except ValueError:
+            return typed
+    if isinstance(current, float):
+        try:
+            return float(typed)
+        except ValueError:
+            return typed
+    return typed
 
 
 async def read_line(prompt: str) -> str | None:
@@ -120,12 +144,26 @@ class ConsoleSupervisor:
                 self.say(f"  ✗ '{line.strip()}' is not a choice")
 
     async def _edit(self, action: Action) -> Action | None:
-        self.say(f"  arguments now: {json.dumps(action.arguments, ensure_ascii=False)}")
-        typed = await read_line("  new arguments as JSON (empty keeps them): ")
-        if not typed:
+        """Each of the action's arguments asked in turn, its value shown; Enter keeps it. None: nothing
+        changed, or what was typed does not fit (said, and the proposal is asked about again)."""
+        model = ARGUMENT_MODELS.get(action.function)
+        if model is None:
+            self.say("  ✗ this action has nothing to edit; override it instead")
+            return None
+        arguments = dict(action.arguments)
+        changed = False
+        for name, spec in model.model_fields.items():
+            current = arguments.get(name, spec.default if spec.default is not PydanticUndefined else "")
+            typed = await read_line(f"  {name.replace('_', ' ')} [{_shown(current)}]: ")
+            if typed is None:
+                return None
+            if typed.strip():
+                arguments[name] = _typed_value(typed.strip(), current)
+                changed = True
+        if not changed:
             return None
         try:
-            return Action(function=action.function, arguments=json.loads(typed), status=action.status)
+            return Action(function=action.function, arguments=arguments, status=action.status)
         except ValueError as exc:
             self.say(f"  ✗ not valid: {exc}")
             return None

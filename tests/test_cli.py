@@ -128,3 +128,18 @@ def test_self_test_flag_runs_the_self_test(monkeypatch):
 
     monkeypatch.setattr(selftest, "main", lambda: 1)
     assert main(["--self-test"]) == 1
+
+
+def test_log_lines_reach_the_terminal_only_with_verbose(tmp_path):
+    """A command's warnings go to the log, not between its output lines; -v shows them."""
+    import subprocess
+    import sys
+    script = ("import logging, sys\nimport app.cli_map as m\n"
+              "def noisy(args):\n    logging.getLogger('app.x').warning('something odd')\n    print('the output')\n"
+              "    return 0\nm.cmd_map = noisy\nfrom app.cli import main\nsys.exit(main(sys.argv[1:]))\n")
+    env = {**__import__("os").environ, "AGENTDESK_HOME": str(tmp_path)}
+    quiet = subprocess.run([sys.executable, "-c", script, "map"], capture_output=True, text=True, env=env, timeout=60)
+    assert quiet.returncode == 0 and quiet.stdout == "the output\n" and "something odd" not in quiet.stderr
+    loud = subprocess.run([sys.executable, "-c", script, "-v", "map"], capture_output=True, text=True, env=env,
+                          timeout=60)
+    assert "WARNING app.x: something odd" in loud.stderr

@@ -173,7 +173,8 @@ async def _running_desk() -> DeskClient | None:
         return None
     token = await anyio.to_thread.run_sync(lambda: api_token(create=False))
     if token is None:
-        log.warning("a desk runs at %s, but no API token is known here (set AGENTDESK_API_TOKEN)", found.url)
+        print(f"agentdesk mcp: a desk runs at {found.url}, but no API token is known here (set "
+              "AGENTDESK_API_TOKEN); tasks run in this process instead", file=sys.stderr)
         return None
     client = DeskClient(found.url, token.value, where=found.url)
     try:
