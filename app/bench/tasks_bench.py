@@ -138,9 +138,11 @@ def request_for(task: BenchTask, kind: str, api_key: str | None, replay_script: 
     return RunRequest(task.request, **options)
 
 
-def empty_skills_store() -> None:
-    """Remove every saved skill (under the data folder, which the bench points at its own home)."""
+def forget_what_was_learnt() -> None:
+    """Remove every saved skill and the map of screens (under the data folder, which the bench points at
+    its own home): a first run starts knowing nothing."""
     shutil.rmtree(data_dir() / "skills", ignore_errors=True)
+    shutil.rmtree(data_dir() / "graph", ignore_errors=True)
 
 
 async def run_task(task: BenchTask, kind: str, spec: PhoneSpec, settings: Settings, *,
@@ -211,7 +213,7 @@ async def run_suite(tasks: Sequence[BenchTask], specs: Sequence[PhoneSpec], sett
     for spec in specs:
         for task in tasks:
             for _ in range(rounds):
-                empty_skills_store()
+                forget_what_was_learnt()
                 first = await run_task(task, "first", spec, settings, oracle=oracle, api_key=api_key)
                 if "first" in kinds:
                     outcomes.append(first)
@@ -365,7 +367,7 @@ def run_tasks_bench(rounds: int = 1, choice: PhoneChoice = PhoneChoice(), model:
     fill_table(table, outcomes, chosen, specs, kinds, success_budget=oracle is not None)
     table.notes += [
         "Success is the task's checker on the phone's true state afterwards, not the agent's opinion. Each run "
-        "starts on a newly made phone; first runs start with an empty skills store.",
+        "starts on a newly made phone; first runs start with no skills and no map of screens.",
         "Model calls and tokens are counted in the app's model client (tokens as the server reports them; the "
         "oracle estimates a quarter of a token per character and 85 per image). Per task: the mean of the rounds "
         "(wall time: the median); 'all tasks' sums them.",
