@@ -15,7 +15,7 @@ from app.core.agent.report import REPORT_TEXT_LIMIT, write_report
 from app.core.agent.trajectory import TrajectoryWriter
 
 REQUEST = "Send <b>hello</b> to Ann"
-DATA_URL = re.compile(r'src="data:image/jpeg;base64,([A-Za-z0-9+/=]+)"')
+DATA_URL = re.compile(r'href="data:image/jpeg;base64,([A-Za-z0-9+/=]+)"')
 
 
 @pytest.fixture(autouse=True)
@@ -69,7 +69,7 @@ def test_every_step_is_in_the_report_with_what_happened():
     assert len(steps) == 3
     for number, section in enumerate(steps, 1):
         assert f"Step {number}" in section
-    assert "click control 4 &quot;Messages&quot;" in steps[0] and "approved" in steps[0] and "2,310 ms" in steps[0]
+    assert "click control 4 &quot;Messages&quot;" in steps[0] and "approved" in steps[0] and "2.3 s" in steps[0]
     assert "press_key(key_code=&quot;BACK&quot;)" in steps[1] and "Executed instead" in steps[1]
     assert "replaced by the person" in steps[1] and "failed: control 9 is gone" in steps[1]
     assert "screenshot only" in steps[1]
@@ -82,7 +82,7 @@ def test_every_step_is_in_the_report_with_what_happened():
 
 def test_run_text_is_escaped():
     page = write_report(three_step_run().run_dir).read_text(encoding="utf-8")
-    assert "<script>" not in page and "<img src=x" not in page and "<b>hello" not in page
+    assert "<script>alert" not in page and "<img src=x" not in page and "<b>hello" not in page
     assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;" in page
     assert "&lt;img src=x onerror=alert(1)&gt;" in page
     assert "Send &lt;b&gt;hello&lt;/b&gt; to Ann" in page
@@ -91,10 +91,12 @@ def test_run_text_is_escaped():
 def test_the_page_is_self_contained_with_small_embedded_images():
     page = write_report(three_step_run().run_dir).read_text(encoding="utf-8")
     images = DATA_URL.findall(page)
-    assert len(images) == 2                      # step 3 has no screenshot
-    assert len(re.findall(r'<img\b', page)) == 2
-    for forbidden in ('src="http', "href=", "<link", "url(", "@import", "<script", "//cdn"):
+    assert len(images) == 2                      # step 3 has no screenshot; each picture is embedded once
+    assert len(re.findall(r'<image\b', page)) == 2
+    for forbidden in ('src="http', "<link", "url(", "@import", "<script src", "//cdn", "<iframe"):
         assert forbidden not in page
+    # every reference stays inside the page: a picture's data, or a picture defined in it (the zoom is inline script)
+    assert all(ref.startswith(("#pic-", "data:image/jpeg;base64,")) for ref in re.findall(r'href="([^"]*)"', page))
     colours = []
     for data in images:
         with Image.open(io.BytesIO(base64.b64decode(data))) as image:
@@ -159,4 +161,4 @@ def test_the_time_is_split_into_the_agents_and_the_persons():
     writer = new_writer()
     writer.finish(RunResult("success", 0, [], 95.0, agent_seconds=20.0, waiting_seconds=75.0))
     page = write_report(writer.run_dir).read_text(encoding="utf-8")
-    assert "1 min 35 s (the agent 20.0 s, waiting for you 1 min 15 s)" in page
+    assert "1 min 35 s (the agent 20 s, waiting for you 1 min 15 s)" in page

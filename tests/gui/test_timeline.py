@@ -149,7 +149,7 @@ async def test_rows_show_each_recorded_step(panel, run_dir):
     assert texts(model, model.NUMBER) == ["1", "2", "3", "4", "5"]
     assert texts(model, model.ACTION)[:2] == ["Tap “Settings” (#5)", "Tap “Display” (#14)"]
     assert texts(model, model.DECISION) == ["approved", "edited", "rejected", "auto-approved", "auto-approved"]
-    assert model.index(2, model.DECISION).data(timeline_model.CHIP_NOTE_ROLE) == "“Do not touch Bluetooth”"
+    assert model.index(2, model.DECISION).data(timeline_model.CHIP_NOTE_ROLE) == "by you: Do not touch Bluetooth"
     results = texts(model, model.RESULT)
     assert results[0] == "ok" and results[2] == "not executed"
     assert results[3] == "failed: no text field has focus"

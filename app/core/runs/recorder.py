@@ -41,9 +41,11 @@ from app.core.agent.memory import RunResult
 from app.core.agent.pipeline import ComposedStrategy, ProcessingPhase, StepContext, Strategy
 from app.core.agent.report import write_report
 from app.core.agent.run_context import RunContext
+from app.core.agent.step_reviews import ReviewLog
 from app.core.agent.supervisor import RunControl, RunStopped
 from app.core.agent.trajectory import RUN_FILE, TrajectoryWriter
 from app.core.data_folder import storage_problem
+from app.core.runs.final_screen import FinalScreen
 
 log = logging.getLogger(__name__)
 
@@ -95,6 +97,8 @@ class RunRecorder:
         self._images: dict[int, concurrent.futures.Future] = {}
         self._writes: list[concurrent.futures.Future] = []
         self._waits = PersonWaits()
+        self._reviews = ReviewLog()       # rejected proposals, who decided, questions: kept with each step
+        self.final_screen = FinalScreen()   # the screen the run left, after its last step (its frames: guard_pipeline)
         self._unsubscribe = events.subscribe(self._on_event, replay=False)
 
     @property
@@ -103,12 +107,16 @@ class RunRecorder:
 
     def _on_event(self, event: RunEvent) -> None:
         self._waits.on_event(event)
+        self._reviews.on_event(event)
+        self.final_screen.on_event(event)
         if isinstance(event, ObservationReady) and event.screenshot is not None:
             job = self._worker.submit(self._save_screens, event.step, event.screenshot, event.annotated)
             self._images[event.step] = job
             self._writes.append(job)
         elif isinstance(event, StepFinished):
             item = dataclasses.replace(event.item, waiting_seconds=self._waits.step_finished(event.step))
+            item = self._reviews.take(item)
+            self.final_screen.step_finished(item)
             job = self._worker.submit(self._write_step, item, self._images.pop(event.step, None))
             job.add_done_callback(self._step_written)
             self._writes.append(job)
@@ -196,6 +204,8 @@ class RunRecorder:
             except Exception:
                 pass          # already said in problems
         await asyncio.sleep(0)        # let the last StepRecorded reach the stream before the run's end
+        if result is not None and not self.fault:
+            await self.final_screen.save(self.writer.run_dir)      # the last step's "after" picture, for the report
         if result is not None:
             result.run_dir = str(self.writer.run_dir)
             if self.fault:
@@ -265,6 +275,7 @@ def guard_pipeline(factory: Callable[[RunContext], list], recorder: RunRecorder)
     """The run's pipeline with a `RecordingGate` in front of the strategy that acts on the phone
     (the one providing the action's "outcome"); without one, in front of the action phase."""
     def build(rc: RunContext) -> list:
+        recorder.final_screen.frames = getattr(rc, "frames", None)   # the screen the run leaves: from its frames
         gate = RecordingGate(rc.control, recorder)
         pipeline = []
         for phase, strategy in factory(rc):

@@ -1,20 +1,29 @@
-"""What the window can do with a past run besides reopening it: replay it, save it as a skill, export it.
+"""What the window can do with a past run besides reopening it: replay it, re-run its request with the model,
+save it as a skill, export it, delete it.
 
 The disk work (reading the run folder, writing a skill or a script) is plain blocking functions that
 the dialogs call through `asyncio.to_thread`, so the GUI thread never waits on the disk. Each one
 says in words why it cannot do what was asked (`NotReplayable`, the store's `SkillError`s), so a
 dialog shows a sentence, never a traceback. `connect_learning` wires the window: a replay asked for
-in the past runs list becomes a run on the window's phone, in the request panel's mode.
+in the past runs list becomes a run on the window's phone, in the request panel's mode, and so does a
+re-run (a new model run of the same request, with or without the stored skills).
+
+Deleting is only ever done to a folder directly inside the runs folder that holds a recorded run; it
+goes to the desktop's trash where there is one, else it is removed (the person confirmed either way).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import shutil
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
-from app.core.agent.trajectory import write_text_atomically
+from PySide6.QtCore import QFile
+
+from app.core.agent.trajectory import RUN_FILE, STEPS_FILE, write_text_atomically
+from app.core.paths import runs_dir
 from app.core.learning.export import export_script
 from app.core.learning.recorded_steps import ReplayScript, script_from_run
 from app.core.learning.skills import Skill, SkillExists, SkillStore, skill_from_script
@@ -85,6 +94,42 @@ def export_run(run_dir: Path, path: Path, fmt: str) -> Path:
     return Path(path)
 
 
+class NotDeletable(Exception):
+    """A folder that is not a recorded run inside the runs folder (or is gone): nothing was deleted."""
+
+
+def move_to_trash(path: Path) -> bool:
+    """Move `path` to the desktop's trash (False where there is none or it refused)."""
+    moved = QFile.moveToTrash(str(path))
+    return bool(moved[0] if isinstance(moved, tuple) else moved)
+
+
+def delete_run(run_dir: Path, root: Path | None = None, trash: Callable[[Path], bool] | None = None) -> str:
+    """Delete a run's folder (blocking): to the trash when `trash` (e.g. `move_to_trash`) can, else for
+    good. Returns what was done ("moved to the trash" or "deleted"). Raises NotDeletable for anything but a
+    run folder directly inside `root` (default: the data folder's runs), and OSError when the disk refuses."""
+    root = Path(root) if root is not None else runs_dir(create=False)
+    run_dir = Path(run_dir)
+    try:
+        resolved_root, resolved = root.resolve(strict=True), run_dir.resolve(strict=True)
+    except (OSError, RuntimeError):
+        raise NotDeletable(f"The run folder {run_dir.name} is gone already.") from None
+    if run_dir.is_symlink() or resolved.parent != resolved_root or not resolved.is_dir():
+        raise NotDeletable(f"{run_dir} is not a run folder inside {root}: it was left alone.")
+    if not ((resolved / RUN_FILE).is_file() or (resolved / STEPS_FILE).is_file()):
+        raise NotDeletable(f"{run_dir.name} holds no recorded run (no {RUN_FILE}): it was left alone.")
+    if trash is not None and trash(resolved):
+        return "moved to the trash"
+    shutil.rmtree(resolved)
+    return "deleted"
+
+
+def rerun_request(request: str, phone: str, mode: str, max_steps: int | None, use_skills: bool) -> RunRequest:
+    """A new model run of a past run's request on `phone` (the model decides afresh; a stored skill that
+    fits may be replayed only when `use_skills`)."""
+    return RunRequest(request, phone=phone, mode=mode, max_steps=max_steps, use_skills=use_skills)
+
+
 def replay_request(script: ReplayScript, phone: str, mode: str, max_steps: int | None = None) -> RunRequest:
     """The run that does `script` again on `phone` in `mode`; stored skills stay out of it (the person
     asked for this very run, not for whatever skill fits its request)."""
@@ -117,8 +162,26 @@ async def replay_run(window: MainWindow, run_dir: Path) -> None:
     await window._ask_for_run(request)     # shows a refusal and clears _starting_run, as for any run
 
 
+async def rerun(window: MainWindow, request: str, use_skills: bool) -> None:
+    """Start a new model run of `request` in the window, as its Run button does (the request panel shows it)."""
+    if window.phone.session is None:
+        window.show_status("No phone is ready yet: the run cannot be started again.")
+        return
+    if window._starting_run or window.controller.running:
+        window.show_status("A run is going: run the request again when it has ended.")
+        return
+    window.request.request.setPlainText(request)
+    window._starting_run = True
+    window.request.set_running(True)
+    await window._ask_for_run(rerun_request(request, window.phone.session.id, window.request.mode.currentData(),
+                                           window.request.max_steps.value(), use_skills))
+
+
 def connect_learning(window: MainWindow) -> None:
-    """Wire the past runs list's Replay to the window, and keep Replay disabled while a run is going."""
+    """Wire the past runs list's Replay and Run again to the window, and keep both disabled while a run is going."""
     window.timeline.replay_requested.connect(lambda run_dir: window._spawn(replay_run(window, Path(run_dir))))
+    window.timeline.rerun_requested.connect(
+        lambda request, use_skills: window._spawn(rerun(window, request, bool(use_skills))))
+    window.timeline.use_skills_default = lambda: window.settings.learning.use_skills
     window.controller.run_started.connect(lambda *_: window.timeline.set_run_going(True))
     window.controller.run_finished.connect(lambda *_: window.timeline.set_run_going(False))

@@ -1,4 +1,5 @@
-"""The list of recorded runs, newest first: reopen one, replay it, save it as a skill, or export it as a script."""
+"""The list of recorded runs, newest first, searchable by request and filtered by result: reopen one, replay it,
+run its request again with the model, save it as a skill, export it as a script, or delete it."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import Awaitable, Callable
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (QAbstractItemView, QDialog, QDialogButtonBox, QFileDialog, QHeaderView, QLabel,
-                               QStackedWidget, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
+                               QMessageBox, QStackedWidget, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 from shiboken6 import isValid
 
 from app.core.agent.run_words import RUN_STATUSES, run_status_word
@@ -19,16 +20,20 @@ from app.core.agent.trajectory import RunSummary, list_runs
 from app.core.learning.skills import SkillError, SkillExists, SkillStore
 
 from app.gui.dialogs import LoadingDialog, run_dialog
-from app.gui.runs.past_run_actions import (EXPORT_FILTERS, NotReplayable, export_run, export_target, read_script,
-                                           save_as_skill)
+from app.gui.runs.past_run_actions import (EXPORT_FILTERS, NotDeletable, NotReplayable, delete_run, export_run,
+                                           export_target, move_to_trash, read_script, save_as_skill)
+from app.gui.runs.past_runs_filter import RerunDialog, RunFilterBar, run_matches
 from app.gui.runs.step_detail import CHIP_COLOUR_ROLE, ChipDelegate
 from app.gui.skills.skill_actions import ask_text
 from app.gui.theme import set_tone
 
 PATH_ROLE = Qt.ItemDataRole.UserRole
 REQUEST_ROLE = Qt.ItemDataRole.UserRole + 1
+STATUS_ROLE = Qt.ItemDataRole.UserRole + 2
 SKILLS_MENU = "File\u00a0→\u00a0Skills…"     # never broken across two lines
-RUN_GOING_TIP = "A run is going: a past run can be replayed when it has ended."
+RUN_GOING_TIP = "A run is going: a past run can be replayed or run again when it has ended."
+RERUN_TIP = "Start a new run of this request: the model decides each step afresh (Replay repeats the recorded steps)."
+LIVE_RUN_TIP = "This run is going now: it can be deleted when it has ended."
 REPLAY_TIP = "Do this run's steps again on the current phone, in the request panel's mode (no model needed)."
 
 
@@ -46,13 +51,17 @@ def file_stem(text: str) -> str:
 
 
 class PastRunsDialog(LoadingDialog):
-    """Past runs (read in a worker thread when first shown). Double-click or "Open" emits `run_chosen`;
-    "Replay" checks that the run has steps to do again, then emits `replay_requested`; "Save as skill…"
-    and "Export…" ask for a name or a file and write it in a worker thread. What went wrong is said in
-    the dialog's notice line."""
+    """Past runs (read in a worker thread when first shown), narrowed by the search box and the result
+    choice. Double-click or "Open" emits `run_chosen`; "Replay" checks that the run has steps to do again,
+    then emits `replay_requested`; "Run again…" asks whether stored skills may be used and emits
+    `rerun_requested`; "Save as skill…" and "Export…" ask for a name or a file and write it in a worker
+    thread; "Delete…" asks first, then moves the folder to the trash (or deletes it where there is none)
+    and emits `run_deleted`. What went wrong is said in the dialog's notice line."""
 
     run_chosen = Signal(Path)
     replay_requested = Signal(Path)
+    rerun_requested = Signal(str, bool)     # the request, whether stored skills may be used
+    run_deleted = Signal(Path)
     STARTED, REQUEST, STATUS, STEPS = range(4)
 
     def __init__(self, root: Path | None = None, parent: QWidget | None = None, *,
@@ -65,7 +74,13 @@ class PastRunsDialog(LoadingDialog):
         self.loading: asyncio.Task | None = None   # the current read of the runs folder
         self.actions: set[asyncio.Task] = set()    # replay checks, saves and exports under way
         self.run_going = False
-        self.resize(820, 480)
+        self.live_run_dir: Path | None = None   # the run going now: it is not deleted under its recorder
+        self.use_skills_default = True           # the Run again dialog's choice at first (the settings')
+        self.trash = move_to_trash               # where a deleted run goes (tests put a fake here)
+        self.resize(900, 520)
+
+        self.filter = RunFilterBar()
+        self.filter.changed.connect(self._apply_filter)
 
         self.runs = QTreeWidget()
         self.runs.setHeaderLabels(["Started", "Request", "Status", "Steps"])
@@ -110,6 +125,11 @@ class PastRunsDialog(LoadingDialog):
                                      "replays them instead of asking the model.")
         self.export_button = buttons.addButton("Export…", QDialogButtonBox.ButtonRole.ActionRole)
         self.export_button.setToolTip("Write this run's steps as a uiautomator2 Python script or a YAML flow.")
+        self.rerun_button = buttons.addButton("Run again…", QDialogButtonBox.ButtonRole.ActionRole)
+        self.delete_button = buttons.addButton("Delete…", QDialogButtonBox.ButtonRole.DestructiveRole)
+        self.delete_button.setToolTip("Move this run's folder to the trash (asks first).")
+        self.rerun_button.clicked.connect(lambda: self._act(self._rerun))
+        self.delete_button.clicked.connect(lambda: self._act(self._delete))
         self.replay_button.clicked.connect(lambda: self._act(self._replay))
         self.skill_button.clicked.connect(lambda: self._act(self._save_as_skill))
         self.export_button.clicked.connect(lambda: self._act(self._export))
@@ -117,6 +137,7 @@ class PastRunsDialog(LoadingDialog):
         buttons.rejected.connect(self.reject)
 
         layout = QVBoxLayout(self)
+        layout.addWidget(self.filter)
         layout.addWidget(self.pages, 1)
         layout.addWidget(self.notice)
         layout.addWidget(buttons)
@@ -137,14 +158,37 @@ class PastRunsDialog(LoadingDialog):
         self.runs.clear()
         for summary in summaries:
             self.runs.addTopLevelItem(self._item(summary))
-        if summaries:
-            self.runs.setCurrentItem(self.runs.topLevelItem(0))
+        self.empty_text = problem
+        self._apply_filter()
+        return summaries
+
+    def _apply_filter(self) -> None:
+        """Show the runs the search and the result choice let through; keep a shown one chosen."""
+        search, wanted = self.filter.text(), self.filter.wanted_status()
+        shown = []
+        for index in range(self.runs.topLevelItemCount()):
+            item = self.runs.topLevelItem(index)
+            visible = run_matches(item.data(self.STARTED, REQUEST_ROLE) or "", item.data(self.STARTED, STATUS_ROLE),
+                                  search, wanted)
+            item.setHidden(not visible)
+            if visible:
+                shown.append(item)
+        if shown:
+            current = self.runs.currentItem()
+            if current is None or current.isHidden():
+                self.runs.setCurrentItem(shown[0])
             self.pages.setCurrentWidget(self.runs)
         else:
-            self.message.setText(problem)
+            self.runs.clearSelection()
+            self.message.setText("No run matches the search." if self.runs.topLevelItemCount()
+                                 else getattr(self, "empty_text", "No runs yet"))
             self.pages.setCurrentWidget(self.message)
         self._update_open_button()
-        return summaries
+
+    def shown_runs(self) -> list[Path]:
+        """The run folders the list shows now, top to bottom."""
+        items = (self.runs.topLevelItem(i) for i in range(self.runs.topLevelItemCount()))
+        return [Path(item.data(self.STARTED, PATH_ROLE)) for item in items if not item.isHidden()]
 
     def _item(self, summary: RunSummary) -> QTreeWidgetItem:
         request = " ".join(summary.request.split()) or "(no request recorded)"
@@ -152,27 +196,36 @@ class PastRunsDialog(LoadingDialog):
         item = QTreeWidgetItem([started_words(summary.started_at), request, status.text, str(summary.steps)])
         item.setData(self.STARTED, PATH_ROLE, summary.dir)
         item.setData(self.STARTED, REQUEST_ROLE, " ".join(summary.request.split()))
+        item.setData(self.STARTED, STATUS_ROLE, summary.status)
         item.setData(self.STATUS, CHIP_COLOUR_ROLE, QColor(status.colour))
         item.setToolTip(self.REQUEST, summary.request)
         item.setToolTip(self.STARTED, str(summary.dir))
         item.setTextAlignment(self.STEPS, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return item
 
-    def set_run_going(self, going: bool) -> None:
-        """While a run is going, Replay is disabled (its tooltip says why)."""
+    def set_run_going(self, going: bool, run_dir: Path | None = None) -> None:
+        """While a run is going, Replay and Run again are disabled (their tooltips say why), and the run
+        going (`run_dir`) cannot be deleted."""
         self.run_going = going
+        self.live_run_dir = Path(run_dir) if going and run_dir is not None else None
         self._update_open_button()
 
     def _update_open_button(self) -> None:
-        """Open, Save as skill and Export need a chosen run; Replay also needs no run to be going."""
+        """Open, Save as skill, Export and Delete need a chosen run; Replay and Run again also need no run
+        to be going; the run going cannot be deleted."""
         chosen = bool(self.runs.selectedItems()) and self.pages.currentWidget() is self.runs
         for button in (self.open_button, self.skill_button, self.export_button):
             button.setEnabled(chosen)
-        self.replay_button.setEnabled(chosen and not self.run_going)
-        self.replay_button.setToolTip(RUN_GOING_TIP if self.run_going else REPLAY_TIP)
+        for button, tip in ((self.replay_button, REPLAY_TIP), (self.rerun_button, RERUN_TIP)):
+            button.setEnabled(chosen and not self.run_going)
+            button.setToolTip(RUN_GOING_TIP if self.run_going else tip)
+        selected = self._selected_run()
+        live = selected is not None and self.live_run_dir is not None and selected[0] == self.live_run_dir
+        self.delete_button.setEnabled(chosen and not live)
+        self.delete_button.setToolTip(LIVE_RUN_TIP if live else "Move this run's folder to the trash (asks first).")
 
     def _selected_run(self) -> tuple[Path, str] | None:
-        selected = self.runs.selectedItems()
+        selected = [item for item in self.runs.selectedItems() if not item.isHidden()]
         if not selected:
             return None
         return Path(selected[0].data(self.STARTED, PATH_ROLE)), selected[0].data(self.STARTED, REQUEST_ROLE) or ""
@@ -191,6 +244,71 @@ class PastRunsDialog(LoadingDialog):
         task = asyncio.get_running_loop().create_task(action(*chosen))
         self.actions.add(task)
         task.add_done_callback(self.actions.discard)
+
+    async def ask_rerun(self, request: str) -> bool | None:
+        """Whether the new run may use stored skills (None: cancelled)."""
+        ask = RerunDialog(request, self.use_skills_default, self)
+        accepted = await run_dialog(ask) == QDialog.DialogCode.Accepted
+        use_skills = ask.use_skills.isChecked()
+        ask.deleteLater()
+        return use_skills if accepted else None
+
+    async def _rerun(self, run_dir: Path, request: str) -> None:
+        """A new model run of the run's request (asking first about stored skills)."""
+        if not request.strip():
+            self.show_notice("This run has no request recorded: there is nothing to run again.", "error")
+            return
+        use_skills = await self.ask_rerun(request)
+        if use_skills is None or not isValid(self):
+            return
+        if self.run_going:
+            self.show_notice(RUN_GOING_TIP, "error")
+            return
+        self.show_notice("")
+        self.rerun_requested.emit(request, use_skills)
+        self.accept()
+
+    async def ask_delete(self, run_dir: Path, request: str) -> bool:
+        """Whether the person confirms deleting the run (Cancel is the default)."""
+        shown = " ".join(request.split()) or "(no request recorded)"
+        box = QMessageBox(QMessageBox.Icon.Warning, "Delete the run",
+                          f"Delete the run “{shown}”?\n\nIts folder {run_dir.name} — steps, screenshots and report — "
+                          "is moved to the trash, or deleted for good where the desktop has no trash.",
+                          QMessageBox.StandardButton.Cancel, self)
+        delete = box.addButton("Delete", QMessageBox.ButtonRole.DestructiveRole)
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        await run_dialog(box)
+        confirmed = box.clickedButton() is delete
+        box.deleteLater()
+        return confirmed
+
+    async def _delete(self, run_dir: Path, request: str) -> None:
+        if self.live_run_dir is not None and run_dir == self.live_run_dir:
+            self.show_notice(LIVE_RUN_TIP, "error")
+            return
+        if not await self.ask_delete(run_dir, request) or not isValid(self):
+            return
+        self.show_notice("Deleting…", "muted")
+        try:
+            done = await asyncio.to_thread(delete_run, run_dir, self.root, self.trash)
+        except NotDeletable as exc:
+            said, tone = f"Nothing was deleted. {exc}", "error"
+        except OSError as exc:
+            said, tone = f"The run could not be deleted: {exc}", "error"
+        else:
+            said, tone = f"The run “{' '.join(request.split())[:80]}” was {done}.", "success"
+            if isValid(self):
+                self._remove_item(run_dir)
+            self.run_deleted.emit(run_dir)
+        if isValid(self):
+            self.show_notice(said, tone)
+
+    def _remove_item(self, run_dir: Path) -> None:
+        for index in range(self.runs.topLevelItemCount()):
+            if Path(self.runs.topLevelItem(index).data(self.STARTED, PATH_ROLE)) == run_dir:
+                self.runs.takeTopLevelItem(index)
+                break
+        self._apply_filter()
 
     async def _replay(self, run_dir: Path, request: str) -> None:
         """Check that the run has steps to do again (in a worker thread), then ask for the replay."""

@@ -18,16 +18,20 @@ from shiboken6 import isValid
 
 from app.core.agent.pipeline import ProcessingPhase
 from app.core.agent.records import StepRecord
-from app.core.agent.run_words import (NEUTRAL, action_words, decision_note, decision_word, result_text,
-                                      step_action_text, target_words)
+from app.core.agent.history_words import (human_ms, question_words, questions_of, reflection_for, rejected_reviews,
+                                          review_words, step_decision, step_decision_note, who_note)
+from app.core.agent.run_words import NEUTRAL, action_words, decision_word, result_text, step_action_text, target_words
+from app.core.agent.step_reviews import ProposalReview
 from app.core.agent.trajectory import step_file
 from app.core.providers import Pricing, cost_words
 
 __all__ = ["CHIP_COLOUR_ROLE", "CHIP_NOTE_ROLE", "NEUTRAL_CHIP", "ChipDelegate", "StepDetailDialog", "decision_chip",
-           "error_colour", "format_ms", "read_scaled_image", "result_text", "step_action_text", "step_duration_ms",
-           "token_counts"]
+           "error_colour", "format_ms", "read_scaled_image", "result_text", "review_chip", "step_action_text",
+           "step_duration_ms", "token_counts"]
 
 PHASES = tuple(phase.value for phase in ProcessingPhase)
+PHASE_WORDS = {"data_collection": "reading the screen", "llm_interaction": "asking the model",
+               "action_execution": "acting on the phone", "memory_update": "recording the step"}
 CHIP_COLOUR_ROLE = Qt.ItemDataRole.UserRole + 10   # QColor of the chip a ChipDelegate paints
 CHIP_NOTE_ROLE = Qt.ItemDataRole.UserRole + 11     # plain text drawn after the chip
 NEUTRAL_CHIP = NEUTRAL
@@ -38,11 +42,19 @@ DETAIL_IMAGE_SIZE = QSize(900, 1800)   # screenshots are decoded to at most this
 
 
 def decision_chip(step: StepRecord) -> tuple[str, str, str]:
-    """(chip text, chip colour, note) for the step's decision; the note holds who, feedback or an answer."""
-    if step.decision is None or not step.decision.kind:
+    """(chip text, chip colour, note) for the step's decision; the note says who decided ("by you", "your
+    own action", "by you: <reason>") and the proposals rejected before it."""
+    kind = step_decision(step)[0]
+    if not kind:
         return "", NEUTRAL_CHIP, ""
-    word = decision_word(step.decision.kind)
-    return word.text, word.colour, decision_note(step.decision)
+    word = decision_word(kind)
+    return word.text, word.colour, step_decision_note(step)
+
+
+def review_chip(review: ProposalReview) -> tuple[str, str, str]:
+    """(chip text, chip colour, note) for one proposal the person decided about (a rejected one)."""
+    word = decision_word(review.decision)
+    return word.text, word.colour, who_note(review.decision, review.by, review.feedback)
 
 
 def step_duration_ms(step: StepRecord) -> float | None:
@@ -52,9 +64,8 @@ def step_duration_ms(step: StepRecord) -> float | None:
 
 
 def format_ms(ms: float | None) -> str:
-    if ms is None:
-        return "–"
-    return f"{ms:,.0f} ms" if ms < 1000 else f"{ms / 1000:,.1f} s"
+    """A duration in human words ("0.4 s", "3 min 5 s"); "–" when unknown."""
+    return human_ms(ms)
 
 
 def token_counts(step: StepRecord) -> tuple[int, int]:
@@ -295,6 +306,7 @@ class StepDetailDialog(QDialog):
         if step.controls_count:
             heading += f"  ·  {step.controls_count} controls"
         title = QLabel(heading)
+        title.setWordWrap(True)          # a long activity name must not widen the facts past the window
         font = title.font()
         font.setBold(True)
         font.setPointSizeF(font.pointSizeF() * 1.15)
@@ -309,16 +321,21 @@ class StepDetailDialog(QDialog):
             self._add_fact("Executed", executed, mono=True)
         else:
             self._add_fact("Action", executed, mono=True)
+        for review in rejected_reviews(step):
+            proposed = review.action_text or action_words(review.action)
+            self._add_fact("Rejected", f"{proposed} — {review_words(review)}")
         chip, colour, note = decision_chip(step)
         if chip:
             chip_html = (f'<span style="background:{colour}; color:white">&nbsp;{html.escape(chip)}&nbsp;</span>'
                          + (f"&nbsp; {html.escape(note)}" if note else ""))
             self._add_fact("Decision", chip_html, rich=True)
+        for question in questions_of(step):
+            self._add_fact("Question", question_words(question))
         outcome, failed = result_text(step)
         if step.result is not None and step.result.success and step.result.message:
             outcome += f" — {step.result.message}"
         self._add_fact("Result", outcome, failed=failed)
-        reflection = step.reflection or {}
+        reflection = reflection_for(step, self.steps) or {}   # the check of this step's action (made at the next)
         if reflection.get("verdict"):
             verdict = str(reflection["verdict"])
             if isinstance(reflection.get("confidence"), (int, float)):
@@ -327,12 +344,13 @@ class StepDetailDialog(QDialog):
                 verdict += f" — {reflection['reasoning']}"
             self._add_fact("Screen check", verdict)
         timings = step.timings_ms
-        phases = [f"{name.replace('_', ' ')}: {format_ms(timings[name])}" for name in PHASES if name in timings]
+        phases = [f"{PHASE_WORDS.get(name, name.replace('_', ' '))}: {format_ms(timings[name])}"
+                  for name in PHASES if name in timings]
         others = [f"{name.replace('_', ' ')}: {format_ms(value)}" for name, value in timings.items()
                   if name not in PHASES]
         self._add_fact("Timings", "\n".join(phases) or "none recorded")
         if others:
-            self._add_fact("Strategies", "\n".join(others))
+            self._add_fact("Detailed timings", "\n".join(others))
         prompt, completion = token_counts(step)
         usage = f"{prompt:,} prompt + {completion:,} completion tokens · {cost_words(step.cost_usd, self.pricing())}"
         if step.model_attempts > 1:

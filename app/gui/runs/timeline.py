@@ -6,9 +6,9 @@ import asyncio
 import dataclasses
 import html
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
-from PySide6.QtCore import QFileSystemWatcher, QModelIndex, QSize, Qt, QUrl, Signal
+from PySide6.QtCore import QFileSystemWatcher, QModelIndex, QSize, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QPalette
 from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QPushButton, QSizePolicy, QStyle,
                                QTableView, QVBoxLayout, QWidget)
@@ -17,7 +17,8 @@ from shiboken6 import isValid
 from app.core.agent.records import RunResult, StepRecord
 from app.core.providers import Pricing, cost_words, pricing_from_record
 from app.core.agent.run_words import DECISIONS, capitalised, counted, ending_words, run_status_word
-from app.core.agent.trajectory import REPORT_FILE, LoadedRun, load_run
+from app.core.agent.step_reviews import ReviewedStep, load_reviewed_run
+from app.core.agent.trajectory import REPORT_FILE, LoadedRun
 
 from app.gui.runs.past_runs import PastRunsDialog
 from app.gui.runs.step_detail import ChipDelegate, StepDetailDialog, format_ms
@@ -53,6 +54,7 @@ class TimelinePanel(QWidget):
 
     step_activated = Signal(object)   # the StepRecord
     replay_requested = Signal(Path)   # the past runs list's Replay: the run folder to do again
+    rerun_requested = Signal(str, bool)   # the past runs list's Run again: the request, whether skills may be used
 
     def __init__(self, parent: QWidget | None = None, *, runs_root: Path | None = None):
         super().__init__(parent)
@@ -61,7 +63,9 @@ class TimelinePanel(QWidget):
         self.detail_dialog: StepDetailDialog | None = None
         self.past_runs_dialog: PastRunsDialog | None = None
         self.run_going = False        # a run is going: the past runs list cannot replay one now
+        self.use_skills_default: Callable[[], bool] = lambda: True   # Run again's first choice (the settings')
         self._generation = 0          # bumped whenever the shown run changes; stale loads are dropped
+        self.run_going_shown = False  # the rows came in live (the newest is kept in view)
         self._tasks: set[asyncio.Task] = set()
 
         self.thumbnails = ThumbnailCache(THUMBNAIL_BOX, self)
@@ -112,12 +116,19 @@ class TimelinePanel(QWidget):
         self.model.pricing = pricing
         self._show_run(Path(run_dir), request)
         self._set_status("Running…", muted=True)
+        if self.past_runs_dialog is not None and self.run_going:   # the run going is not deleted from the list
+            self.past_runs_dialog.set_run_going(True, self.run_dir)
 
     def add_step(self, item: StepRecord | dict[str, Any]) -> None:
         """A step finished: append its row and scroll to it (a dict is read as the run folder's lines are)."""
-        step = dataclasses.replace(item) if isinstance(item, StepRecord) else StepRecord.from_dict(item)
+        if isinstance(item, StepRecord):
+            step = dataclasses.replace(item)
+        else:
+            reviewed = isinstance(item, dict) and ("reviews" in item or "questions" in item)
+            step = (ReviewedStep if reviewed else StepRecord).from_dict(item)
         self.model.append(step)
-        self.view.scrollTo(self.model.index(len(self.model.steps) - 1, 0))
+        self.run_going_shown = True
+        self._scroll_to_newest()
         if self.detail_dialog is not None:
             self.detail_dialog.refresh_navigation()
 
@@ -140,12 +151,15 @@ class TimelinePanel(QWidget):
         muted = self.palette().color(QPalette.ColorRole.PlaceholderText).name()
         self.status.setText(f'{text}&nbsp; <span style="color:{muted}">{html.escape(" · ".join(facts))}</span>')
         self._update_buttons()
+        if self.run_going_shown:
+            # the longer status line takes height from the rows: keep the last step in view (and painted)
+            QTimer.singleShot(0, self, self._scroll_to_newest)
 
     async def load_run(self, run_dir: Path) -> LoadedRun:
         """Reopen a recorded run: read it in a worker thread, then fill the rows."""
         self._generation += 1
         generation = self._generation
-        record = await asyncio.to_thread(load_run, run_dir)
+        record = await asyncio.to_thread(load_reviewed_run, run_dir)
         if not isValid(self) or generation != self._generation:   # closed, or another run shown meanwhile
             return record
         self.model.pricing = pricing_from_record(record.run.settings)
@@ -164,7 +178,10 @@ class TimelinePanel(QWidget):
             self.past_runs_dialog = PastRunsDialog(self.runs_root, self)
             self.past_runs_dialog.run_chosen.connect(self._reopen)
             self.past_runs_dialog.replay_requested.connect(self.replay_requested)
-            self.past_runs_dialog.set_run_going(self.run_going)
+            self.past_runs_dialog.rerun_requested.connect(self.rerun_requested)
+            self.past_runs_dialog.run_deleted.connect(self._run_deleted)
+            self.past_runs_dialog.set_run_going(self.run_going, self.run_dir)
+        self.past_runs_dialog.use_skills_default = self.use_skills_default()
         self.past_runs_dialog.show()
         self.past_runs_dialog.raise_()
 
@@ -172,7 +189,7 @@ class TimelinePanel(QWidget):
         """Whether a run is going (the past runs list's Replay waits until it has ended)."""
         self.run_going = going
         if self.past_runs_dialog is not None:
-            self.past_runs_dialog.set_run_going(going)
+            self.past_runs_dialog.set_run_going(going, self.run_dir)
 
     def open_step_detail(self, step: StepRecord) -> StepDetailDialog:
         """Show the step in the (single) step detail window."""
@@ -188,6 +205,7 @@ class TimelinePanel(QWidget):
     # ------------------------------------------------------------------ internals
     def _show_run(self, run_dir: Path | None, request: str, steps: Sequence[StepRecord] = ()) -> None:
         self._generation += 1
+        self.run_going_shown = False
         if self.detail_dialog is not None:
             self.detail_dialog.close()
             self.detail_dialog.deleteLater()
@@ -217,9 +235,18 @@ class TimelinePanel(QWidget):
 
     def _activate(self, index: QModelIndex) -> None:
         if index.isValid():
-            step = self.model.steps[index.row()]   # the record itself: data() would hand back a copy
+            step = self.model.row_of(index).step   # the record itself (a rejected proposal's row: its step)
             self.step_activated.emit(step)
             self.open_step_detail(step)
+
+    def _scroll_to_newest(self) -> None:
+        if isValid(self) and self.model.rowCount():
+            self.view.scrollTo(self.model.index(self.model.rowCount() - 1, 0))
+
+    def _run_deleted(self, run_dir: Path) -> None:
+        """A past run was deleted: if it is the one shown, the timeline no longer shows it."""
+        if self.run_dir is not None and Path(run_dir) == self.run_dir and not self.run_going:
+            self.clear()
 
     def _reopen(self, run_dir: Path) -> None:
         task = asyncio.get_running_loop().create_task(self.load_run(run_dir))
@@ -251,5 +278,7 @@ class TimelinePanel(QWidget):
             header.setSectionResizeMode(column, column_mode)
         header.resizeSection(StepTableModel.THUMBNAIL, THUMBNAIL_BOX.width() + 16)
         chip_width = max(view.fontMetrics().horizontalAdvance(word.text) for word in DECISIONS.values()) + 32
-        header.resizeSection(StepTableModel.DECISION, chip_width)
+        # room for the chip and the start of who decided ("by you: <reason>"); the whole note is in the tooltip
+        note_width = view.fontMetrics().horizontalAdvance("by you: a reason")
+        header.resizeSection(StepTableModel.DECISION, chip_width + note_width)
         header.resizeSection(StepTableModel.RESULT, view.fontMetrics().horizontalAdvance("not executed") + 16)
