@@ -135,8 +135,8 @@ def run_navigation_bench(rounds: int = 1, choice: PhoneChoice = PhoneChoice(), *
         "Each far task starts on a new phone with the Notes app open. With the map, the model is told where the "
         "phone is and may go to a known screen (go_to_screen): the way's steps are taken without model calls, "
         "each checked on arrival. Skills are off in every run, so the map alone makes the difference.",
-        "Per task: the mean of the rounds (wall time: the median); 'all tasks' sums the tasks' means. The ratio "
-        "column is without / with (above 1: the map saves).",
+        "Per task: the mean of the rounds (wall time: the median); 'all tasks' sums the tasks' means (wall time: "
+        "the median of every run). The ratio column is without / with (above 1: the map saves).",
         f"The oracle takes {think_seconds:g} s per answer (a fast hosted model's time for a step).",
     ]
     table.notes += [f"FAILED {o.column} {o.kind} · {o.task}: {o.reason}" for o in outcomes if not o.success]
