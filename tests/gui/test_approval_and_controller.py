@@ -104,6 +104,27 @@ def test_override_by_shorthand_or_by_picking(panel, qtbot):
     assert answers[-1].action.arguments["control_id"] == p.controls[3].id
 
 
+def test_a_typed_override_or_edit_that_names_nothing_on_the_screen_is_refused_where_it_was_typed(panel):
+    widget, answers = panel
+    p = proposal(Action(function="press_key", arguments={"key_code": "BACK"}))
+    widget.show_proposal(p)
+    widget.override_button.click()
+    widget.override_text.setText("click 99")
+    widget._finish_override()
+    assert answers == [] and "control_id 99 does not exist on this screen" in widget.override_error.text()
+    widget.override_text.setText("tap 5000 10")
+    widget._finish_override()
+    assert answers == [] and "outside the screen" in widget.override_error.text()
+    widget.show_proposal(proposal(Action(function="click_control", arguments={"control_id": 4})))
+    widget.edit_button.click()
+    widget.edit_fields["control_id"].setText("99")
+    widget._finish_edit()
+    assert answers == [] and "does not exist on this screen" in widget.edit_error.text()
+    widget.edit_fields["control_id"].setText("3")
+    widget._finish_edit()
+    assert answers[-1].kind == "edit" and answers[-1].action.arguments["control_id"] == 3
+
+
 def test_reject_carries_feedback_and_stop(panel):
     widget, answers = panel
     widget.show_proposal(proposal(Action(function="tap", arguments={"x": 1, "y": 2})))

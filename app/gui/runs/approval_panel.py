@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.agent.action_shorthand import SHORTHAND_HELP, ShorthandError, parse_shorthand
-from app.core.agent.actions import ARGUMENT_MODELS, Action
+from app.core.agent.actions import ARGUMENT_MODELS, Action, ActionRejected, check_against_screen
 from app.core.agent.supervisor import Proposal, ReviewAnswer
 from app.core.perception.controls import Control
 
@@ -265,7 +265,24 @@ class ApprovalPanel(QFrame):
         except ValueError as exc:
             self.edit_error.setText(str(exc).splitlines()[0])
             return
+        problem = self._not_on_screen(action)
+        if problem:
+            self.edit_error.setText(problem)
+            return
         self._answer(ReviewAnswer.edit(action))
+
+    def _not_on_screen(self, action: Action) -> str:
+        """Why the action cannot run on the proposal's screen (a control id it does not show, a point off
+        it), in words for the person; "" when it can. Checked before it runs, where the person typed."""
+        proposal = self.proposal
+        if proposal is None:
+            return ""
+        try:
+            size = tuple(proposal.screen_size) if all(proposal.screen_size) else (1 << 20, 1 << 20)   # unknown: no limit
+            check_against_screen(action, list(proposal.controls or []), size)
+        except ActionRejected as exc:
+            return f"This cannot run on the screen shown: {exc} Pick a control on the mirror to see its number."
+        return ""
 
     def _start_override(self) -> None:
         self.override_text.clear()
@@ -277,6 +294,10 @@ class ApprovalPanel(QFrame):
             action = parse_shorthand(self.override_text.text())
         except ShorthandError as exc:
             self.override_error.setText(str(exc))
+            return
+        problem = self._not_on_screen(action)
+        if problem:
+            self.override_error.setText(problem)
             return
         self._answer(ReviewAnswer.override(action))
 
