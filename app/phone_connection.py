@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from app.core.device.adb_transport import AdbTransport, DeviceListing
 from app.core.device.errors import AdbUnavailable, DeviceNotFound
+from app.core.device.local_adb import LocalAdbServer
 from app.core.device.phone_id import PhoneId
 from app.core.device.phone_session import PhoneRegistry, PhoneSession
 
@@ -56,13 +57,15 @@ def start_virtual_phone(port: int = 0, devices: int = 1, **phone_options):
 
 
 async def open_phone(serial: str | None = None, *, virtual: bool | None = None,
-                     transport: AdbTransport | None = None, registry: PhoneRegistry | None = None) -> PhoneConnection:
+                     transport: AdbTransport | None = None, registry: PhoneRegistry | None = None,
+                     local: LocalAdbServer | None = None) -> PhoneConnection:
     """Pick the phone to work with and register its session in `registry` (a new one if none is given).
 
     `serial` is a plain serial or a full id (SERIAL@HOST:PORT). virtual=True always uses
     the built-in virtual phone; virtual=False never does; None (the default) uses a real
     phone when one is attached and ready, otherwise starts the virtual phone and says so in
-    `note`.
+    `note`. `local`: this machine's server, started here (and remembered as started by the app)
+    when none runs, rather than by adbutils behind our back.
     """
     registry = registry if registry is not None else PhoneRegistry()
     wanted = PhoneId.parse(serial) if serial else None
@@ -73,6 +76,11 @@ async def open_phone(serial: str | None = None, *, virtual: bool | None = None,
     if virtual is not True:
         transport = transport or AdbTransport()
         try:
+            problem = ""
+            if local is not None and transport.address == local.address:
+                problem = await asyncio.to_thread(local.ensure_running, now=True)
+            if problem:
+                raise AdbUnavailable(f"Cannot reach the ADB server at {transport.address}: {problem}")
             listings = await asyncio.to_thread(transport.list_devices)
         except AdbUnavailable as exc:
             if virtual is False or wanted is not None:

@@ -113,7 +113,7 @@ def test_a_phone_that_is_not_ready_says_why(machines, local_adb):
     phones, _ = list_phones([_address(m) for m in machines])
     assert phones[0].ready and phones[0].problem == ""
     assert not phones[1].ready and phones[1].state == "unauthorized"
-    assert "accept the USB-debugging prompt" in phones[1].problem
+    assert "Allow USB debugging on the phone" in phones[1].problem
 
 
 # ---------------------------------------------------------------------- the directory
@@ -213,7 +213,7 @@ async def test_the_window_lists_other_machines_and_marks_an_unreachable_one(mach
                                  adb_servers=lambda: [_address(first), _address(second)])
     listed: list[list] = []
     window_phones.devices_changed.connect(listed.append)
-    window_phones._watch_servers()          # what start() does once this machine's phone is open
+    window_phones.list.watch_servers(window_phones.adb_servers)   # what start() does once a phone is open
     try:
         await until(lambda: listed and len(listed[-1]) == 2 and all(e.ready for e in listed[-1]))
         second.stop()
@@ -237,6 +237,8 @@ async def test_the_window_says_when_the_server_list_is_bad(local_adb):
     window_phones = WindowPhones(lambda: None, None, PhoneRegistry(), adb_servers=bad)
     said: list[str] = []
     window_phones.status.connect(said.append)
-    window_phones._watch_servers()
+    window_phones.list.watch_servers(window_phones.adb_servers)
     await window_phones.shutdown()
-    assert len(said) == 1 and "AGENTDESK_ADB_SERVERS" in said[0] and not window_phones._watchers
+    assert len(said) == 1 and "AGENTDESK_ADB_SERVERS" in said[0]
+    # this machine's server is still watched: a bad list of other machines hides no phone plugged in here
+    assert list(window_phones.list._watchers) == [window_phones.list.local.address]

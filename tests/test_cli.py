@@ -90,7 +90,7 @@ def test_controls_on_the_built_in_virtual_phone(capsys):
 def test_devices_lists_state(virtual_adb, capsys):
     virtual_adb.set_state("emulator-5554", "unauthorized")
     assert main(["devices"]) == 0
-    assert "accept the USB-debugging prompt" in capsys.readouterr().out
+    assert "Allow USB debugging on the phone" in capsys.readouterr().out
 
 
 def _free_port() -> int:

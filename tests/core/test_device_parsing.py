@@ -36,7 +36,7 @@ def test_parse_devices_l_real_output():
     assert [(d.serial, d.state) for d in devices] == [("R58M123ABC", "device"), ("192.168.1.20:5555", "unauthorized"),
                                                      ("0123456789ABCDEF", "no permissions")]
     assert devices[0].model == "SM G973F" and devices[0].transport_id == 3
-    assert devices[1].is_network and "accept" in devices[1].describe_state()
+    assert devices[1].is_network and "tap Allow" in devices[1].describe_state()
 
 
 def test_package_list_and_names():

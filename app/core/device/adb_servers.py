@@ -190,9 +190,13 @@ class ServerWatcher(DeviceWatcher):
     whose stop() ends its thread at once (it closes the track-devices socket). It never starts an
     adb server, so it can watch another machine's."""
 
-    def __init__(self, transport: AdbTransport, on_change, retry_seconds: float = 2.0):
+    def __init__(self, transport: AdbTransport, on_change, retry_seconds: float = 3.0, starter=None):
         super().__init__(transport, on_change, retry_seconds)
         self.problem = ""
+        self.starter = starter      # a LocalAdbServer: this machine's server, started (calmly) when none runs
+        self._track = "host:track-devices-l"
+        self._retry_now = False
+        self._heard = False
         self._socket: socket.socket | None = None
         self._socket_lock = threading.Lock()
 
@@ -216,8 +220,8 @@ class ServerWatcher(DeviceWatcher):
             return
 
         def deliver() -> None:
-            if not self._stop.is_set() and (devices, problem) != (self.devices, self.problem):
-                self.devices, self.problem = devices, problem
+            if not self._stop.is_set() and (devices, problem, True) != (self.devices, self.problem, self._heard):
+                self.devices, self.problem, self._heard = devices, problem, True   # the first list always
                 self.on_change(devices)
         try:
             loop.call_soon_threadsafe(deliver)
@@ -225,11 +229,22 @@ class ServerWatcher(DeviceWatcher):
             pass
 
     def _watch(self) -> None:
+        said = ""
         while not self._stop.is_set():
             problem = self._follow()
             if self._stop.is_set():
                 return
-            log.info("ADB server %s: %s", self.transport.address, problem)
+            if self._retry_now:              # it only wanted the short list: ask again at once
+                self._retry_now = False
+                continue
+            if problem.startswith("Cannot reach") and self.starter is not None:
+                why = self.starter.ensure_running()      # calm: at most one try per few seconds
+                if not why:
+                    continue                 # started (or came back) just now: follow it at once
+                problem = f"{problem}; and it could not be started: {why}"
+            if problem != said:              # once per change, not once per retry
+                log.info("ADB server %s: %s", self.transport.address, problem)
+                said = problem
             self._report([], problem)
             self._stop.wait(self.retry_seconds)
 
@@ -248,7 +263,12 @@ class ServerWatcher(DeviceWatcher):
         try:
             sock.settimeout(None)
             _keep_alive(sock)
-            _request(sock, "host:track-devices-l")
+            try:
+                _request(sock, self._track)
+            except AdbUnavailable as exc:    # an adb older than track-devices-l: the short list will do
+                if self._track.endswith("-l") and "unknown" in str(exc).lower():
+                    self._track, self._retry_now = "host:track-devices", True
+                raise
             while not self._stop.is_set():
                 self._report(parse_devices_l(_read_block(sock)), "")
             return "stopped"

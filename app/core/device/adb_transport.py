@@ -48,13 +48,24 @@ class DeviceListing:
 
     def describe_state(self) -> str:
         """The state in words a person can act on."""
-        return {
-            "device": "connected",
-            "unauthorized": "unauthorized — accept the USB-debugging prompt on the phone",
-            "offline": "offline — unlock the phone, or unplug and plug it in again",
-            "no permissions": "no permission to use the USB device — check udev rules",
-            "authorizing": "authorizing — wait a moment",
-        }.get(self.state, self.state)
+        return STATE_WORDS.get(self.state, f"{self.state} — not ready for ADB yet")
+
+
+STATE_WORDS = {
+    "device": "connected",
+    "unauthorized": "unauthorized — Allow USB debugging on the phone: unlock it and tap Allow in the dialog",
+    "offline": "offline — unlock the phone; if it stays offline, unplug it and plug it in again",
+    "no permissions": ("no permission to use this USB device — add a udev rule for it (Debian/Ubuntu: "
+                       "`sudo apt install android-sdk-platform-tools-common`), then plug it in again"),
+    "authorizing": "authorizing — wait a moment",
+    "connecting": "connecting — wait a moment",
+    "recovery": "in recovery mode — restart the phone normally to use it",
+    "rescue": "in rescue mode — restart the phone normally to use it",
+    "sideload": "in sideload mode — finish or cancel the update, then restart the phone normally",
+    "bootloader": "in the bootloader — restart the phone normally to use it",
+    "host": "is another computer, not a phone",
+}
+"""adb's device states in words (`adb devices`). A phone that Windows has no driver for is not listed at all."""
 
 
 INSTALL_ADB = ("Install Android platform-tools (Debian/Ubuntu: `sudo apt install adb`; Fedora: "

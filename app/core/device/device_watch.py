@@ -51,13 +51,17 @@ class DeviceWatcher:
         self._loop.call_soon_threadsafe(deliver)
 
     def _watch(self) -> None:
+        said = ""
         while not self._stop.is_set():
             try:
                 for devices in self.transport.track_devices():
                     if self._stop.is_set():
                         return
+                    said = ""
                     self._publish(devices)
             except DeviceError as exc:
-                log.info("device watch interrupted: %s", exc)
+                if str(exc) != said:          # once per change, not once per retry
+                    log.info("device watch interrupted: %s", exc)
+                    said = str(exc)
             self._publish([])
             self._stop.wait(self.retry_seconds)

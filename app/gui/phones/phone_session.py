@@ -21,10 +21,9 @@ from PySide6.QtCore import QObject, QSize, Signal
 from PySide6.QtGui import QGuiApplication
 
 from app.core import paths
-from app.core.device.adb_transport import AdbTransport, DeviceListing
+from app.core.device.adb_transport import AdbTransport
 from app.core.device.android_device import ControlsSnapshot
 from app.core.device.phone_frames import SCREENSHOTS, STREAM
-from app.core.device.adb_servers import ServerWatcher, transport_for
 from app.core.device.errors import DeviceError
 from app.core.device.screen_capture import PNG_METHOD
 from app.core.device.phone_session import PhoneRegistry
@@ -33,6 +32,7 @@ from app.core.loop_thread import LoopThread
 from app.phone_connection import PhoneConnection, open_phone
 
 from app.gui.phones.device_panel import DeviceEntry
+from app.gui.phones.phone_list import PhoneList
 from app.gui.mirror.dropped_files import send_dropped_files
 from app.gui.mirror.mirror_frames import frame_for_view, qimage_from_rgb
 
@@ -52,6 +52,7 @@ class PhoneSession(QObject):
     device_changed = Signal(object)               # DeviceEntry | None
     status = Signal(str)
     fps = Signal(float)
+    switch_refused = Signal(str)                  # why the window stays on its phone (a run is using it)
     frame_source = Signal(str, str)               # "Stream" / "Screenshots", and why (the frames' status)
 
     def __init__(self, view_size: Callable[[], QSize], core: LoopThread, phones: PhoneRegistry,
@@ -75,9 +76,12 @@ class PhoneSession(QObject):
         self._input_order = asyncio.Lock()        # manual input reaches the phone in the order it was asked (core loop)
         self._mirroring: asyncio.Future | None = None
         self._controls_wanted: asyncio.Event | None = None    # on the core loop
-        self._watchers: dict[str, ServerWatcher] = {}
-        self._listings: dict[str, list[DeviceListing]] = {}   # each server's last list (kept while it is away)
-        self._unreachable: dict[str, str] = {}                 # servers that do not answer now, and why
+        self.list = PhoneList(parent=self)        # every phone of every server, as they come and go
+        self.list.devices_changed.connect(self._on_devices)
+        self.list.status.connect(self.status)
+        self.list.offer_first_lists = lambda: self.entry is None or self.entry.virtual
+        self.list.phone_attached.connect(
+            lambda e: self.status.emit(f"{e.name} {e.serial} was attached: {e.state}. The phones panel offers it."))
         self._virtual_server = None
         self._closing = False
         self._gui_loop: asyncio.AbstractEventLoop | None = None
@@ -108,55 +112,24 @@ class PhoneSession(QObject):
     async def start(self) -> None:
         self._gui_loop = asyncio.get_running_loop()
         try:
-            self.connection = await self.core.run(open_phone(registry=self.phones))
+            self.connection = await self.core.run(open_phone(registry=self.phones, local=self.list.local))
         except DeviceError as exc:
             self.status.emit(str(exc))
-            self._watch_servers()
+            self.list.watch_servers(self.adb_servers)
             return
         self._virtual_server = self.connection.virtual_server
+        if self._virtual_server is not None:
+            self.list.virtual_port = self._virtual_server.port
         if self.connection.note:
             self.status.emit(self.connection.note)
         session = self.connection.session
-        self._watch(session.device.transport)
-        self._watch_servers()
-        self._use(session, self._entry_for(session.id.server, session.listing))
+        # this machine's server is watched even while the virtual phone is shown: a phone plugged in later appears
+        self.list.watch(session.device.transport.address)
+        self.list.watch_servers(self.adb_servers)
+        self._use(session, self.list.entry_for(session.id.server, session.listing))
         self._spawn(self._controls_loop())
 
-    def _watch_servers(self) -> None:
-        """Also list the phones of the other ADB servers (settings, AGENTDESK_ADB_SERVERS)."""
-        if self.adb_servers is None:
-            return
-        try:
-            servers = self.adb_servers()
-        except ValueError as exc:
-            self.status.emit(f"Other machines' phones are not listed: {exc}")
-            return
-        for address in servers:
-            self._watch(transport_for(address))
-
-    def _watch(self, transport: AdbTransport) -> None:
-        if transport.address in self._watchers:
-            return
-        watcher = ServerWatcher(transport, lambda devices, t=transport: self._on_devices(t, devices))
-        self._watchers[transport.address] = watcher
-        watcher.start()
-
-    def _entry_for(self, server: str, listing: DeviceListing) -> DeviceEntry:
-        virtual = self._virtual_server is not None and server.endswith(f":{self._virtual_server.port}")
-        if server in self._unreachable:
-            return DeviceEntry(server, listing.serial, listing.model,
-                               f"offline — its ADB server {server} is unreachable", False, virtual)
-        return DeviceEntry(server, listing.serial, listing.model, listing.describe_state(), listing.ready, virtual)
-
-    def _on_devices(self, transport: AdbTransport, devices: list[DeviceListing]) -> None:
-        watcher = self._watchers.get(transport.address)
-        problem = watcher.problem if watcher is not None else ""
-        if problem:                               # the server went away: its phones stay listed, offline
-            self._unreachable[transport.address] = problem
-        else:
-            self._unreachable.pop(transport.address, None)
-            self._listings[transport.address] = devices
-        entries = [self._entry_for(server, d) for server, listed in self._listings.items() for d in listed]
+    def _on_devices(self, entries: list[DeviceEntry]) -> None:
         self.devices_changed.emit(entries)
         if self.entry is not None:
             now = next((e for e in entries if e.key == self.entry.key), None)
@@ -166,11 +139,16 @@ class PhoneSession(QObject):
                                           ready=False)
             elif now is not None and now.ready and not self.entry.ready:
                 self.status.emit(f"{now.serial} is back.")
-            elif now is not None and self.entry.ready and not now.ready and now.server in self._unreachable:
+            elif now is not None and self.entry.ready and not now.ready:
                 self.status.emit(f"{now.serial} is {now.state}; waiting for it to come back…")
             if now is not None:
                 self.entry = now
                 self.device_changed.emit(now)
+
+    @property
+    def in_run(self) -> bool:
+        """A run is driving the phone the window shows."""
+        return self.session is not None and self.session.busy
 
     def _use(self, session: CorePhoneSession, entry: DeviceEntry) -> None:
         previous = self.session
@@ -196,30 +174,34 @@ class PhoneSession(QObject):
         self._to_gui(self.frame_source, short, status)
 
     def choose(self, entry: DeviceEntry) -> None:
+        """Show `entry`'s phone (one click in the phones panel). Never away from a phone a run is using."""
+        if self.entry is not None and entry.key == self.entry.key:
+            return
+        if self.in_run:
+            why = (f"A run is using {self.entry.serial if self.entry else 'this phone'}: "
+                   f"switch to {entry.serial} when it has ended.")
+            self.status.emit(why)
+            self.switch_refused.emit(why)
+            return
+        if not entry.ready:
+            self.status.emit(f"{entry.serial} is {entry.state}.")
         host, port = entry.server.rsplit(":", 1)
+        listing = self.list.listing(entry)
 
         async def open_session() -> CorePhoneSession:
-            transport = AdbTransport(host, int(port))
-            listing = next((d for d in self._listings.get(entry.server, []) if d.serial == entry.serial),
-                           DeviceListing(entry.serial, "device", entry.model))
-            return self.phones.open(transport, listing, virtual=entry.virtual)
+            return self.phones.open(AdbTransport(host, int(port)), listing, virtual=entry.virtual)
 
         async def switch() -> None:
             self._use(await self.core.run(open_session()), entry)
-        asyncio.ensure_future(switch())
-
-    def connect_wifi(self, address: str) -> None:
-        async def connect() -> None:
-            transport = AdbTransport()
-            try:
-                message = await asyncio.to_thread(transport.connect, address)
-                self.status.emit(message)
-                self._watch(transport)
-            except DeviceError as exc:
-                self.status.emit(str(exc))
-        task = asyncio.ensure_future(connect())
+        task = asyncio.ensure_future(switch())
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+    def connect_wifi(self, address: str) -> None:
+        self.list.connect_wifi(address)
+
+    def pair_wifi(self, address: str, code: str) -> None:
+        self.list.pair(address, code)
 
     # ------------------------------------------------------------------ frames and controls (core loop)
 
@@ -434,14 +416,18 @@ class PhoneSession(QObject):
 
     async def shutdown(self) -> None:
         self._closing = True
-        for watcher in self._watchers.values():
-            watcher.stop()
+        self.list.stop()
         for future in list(self._tasks):
             future.cancel()
         if self._tasks:
             await asyncio.wait(list(self._tasks), timeout=5)
+        await self.list.wait_stopped()
         if self.connection is not None:
             await asyncio.to_thread(self.connection.close)
+
+    async def stop_helpers(self) -> None:
+        """Last on quit: stop this machine's ADB server if the app started it (none ran before)."""
+        await asyncio.to_thread(self.list.local.stop_if_ours)
 
 
 def _save_png(image, path: Path) -> None:
