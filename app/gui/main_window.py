@@ -23,6 +23,7 @@ from app.core.providers import pricing_for
 
 from app.gui.dialogs import run_dialog
 from app.gui.phones.phone_session import PhoneSession
+from app.gui.inspector.inspector_wiring import connect_inspector
 from app.gui.runs.past_run_actions import connect_learning
 from app.gui.runs.run_controller import RunController
 from app.gui.api_host import ApiHost
@@ -92,9 +93,11 @@ class MainWindow(QMainWindow):
         phone.frame_source.connect(self._show_frame_source)
         self.devices.device_chosen.connect(phone.choose)
         self.devices.connect_requested.connect(phone.connect_wifi)
+        self.devices.follow(phone)           # pairing, Wi-Fi outcomes, phones plugged in later
 
         mirror.control_selected.connect(self.inspector.show_control)
         self.inspector.control_selected.connect(mirror.select_control)
+        connect_inspector(self)        # hover both ways between the mirror and the inspector
         mirror.tap_requested.connect(phone.tap)
         mirror.swipe_requested.connect(phone.swipe)
         mirror.control_picked.connect(self.approval.override_with_control)
@@ -258,7 +261,7 @@ class MainWindow(QMainWindow):
     def _proposal_shown(self, proposal) -> None:
         """Show the screen as the model saw it: its controls (the ids it used) and what it proposes."""
         self.mirror.set_controls(proposal.controls)
-        self.inspector.set_snapshot(proposal.controls, None)
+        self.inspector.set_snapshot(proposal.controls, self.run_trees.hierarchy_for(proposal.controls))
         self.mirror.show_proposal(proposal.action, proposal.target)
 
     def _review(self, proposal) -> None:
@@ -341,6 +344,7 @@ class MainWindow(QMainWindow):
         await self.phone.shutdown()
         await self.core.run(self.service.shutdown())
         await self.core.run(self.phones.close())
+        await self.phone.stop_helpers()      # the adb server, only when the app started it
         for task in list(self._tasks):
             task.cancel()
         await asyncio.to_thread(self.core.close)

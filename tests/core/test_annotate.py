@@ -73,19 +73,21 @@ def test_badges_of_boxes_sharing_a_corner_do_not_cover_each_other():
     image = Image.new("RGB", (540, 1200), GREY)
     controls = [make_control(1, (100, 400, 500, 800)), make_control(2, (100, 400, 300, 600))]
     result = annotate(image, controls)
-    # Badge 1 sits at the shared top-left corner; badge 2 must have moved elsewhere.
-    corner = (100, 400, 115, 415)
-    assert count_colour(result, control_colour(1), corner) > count_colour(result, control_colour(2), corner)
-    away_from_corner = (100, 380, 300, 620)
-    assert count_colour(result, control_colour(2), away_from_corner) > 60
+    # Badge 1 sits just above the shared top-left corner; badge 2 must have gone elsewhere (left of it).
+    above_corner = (100, 380, 115, 400)
+    assert count_colour(result, control_colour(1), above_corner) > 60
+    assert count_colour(result, control_colour(2), above_corner) < count_colour(result, control_colour(1), above_corner)
+    left_of_corner = (80, 400, 100, 416)
+    assert count_colour(result, control_colour(2), left_of_corner) > 60
 
 
 def test_label_text_contrasts_with_its_badge():
     image = Image.new("RGB", (540, 1200), GREY)
     amber = PALETTE.index((255, 200, 0)) + 1
     result = annotate(image, [make_control(amber, (100, 100, 400, 400))])
-    badge = result.crop((100, 100, 130, 125))
-    assert (0, 0, 0) in {colour for _, colour in colours(badge)}  # dark digits on the light badge
+    badge = result.crop((100, 75, 130, 100))       # above the box's top-left corner
+    found = {colour for _, colour in colours(badge)}
+    assert (255, 200, 0) in found and (0, 0, 0) in found  # dark digits on the light badge
 
 
 def test_controls_off_the_image_draw_nothing():

@@ -205,7 +205,7 @@ def test_select_control_draws_the_selection_without_emitting(mirror, qtbot):
 def test_overlay_toggle_changes_the_painted_pixels(mirror):
     storage = by_id(mirror.controls, 9)
     left_edge = mirror.device_to_widget(storage.rect[0], (storage.rect[1] + storage.rect[3]) / 2)
-    badge = mirror.device_to_widget(storage.rect[0], storage.rect[1]) + QPointF(4, 4)
+    badge = mirror.device_to_widget(storage.rect[0], storage.rect[1]) + QPointF(4, -4)  # above its box
     with_overlay = mirror.grab().toImage()
     mirror.set_overlay_visible(False)
     assert not mirror.overlay_visible

@@ -267,6 +267,12 @@ class AndroidDevice(InputMixin):
         return snapshot
 
     @property
+    def cached_controls(self) -> ControlsSnapshot | None:
+        """The latest dump kept for reuse (None once input has come since): for a viewer that shows the tree
+        a run read, without dumping again."""
+        return self._controls
+
+    @property
     def input_generation(self) -> int:
         """How many times input reached the phone (each drops the cached controls): whoever keeps a
         dump can tell whether input came since it began (the screen tree does)."""

@@ -7,6 +7,7 @@ from functools import lru_cache
 
 from PIL import Image, ImageDraw, ImageFont
 
+from app.core.perception.badge_layout import place_badges
 from app.core.perception.controls import Control
 
 Colour = tuple[int, int, int]
@@ -41,24 +42,45 @@ def annotate(image: Image.Image, controls: Iterable[Control], *, scale: float | 
 
     `scale` maps device pixels to image pixels (image width / device width); None means
     1.0. Controls entirely off the image are skipped. Boxes are drawn first, badges on
-    top. A badge goes at the first of these spots that is inside the image and clear of
-    badges already placed: top-left inside the box, above the box, below it, top-right
-    inside, bottom-left inside; failing all, the first spot pushed inside the image.
-    Font size and line width follow the image size (font at least MIN_FONT_PX).
+    top. A badge goes beside its box, not over the label it numbers: above the box's
+    top-left corner, else left of it, else at another spot clear of other labels and
+    badges, inside the box only when there is no room outside (`badge_layout.py`, shared
+    with the mirror). Font size and line width follow the image size (font at least MIN_FONT_PX).
     """
     factor = 1.0 if scale is None else scale
     canvas = image.convert("RGB") if image.mode != "RGB" else image.copy()
     draw = ImageDraw.Draw(canvas)
     size = canvas.size
     line = max(1, round(min(size) / 400))
-    font = _font(max(MIN_FONT_PX, round(min(size) / 45)))
-    boxes = [(control.id, box) for control in controls if (box := _image_box(control.rect, factor, size))]
-    for control_id, box in boxes:
-        _draw_box(draw, box, control_colour(control_id), line)
-    placed: list[Box] = []
-    for control_id, box in boxes:
-        _draw_badge(draw, font, str(control_id), box, control_colour(control_id), size, placed)
+    font_px = max(MIN_FONT_PX, round(min(size) / 45))
+    font = _font(font_px)
+    shown = [(control, box) for control in controls if (box := _image_box(control.rect, factor, size))]
+    for control, box in shown:
+        _draw_box(draw, box, control_colour(control.id), line)
+    badges = [_badge_shape(font_px, str(control.id)) for control, _ in shown]
+    corners = place_badges([(box[0], box[1], box[2] + 1, box[3] + 1) for _, box in shown],
+                           [(width, height) for width, height, _, _ in badges],
+                           [is_labelled_box(control) for control, _ in shown], (0, 0, size[0], size[1]))
+    for (control, _), (x, y), (width, height, text_x, text_y) in zip(shown, corners, badges):
+        colour = control_colour(control.id)
+        left, top = int(x), int(y)
+        draw.rectangle((left, top, left + width - 1, top + height - 1), fill=colour, outline=_contrast(colour))
+        draw.text((left + text_x, top + text_y), str(control.id), fill=_contrast(colour), font=font)
     return canvas
+
+
+def is_labelled_box(control: Control) -> bool:
+    """Whether the control shows words inside its box (its text, a content-description, a field):
+    a badge over it would hide them."""
+    return bool(control.text or control.content_desc) or "Edit" in control.type
+
+
+@lru_cache(maxsize=4096)
+def _badge_shape(font_px: int, label: str) -> tuple[int, int, int, int]:
+    """Width and height of a badge, and where its text starts inside it."""
+    text_left, text_top, text_right, text_bottom = _font(font_px).getbbox(label)
+    pad = max(2, (text_bottom - text_top) // 4)
+    return (text_right - text_left + 2 * pad, text_bottom - text_top + 2 * pad, pad - text_left, pad - text_top)
 
 
 @lru_cache(maxsize=16)
@@ -92,46 +114,3 @@ def _draw_box(draw: ImageDraw.ImageDraw, box: Box, colour: Colour, line: int) ->
         inner = (left + 1 + line, top + 1 + line, right - 1 - line, bottom - 1 - line)
         if inner[2] > inner[0] and inner[3] > inner[1]:
             draw.rectangle(inner, outline=outline, width=1)
-
-
-def _draw_badge(
-    draw: ImageDraw.ImageDraw,
-    font: ImageFont.FreeTypeFont | ImageFont.ImageFont,
-    label: str,
-    box: Box,
-    colour: Colour,
-    size: tuple[int, int],
-    placed: list[Box],
-) -> None:
-    text_left, text_top, text_right, text_bottom = font.getbbox(label)
-    pad = max(2, (text_bottom - text_top) // 4)
-    badge_width = text_right - text_left + 2 * pad
-    badge_height = text_bottom - text_top + 2 * pad
-    badge = _place_badge(box, badge_width, badge_height, size, placed)
-    placed.append(badge)
-    draw.rectangle(badge, fill=colour, outline=_contrast(colour))
-    draw.text((badge[0] + pad - text_left, badge[1] + pad - text_top), label, fill=_contrast(colour), font=font)
-
-
-def _place_badge(box: Box, width: int, height: int, size: tuple[int, int], placed: list[Box]) -> Box:
-    left, top, right, bottom = box
-    spots = (
-        (left, top),  # top-left, inside
-        (left, top - height),  # above
-        (left, bottom + 1),  # below
-        (right - width + 1, top),  # top-right, inside
-        (left, bottom - height + 1),  # bottom-left, inside
-    )
-    image_width, image_height = size
-    for x, y in spots:
-        badge = (x, y, x + width - 1, y + height - 1)
-        inside = x >= 0 and y >= 0 and badge[2] < image_width and badge[3] < image_height
-        if inside and not any(_overlaps(badge, other) for other in placed):
-            return badge
-    x = min(max(spots[0][0], 0), max(image_width - width, 0))
-    y = min(max(spots[0][1], 0), max(image_height - height, 0))
-    return x, y, x + width - 1, y + height - 1
-
-
-def _overlaps(a: Box, b: Box) -> bool:
-    return a[0] <= b[2] and b[0] <= a[2] and a[1] <= b[3] and b[1] <= a[3]

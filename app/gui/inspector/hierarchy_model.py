@@ -5,19 +5,32 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from PySide6.QtCore import QAbstractItemModel, QAbstractTableModel, QModelIndex, QObject, QSortFilterProxyModel, Qt
-from PySide6.QtGui import QGuiApplication, QPalette
+from PySide6.QtGui import QColor, QFont, QGuiApplication, QPalette
 
 from app.core.perception.controls import Control
 from app.core.perception.hierarchy import UiHierarchy, UiNode
 
+from app.gui.inspector.search_query import SearchQuery
 from app.gui.mirror.mirror_overlay import control_qcolor
 
 CONTROL_ROLE = Qt.ItemDataRole.UserRole
 """Data role giving the `Control` of a row (tree: None for nodes that are not controls)."""
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
-FILTER_ROLE = Qt.ItemDataRole.UserRole + 2
-"""Full texts the filter matches (the table shows only the resource-id's tail)."""
 LABEL_TEXT_LIMIT = 40
+
+
+def match_brush() -> QColor:
+    """Background of a search match: the palette's highlight, faint (readable in light and dark)."""
+    colour = QColor(QGuiApplication.palette().color(QPalette.ColorRole.Highlight))
+    colour.setAlpha(55)
+    return colour
+
+
+def hover_brush() -> QColor:
+    """Background of the row of the control under the mouse on the mirror."""
+    colour = QColor(QGuiApplication.palette().color(QPalette.ColorRole.Highlight))
+    colour.setAlpha(110)
+    return colour
 
 
 def _rect_text(rect: tuple[int, int, int, int]) -> str:
@@ -38,11 +51,28 @@ class ControlTableModel(QAbstractTableModel):
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
         self._controls: list[Control] = []
+        self._hovered = -1
 
     def set_controls(self, controls: list[Control]) -> None:
         self.beginResetModel()
         self._controls = list(controls)
+        self._hovered = -1
         self.endResetModel()
+
+    @property
+    def controls(self) -> list[Control]:
+        return self._controls
+
+    def set_hovered(self, control: Control | None) -> None:
+        """Tint the row of the control under the mouse on the mirror (None: no row)."""
+        row = self.row_of(control) if control is not None else -1
+        if row == self._hovered:
+            return
+        previous, self._hovered = self._hovered, row
+        for changed in (previous, row):
+            if changed >= 0:
+                self.dataChanged.emit(self.index(changed, 0), self.index(changed, len(self.HEADERS) - 1),
+                                      [Qt.ItemDataRole.BackgroundRole])
 
     def control_at(self, row: int) -> Control | None:
         return self._controls[row] if 0 <= row < len(self._controls) else None
@@ -86,8 +116,8 @@ class ControlTableModel(QAbstractTableModel):
         column = index.column()
         if role == Qt.ItemDataRole.DisplayRole:
             return self.display_row(control)[column]
-        if role == FILTER_ROLE:
-            return (str(control.id), control.type, control.name, control.resource_id, _rect_text(control.rect))[column]
+        if role == Qt.ItemDataRole.BackgroundRole and index.row() == self._hovered:
+            return hover_brush()
         if role == SORT_ROLE:
             return (control.id, control.type.lower(), control.name.lower(), control.resource_id.lower(),
                     control.rect[1] * 100_000 + control.rect[0])[column]
@@ -100,15 +130,27 @@ class ControlTableModel(QAbstractTableModel):
         return None
 
 
-def control_filter_proxy(source: ControlTableModel, parent: QObject | None = None) -> QSortFilterProxyModel:
-    """Sorts the control table and filters it on any column, case-insensitively."""
-    proxy = QSortFilterProxyModel(parent)
-    proxy.setSourceModel(source)
-    proxy.setFilterKeyColumn(-1)
-    proxy.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
-    proxy.setSortRole(SORT_ROLE)
-    proxy.setFilterRole(FILTER_ROLE)
-    return proxy
+class ControlFilterProxy(QSortFilterProxyModel):
+    """Sorts the control table and keeps the rows a `SearchQuery` matches."""
+
+    def __init__(self, source: ControlTableModel, parent: QObject | None = None):
+        super().__init__(parent)
+        self._query = SearchQuery()
+        self.setSourceModel(source)
+        self.setSortRole(SORT_ROLE)
+
+    def set_query(self, query: SearchQuery) -> None:
+        self.beginFilterChange()
+        self._query = query
+        self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+
+    def filterAcceptsRow(self, source_row: int, source_parent: QModelIndex) -> bool:
+        control = self.sourceModel().control_at(source_row)
+        return control is not None and self._query.matches_control(control)
+
+
+def control_filter_proxy(source: ControlTableModel, parent: QObject | None = None) -> ControlFilterProxy:
+    return ControlFilterProxy(source, parent)
 
 
 @dataclass(slots=True, eq=False)
@@ -131,10 +173,13 @@ class HierarchyModel(QAbstractItemModel):
         self._items: list[_TreeItem] = []
         self._roots: list[int] = []
         self._item_by_path: dict[tuple[int, ...], int] = {}
+        self._matches: set[int] = set()
+        self._hovered = -1
 
     def set_hierarchy(self, hierarchy: UiHierarchy | None, controls: list[Control]) -> None:
         self.beginResetModel()
         self._items, self._roots, self._item_by_path = [], [], {}
+        self._matches, self._hovered = set(), -1
         control_by_path = {c.node_path: c for c in controls if c.node_path}
         for row, window in enumerate(hierarchy.windows if hierarchy else []):
             self._roots.append(self._add(window, -1, row, control_by_path))
@@ -168,6 +213,35 @@ class HierarchyModel(QAbstractItemModel):
     def control_for_index(self, index: QModelIndex) -> Control | None:
         return self._items[index.internalId()].control if index.isValid() else None
 
+    def node_for_index(self, index: QModelIndex) -> UiNode | None:
+        return self._items[index.internalId()].node if index.isValid() else None
+
+    def _index_of(self, position: int) -> QModelIndex:
+        return self.createIndex(self._items[position].row, 0, position)
+
+    def search(self, query: SearchQuery) -> list[QModelIndex]:
+        """Mark the nodes `query` matches (a tinted, bold row) and return them in document order."""
+        found = [] if query.empty else [position for position, item in enumerate(self._items)
+                                        if query.matches_node(item.node, item.control)]
+        changed = self._matches.symmetric_difference(found)
+        self._matches = set(found)
+        for position in changed:
+            index = self._index_of(position)
+            self.dataChanged.emit(index, index, [Qt.ItemDataRole.BackgroundRole, Qt.ItemDataRole.FontRole])
+        return [self._index_of(position) for position in found]
+
+    def set_hovered(self, control: Control | None) -> QModelIndex:
+        """Tint the node of the control under the mouse on the mirror; returns its index (or invalid)."""
+        index = self.index_for_control(control)
+        position = index.internalId() if index.isValid() else -1
+        if position != self._hovered:
+            previous, self._hovered = self._hovered, position
+            for changed in (previous, position):
+                if changed >= 0:
+                    self.dataChanged.emit(self._index_of(changed), self._index_of(changed),
+                                          [Qt.ItemDataRole.BackgroundRole])
+        return index
+
     def index(self, row: int, column: int, parent: QModelIndex = QModelIndex()) -> QModelIndex:
         siblings = self._items[parent.internalId()].children if parent.isValid() else self._roots
         if column != 0 or not 0 <= row < len(siblings):
@@ -196,9 +270,19 @@ class HierarchyModel(QAbstractItemModel):
         item = self._items[index.internalId()]
         if role == Qt.ItemDataRole.DisplayRole:
             return item.label
+        position = index.internalId()
+        if role == Qt.ItemDataRole.BackgroundRole:
+            if position == self._hovered:
+                return hover_brush()
+            return match_brush() if position in self._matches else None
+        if role == Qt.ItemDataRole.FontRole and position in self._matches:
+            font = QFont()
+            font.setBold(True)
+            return font
         if role == Qt.ItemDataRole.DecorationRole and item.control is not None:
             return control_qcolor(item.control.id)
-        if role == Qt.ItemDataRole.ForegroundRole and item.control is None and item.parent >= 0:
+        if role == Qt.ItemDataRole.ForegroundRole and item.control is None and item.parent >= 0 \
+                and position not in self._matches:
             return QGuiApplication.palette().color(QPalette.ColorRole.PlaceholderText)
         if role == Qt.ItemDataRole.ToolTipRole:
             return _node_tooltip(item.node)

@@ -1,188 +1,70 @@
-"""The inspector beside the mirror: the selected control's attributes, a searchable table of
-all controls, and the UI hierarchy as a tree. The three views and the mirror stay in step."""
+"""The inspector beside the mirror: a search box over the selected control's attributes, a table of
+all controls, and the UI hierarchy as a tree. The three views and the mirror stay in step: a
+selection anywhere shows everywhere, the control under the mouse on the mirror is tinted in the
+table and the tree, and a row or node under the mouse here is outlined on the mirror."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, QTimer, Signal
-from PySide6.QtGui import QFont, QFontDatabase, QGuiApplication, QPalette, QPixmap
+from PySide6.QtCore import QEvent, QItemSelectionModel, QModelIndex, QObject, Qt, Signal
+from PySide6.QtGui import QKeyEvent, QKeySequence, QPalette, QShortcut
 from PySide6.QtWidgets import (
-    QAbstractItemView, QFormLayout, QFrame, QGridLayout, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
-    QPushButton, QScrollArea, QStackedWidget, QStyle, QTableView, QTabWidget, QTreeView, QVBoxLayout, QWidget,
+    QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QStackedWidget, QStyle, QTableView, QTabWidget,
+    QToolButton, QTreeView, QVBoxLayout, QWidget,
 )
 
 from app.core.perception.controls import Control
 from app.core.perception.hierarchy import UiHierarchy
 
-from app.gui.inspector.hierarchy_model import ControlTableModel, HierarchyModel, control_filter_proxy
-from app.gui.mirror.mirror_overlay import control_qcolor
+from app.gui.inspector.control_details import ControlDetails, empty_state
+from app.gui.inspector.hierarchy_model import CONTROL_ROLE, ControlTableModel, HierarchyModel, control_filter_proxy
+from app.gui.inspector.search_query import HINT, SearchQuery
 
-FLAGS = ("clickable", "long_clickable", "scrollable", "checkable", "checked", "enabled",
-         "focusable", "focused", "selected", "password")
-COPIED_MS = 1200
 NAME_COLUMN_WIDTH = 180   # px: name and resource-id columns show their start; the rest is elided
-_BREAK = "\u200b"  # zero-width space: lets long ids and XPaths wrap in a narrow panel
+TREE_TAB = 2
+REVEALED_MATCHES = 200
+"""Tree matches whose ancestors a search expands (a search for "View" on a huge screen expands no more)."""
+
+__all__ = ["ControlDetails", "InspectorPanel", "SearchEdit"]
 
 
-def _breakable(text: str) -> str:
-    return text.replace("/", "/" + _BREAK).replace(".", "." + _BREAK)
+class SearchEdit(QLineEdit):
+    """The search box: Enter goes to the next match, Shift+Enter to the previous, Escape clears."""
 
+    next_requested = Signal()
+    previous_requested = Signal()
 
-def _empty_state(text: str) -> QLabel:
-    label = QLabel(text)
-    label.setAlignment(Qt.AlignmentFlag.AlignCenter)
-    label.setWordWrap(True)
-    label.setMargin(24)
-    label.setForegroundRole(QPalette.ColorRole.PlaceholderText)
-    return label
-
-
-class ControlDetails(QWidget):
-    """Every attribute of one control in a read-only form, with buttons that copy the useful ones."""
-
-    FIELDS = ("Id", "Name", "Type", "Class", "Text", "Content-desc", "Resource-id", "Package", "Bounds",
-              "Size", "Center", "Window", "Locator")
-    COPY_ACTIONS = (("resource_id", "Copy resource-id"), ("text", "Copy text"), ("xpath", "Copy XPath"),
-                    ("coordinates", "Copy coordinates"))
-
-    def __init__(self, parent: QWidget | None = None):
-        super().__init__(parent)
-        self._control: Control | None = None
-        self.stack = QStackedWidget()
-        self.stack.addWidget(_empty_state("Select a control on the mirror, in the list or in the tree."))
-        self.stack.addWidget(self._build_form())
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.stack)
-        self._restore_timer = QTimer(self, singleShot=True, interval=COPIED_MS)
-        self._restore_timer.timeout.connect(self._restore_copy_labels)
-
-    def _build_form(self) -> QWidget:
-        self.swatch = QLabel()
-        self.title = QLabel()
-        title_font = QFont(self.font())
-        title_font.setPointSizeF(title_font.pointSizeF() * 1.25)
-        title_font.setBold(True)
-        self.title.setFont(title_font)
-        self.title.setWordWrap(True)
-        header = QHBoxLayout()
-        header.addWidget(self.swatch, 0, Qt.AlignmentFlag.AlignTop)
-        header.addWidget(self.title, 1)
-        form = QFormLayout()
-        form.setLabelAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop)
-        form.setHorizontalSpacing(12)
-        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.DontWrapRows)
-        self.fields: dict[str, QLabel] = {}
-        monospace = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
-        for name in self.FIELDS:
-            value = QLabel()
-            value.setWordWrap(True)
-            value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-            if name in ("Locator", "Bounds"):
-                value.setFont(monospace)
-            self.fields[name] = value
-            form.addRow(name, value)
-        self.flag_labels: dict[str, QLabel] = {}
-        flags = QGridLayout()
-        flags.setHorizontalSpacing(16)
-        for position, flag in enumerate(FLAGS):
-            label = QLabel()
-            self.flag_labels[flag] = label
-            flags.addWidget(label, position // 2, position % 2)
-        form.addRow("Flags", flags)
-        self.copy_buttons: dict[str, QPushButton] = {}
-        buttons = QGridLayout()
-        for position, (key, text) in enumerate(self.COPY_ACTIONS):
-            button = QPushButton(text)
-            button.clicked.connect(lambda _=False, k=key: self.copy(k))
-            self.copy_buttons[key] = button
-            buttons.addWidget(button, position // 2, position % 2)
-        line = QFrame()
-        line.setFrameShape(QFrame.Shape.HLine)
-        line.setFrameShadow(QFrame.Shadow.Sunken)
-        body = QWidget()
-        column = QVBoxLayout(body)
-        column.addLayout(header)
-        column.addWidget(line)
-        column.addLayout(form)
-        column.addSpacing(8)
-        column.addLayout(buttons)
-        column.addStretch(1)
-        scroll = QScrollArea()
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QFrame.Shape.NoFrame)
-        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        scroll.setWidget(body)
-        return scroll
-
-    @property
-    def control(self) -> Control | None:
-        return self._control
-
-    def show_control(self, control: Control | None) -> None:
-        self._control = control
-        if control is None:
-            self.stack.setCurrentIndex(0)
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        key = event.key()
+        if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_F3):
+            shifted = bool(event.modifiers() & Qt.KeyboardModifier.ShiftModifier)
+            (self.previous_requested if shifted else self.next_requested).emit()
             return
-        swatch = QPixmap(16, 16)
-        swatch.fill(control_qcolor(control.id))
-        self.swatch.setPixmap(swatch)
-        self.title.setText(f"#{control.id} {control.type}")
-        left, top, right, bottom = control.rect
-        values = {
-            "Id": str(control.id), "Name": control.name, "Type": control.type,
-            "Class": _breakable(control.class_name), "Text": control.text, "Content-desc": control.content_desc,
-            "Resource-id": _breakable(control.resource_id), "Package": control.package,
-            "Bounds": f"[{left},{top}][{right},{bottom}]", "Size": f"{control.width} × {control.height}",
-            "Center": "{}, {}".format(*control.center), "Window": str(control.window),
-            "Locator": _breakable(control.locator),
-        }
-        for name, value in values.items():
-            label = self.fields[name]
-            label.setText(value or "—")
-            label.setForegroundRole(QPalette.ColorRole.WindowText if value else QPalette.ColorRole.PlaceholderText)
-        for flag, label in self.flag_labels.items():
-            on = bool(getattr(control, flag))
-            label.setText(f"{'✓' if on else '·'} {flag.replace('_', '-')}")
-            label.setForegroundRole(QPalette.ColorRole.WindowText if on else QPalette.ColorRole.PlaceholderText)
-        for key, button in self.copy_buttons.items():
-            button.setEnabled(bool(self.copy_text(key)))
-        self.stack.setCurrentIndex(1)
-
-    def copy_text(self, key: str) -> str:
-        """What the copy button `key` puts on the clipboard for the shown control."""
-        control = self._control
-        if control is None:
-            return ""
-        return {"resource_id": control.resource_id, "text": control.text, "xpath": control.locator,
-                "coordinates": "{},{}".format(*control.center)}[key]
-
-    def copy(self, key: str) -> None:
-        text = self.copy_text(key)
-        if not text:
+        if key == Qt.Key.Key_Escape and self.text():
+            self.clear()
             return
-        QGuiApplication.clipboard().setText(text)
-        self._restore_copy_labels()
-        self.copy_buttons[key].setText("Copied ✓")
-        self._restore_timer.start()
-
-    def _restore_copy_labels(self) -> None:
-        for key, text in self.COPY_ACTIONS:
-            self.copy_buttons[key].setText(text)
+        super().keyPressEvent(event)
 
 
 class InspectorPanel(QWidget):
-    """Tabs "Control", "Controls" and "Hierarchy" for one screen.
+    """A search bar over the tabs "Control", "Controls" and "Hierarchy" of one screen.
 
-    `control_selected` fires only when the person picks a control here; `show_control`
-    (the mirror's selection) updates every tab without firing it, so there is no loop.
+    `control_selected` fires only when the person picks a control here (a click, a node, a
+    search step); `show_control` (the mirror's selection) updates every tab without firing it,
+    so there is no loop. `highlight_requested` asks the mirror to outline a rect in device
+    pixels (the row or node under the mouse, a search match that is not a control), or nothing.
     """
 
-    control_selected = Signal(object)  # Control
+    control_selected = Signal(object)      # Control
+    highlight_requested = Signal(object)   # Rect | None
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self._current: Control | None = None
+        self._screen_key: tuple | None = None
         self._syncing = False
+        self._query = SearchQuery()
+        self._tree_matches: list[QModelIndex] = []
+        self._match_position = -1
         self.details = ControlDetails()
         self.table_model = ControlTableModel(self)
         self.proxy = control_filter_proxy(self.table_model, self)
@@ -192,18 +74,46 @@ class InspectorPanel(QWidget):
         self.tabs.addTab(self.details, "Control")
         self.tabs.addTab(self._build_table_tab(), "Controls")
         self.tabs.addTab(self._build_tree_tab(), "Hierarchy")
+        self.tabs.currentChanged.connect(lambda _index: self._restart_matches())
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(2)
+        layout.addLayout(self._build_search_bar())
         layout.addWidget(self.tabs)
+        self.find_shortcut = QShortcut(QKeySequence(QKeySequence.StandardKey.Find), self, self.focus_search,
+                                       context=Qt.ShortcutContext.WindowShortcut)
         self.set_snapshot([], None)
 
-    def _build_table_tab(self) -> QWidget:
-        self.filter_edit = QLineEdit()
-        self.filter_edit.setPlaceholderText("Filter by id, type, name, resource-id…")
+    def _build_search_bar(self) -> QHBoxLayout:
+        self.filter_edit = SearchEdit()
+        self.filter_edit.setPlaceholderText("Search text, id, desc, class…")
+        self.filter_edit.setToolTip(HINT + "\nCtrl+F: search · Enter: next match · Shift+Enter: previous · Esc: clear")
+        self.filter_edit.setAccessibleName("Search the controls and the hierarchy")
         self.filter_edit.setClearButtonEnabled(True)
-        self.filter_edit.textChanged.connect(self._on_filter_changed)
+        self.filter_edit.textChanged.connect(self._on_search_changed)
+        self.filter_edit.next_requested.connect(lambda: self.step_match(1))
+        self.filter_edit.previous_requested.connect(lambda: self.step_match(-1))
+        self.previous_button, self.next_button = QToolButton(), QToolButton()
+        for button, arrow, tip, step in ((self.previous_button, Qt.ArrowType.UpArrow, "Previous match (Shift+Enter)", -1),
+                                         (self.next_button, Qt.ArrowType.DownArrow, "Next match (Enter)", 1)):
+            button.setArrowType(arrow)
+            button.setToolTip(tip)
+            button.setAccessibleName(tip)
+            button.setAutoRaise(True)
+            button.clicked.connect(lambda _=False, s=step: self.step_match(s))
         self.count_label = QLabel()
         self.count_label.setForegroundRole(QPalette.ColorRole.PlaceholderText)
+        row = QHBoxLayout()
+        row.setContentsMargins(6, 6, 6, 0)
+        row.setSpacing(2)
+        row.addWidget(self.filter_edit, 1)
+        row.addWidget(self.previous_button)
+        row.addWidget(self.next_button)
+        row.addSpacing(4)
+        row.addWidget(self.count_label)
+        return row
+
+    def _build_table_tab(self) -> QWidget:
         self.table = QTableView()
         self.table.setModel(self.proxy)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -224,10 +134,6 @@ class InspectorPanel(QWidget):
         page = QWidget()
         layout = QVBoxLayout(page)
         layout.setContentsMargins(6, 6, 6, 6)
-        row = QHBoxLayout()
-        row.addWidget(self.filter_edit, 1)
-        row.addWidget(self.count_label)
-        layout.addLayout(row)
         layout.addWidget(self.table)
         return page
 
@@ -239,8 +145,12 @@ class InspectorPanel(QWidget):
         self.tree.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.tree.selectionModel().selectionChanged.connect(self._on_tree_selection)
         self.tree_stack = QStackedWidget()
-        self.tree_stack.addWidget(_empty_state("No UI hierarchy for this screen."))
+        self.tree_stack.addWidget(empty_state("No UI hierarchy for this screen."))
         self.tree_stack.addWidget(self.tree)
+        for view in (self.table, self.tree):       # the row under the mouse is outlined on the mirror
+            view.setMouseTracking(True)
+            view.entered.connect(self._on_entered)
+            view.viewport().installEventFilter(self)
         return self.tree_stack
 
     # ------------------------------------------------------------------ API
@@ -250,17 +160,25 @@ class InspectorPanel(QWidget):
         return self._current
 
     def set_snapshot(self, controls: list[Control], hierarchy: UiHierarchy | None) -> None:
-        """A new screen. The shown control stays if the same control is on it."""
+        """A new screen. The shown control stays if it is on it; the search runs again.
+        The same screen again (the phone panel reads it every few seconds) changes nothing: the
+        tree keeps what the person expanded, scrolled to and chose."""
+        key = (tuple(controls), _tree_signature(hierarchy))
+        if key == self._screen_key:
+            self.details.set_screen(controls, hierarchy)
+            return
+        self._screen_key = key
         self._syncing = True
         try:
             self.table_model.set_controls(controls)
             self.tree_model.set_hierarchy(hierarchy, controls)
+            self.details.set_screen(controls, hierarchy)
             self._fit_columns()
             self.tree_stack.setCurrentIndex(1 if hierarchy is not None and hierarchy.windows else 0)
             self.tree.expandToDepth(0)
         finally:
             self._syncing = False
-        self._update_count()
+        self._apply_search()
         self.show_control(self._current if self._current in controls else None)
 
     def _fit_columns(self) -> None:
@@ -285,6 +203,116 @@ class InspectorPanel(QWidget):
         self._current = control
         self._sync_views(control)
 
+    def focus_search(self) -> None:
+        """Ctrl+F: into the search box, its text selected to type over."""
+        self.filter_edit.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        self.filter_edit.selectAll()
+
+    def show_hovered(self, control: Control | None) -> None:
+        """The control under the mouse on the mirror: its row and node tinted, scrolled into view."""
+        self.table_model.set_hovered(control)
+        index = self.tree_model.set_hovered(control)
+        if control is None:
+            return
+        if self.tabs.currentIndex() == TREE_TAB and index.isValid():
+            self._reveal_in_tree(index)
+            self.tree.scrollTo(index, QAbstractItemView.ScrollHint.EnsureVisible)
+        elif self.tabs.currentIndex() == 1:
+            row = self.proxy.mapFromSource(self.table_model.index(self.table_model.row_of(control), 0))
+            if row.isValid():
+                self.table.scrollTo(row, QAbstractItemView.ScrollHint.EnsureVisible)
+
+    # ------------------------------------------------------------------ search
+
+    def _on_search_changed(self, _text: str) -> None:
+        self._apply_search()
+        self._preview_first_match()
+
+    def _apply_search(self) -> None:
+        """Filter the table and mark the tree's matches; a filter never chooses a control."""
+        self._query = SearchQuery.parse(self.filter_edit.text())
+        self._syncing = True
+        try:
+            self.proxy.set_query(self._query)
+            self._tree_matches = self.tree_model.search(self._query)
+            self._select_in_table(self._current)
+        finally:
+            self._syncing = False
+        self._match_position = -1
+        self._update_count()
+
+    def _preview_first_match(self) -> None:
+        """While typing: every tree match shown (its ancestors expanded, up to REVEALED_MATCHES) and
+        the first scrolled into view; nothing is chosen until Enter."""
+        opened: set[int] = set()
+        for index in self._tree_matches[:REVEALED_MATCHES]:
+            ancestor = index.parent()
+            while ancestor.isValid() and ancestor.internalId() not in opened:
+                opened.add(ancestor.internalId())
+                self.tree.expand(ancestor)
+                ancestor = ancestor.parent()
+        if self.tabs.currentIndex() == TREE_TAB and self._tree_matches:
+            self.tree.scrollTo(self._tree_matches[0], QAbstractItemView.ScrollHint.PositionAtCenter)
+
+    def _matches(self) -> list[QModelIndex]:
+        """The matches Enter steps through: the tree's nodes on the Hierarchy tab, else the table's rows."""
+        if self._query.empty:
+            return []
+        if self.tabs.currentIndex() == TREE_TAB:
+            return self._tree_matches
+        return [self.proxy.index(row, 0) for row in range(self.proxy.rowCount())]
+
+    def match_count(self) -> int:
+        return len(self._matches())
+
+    def step_match(self, step: int) -> None:
+        """Go to the next (1) or previous (-1) match and choose it: the mirror selects it too (a node
+        that is not a control is outlined there)."""
+        matches = self._matches()
+        if not matches:
+            self._update_count()
+            return
+        current = self._position_of_current(matches)
+        if current is None:
+            position = 0 if step > 0 else len(matches) - 1
+        else:
+            position = (current + step) % len(matches)
+        self._match_position = position
+        index = matches[position]
+        if self.tabs.currentIndex() == TREE_TAB:
+            self._reveal_in_tree(index)
+            self.tree.selectionModel().setCurrentIndex(index, QItemSelectionModel.SelectionFlag.ClearAndSelect)
+            self.tree.scrollTo(index, QAbstractItemView.ScrollHint.PositionAtCenter)
+        else:
+            self._choose(index.data(CONTROL_ROLE))
+            self.table.scrollTo(index)
+        self._update_count()
+
+    def _position_of_current(self, matches: list[QModelIndex]) -> int | None:
+        if 0 <= self._match_position < len(matches):
+            return self._match_position
+        if self.tabs.currentIndex() == TREE_TAB:
+            current = self.tree.currentIndex()
+            return next((i for i, index in enumerate(matches) if index == current), None)
+        return next((i for i, index in enumerate(matches) if index.data(CONTROL_ROLE) == self._current), None)
+
+    def _restart_matches(self) -> None:
+        self._match_position = -1
+        self._update_count()
+
+    def _update_count(self) -> None:
+        total = self.table_model.rowCount()
+        if self._query.empty:
+            self.count_label.setText("no controls" if total == 0 else f"{total} controls")
+            return
+        found = self.match_count()
+        if found == 0:
+            self.count_label.setText("no match")
+        elif 0 <= self._match_position < found:
+            self.count_label.setText(f"{self._match_position + 1} of {found}")
+        else:
+            self.count_label.setText(f"{found} match{'es' if found != 1 else ''}")
+
     # ------------------------------------------------------------------ syncing
 
     def _sync_views(self, control: Control | None) -> None:
@@ -307,15 +335,18 @@ class InspectorPanel(QWidget):
                                   | QItemSelectionModel.SelectionFlag.Rows)
         self.table.scrollTo(index)
 
+    def _reveal_in_tree(self, index: QModelIndex) -> None:
+        ancestor = index.parent()
+        while ancestor.isValid():
+            self.tree.expand(ancestor)
+            ancestor = ancestor.parent()
+
     def _select_in_tree(self, control: Control | None) -> None:
         index = self.tree_model.index_for_control(control)
         if not index.isValid():
             self.tree.selectionModel().clearSelection()
             return
-        ancestor = index.parent()
-        while ancestor.isValid():
-            self.tree.expand(ancestor)
-            ancestor = ancestor.parent()
+        self._reveal_in_tree(index)
         self.tree.selectionModel().setCurrentIndex(index, QItemSelectionModel.SelectionFlag.ClearAndSelect)
         self.tree.scrollTo(index, QAbstractItemView.ScrollHint.PositionAtCenter)
 
@@ -334,22 +365,32 @@ class InspectorPanel(QWidget):
 
     def _on_tree_selection(self, *_args) -> None:
         indexes = self.tree.selectionModel().selectedIndexes()
-        if indexes:
-            self._choose(self.tree_model.control_for_index(indexes[0]))
+        if not indexes:
+            return
+        control = self.tree_model.control_for_index(indexes[0])
+        node = self.tree_model.node_for_index(indexes[0])
+        if control is None and node is not None and not self._syncing:
+            self.details.show_node(node)             # a layout, a label that is no control: its attributes,
+            self.highlight_requested.emit(node.bounds)   # and an outline on the mirror
+        self._choose(control)
 
-    def _on_filter_changed(self, text: str) -> None:
-        """Narrow the table; the view moving its current row as rows vanish chooses nothing."""
-        self._syncing = True
-        try:
-            self.proxy.setFilterFixedString(text.strip())
-            self._select_in_table(self._current)
-        finally:
-            self._syncing = False
-        self._update_count()
+    def _on_entered(self, index: QModelIndex) -> None:
+        """The mouse over a row of the table or a node of the tree: outline it on the mirror."""
+        if index.model() is self.tree_model:
+            node = self.tree_model.node_for_index(index)
+            self.highlight_requested.emit(node.bounds if node is not None else None)
+            return
+        control = index.data(CONTROL_ROLE)
+        self.highlight_requested.emit(control.rect if control is not None else None)
 
-    def _update_count(self) -> None:
-        total, shown = self.table_model.rowCount(), self.proxy.rowCount()
-        if total == 0:
-            self.count_label.setText("no controls")
-        else:
-            self.count_label.setText(f"{total} controls" if shown == total else f"{shown} of {total}")
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Leave and watched in (self.table.viewport(), self.tree.viewport()):
+            self.highlight_requested.emit(None)
+        return super().eventFilter(watched, event)
+
+
+def _tree_signature(hierarchy: UiHierarchy | None) -> tuple:
+    """What the tree shows of a hierarchy, to tell the same screen read again from a changed one."""
+    if hierarchy is None:
+        return ()
+    return tuple((node.path, node.bounds, tuple(node.attributes.items())) for node in hierarchy.iter_nodes())

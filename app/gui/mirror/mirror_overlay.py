@@ -18,7 +18,8 @@ from PySide6.QtGui import (
     QBrush, QColor, QFont, QFontMetricsF, QImage, QPainter, QPalette, QPen, QPolygonF, QStaticText,
 )
 
-from app.core.perception.annotate import control_colour
+from app.core.perception.annotate import control_colour, is_labelled_box
+from app.core.perception.badge_layout import place_badges
 from app.core.perception.controls import Control, Rect
 from app.core.perception.protected_screen import looks_protected
 
@@ -26,7 +27,6 @@ BADGE_FONT_PX = 11
 LABEL_NAME_LIMIT = 40
 _HALO = QColor(255, 255, 255, 150)
 _SPOTLIGHT = QColor(0, 0, 0, 70)
-_BADGE_CELL = 32  # px: grid cell used to find overlapping badges quickly
 
 
 def control_qcolor(control_id: int) -> QColor:
@@ -46,6 +46,28 @@ def hover_label(control: Control) -> str:
     if id_tail and id_tail != control.name:
         parts.append(id_tail)
     return " ".join(parts)
+
+
+def hover_lines(control: Control) -> list[str]:
+    """The hover card over the mirror: `hover_label` and the attributes a locator is made of
+    (text, content-desc, resource-id, class, bounds), then the flags that are on."""
+    def cut(text: str) -> str:
+        text = " ".join(text.split())
+        return text if len(text) <= LABEL_NAME_LIMIT else text[: LABEL_NAME_LIMIT - 1].rstrip() + "…"
+
+    lines = [hover_label(control)]
+    for key, value in (("text", "•" * 6 if control.password and control.text else control.text),
+                       ("desc", control.content_desc), ("id", control.resource_id), ("class", control.class_name)):
+        if value:
+            lines.append(f"{key}: {cut(value)}")
+    lines.append("bounds: [{},{}][{},{}]".format(*control.rect) + "  centre: {},{}".format(*control.center))
+    flags = [name.replace("_", "-") for name in ("clickable", "long_clickable", "scrollable", "checkable",
+                                                "checked", "selected", "focused", "password") if getattr(control, name)]
+    if not control.enabled:
+        flags.append("disabled")
+    if flags:
+        lines.append(" · ".join(flags))
+    return lines
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,7 +162,8 @@ class ControlLayer:
         image.setDevicePixelRatio(pixel_ratio)
         image.fill(Qt.GlobalColor.transparent)
         boxes = [mapping.rect(c.rect).adjusted(1, 1, -1, -1) for c in self._controls]
-        badges = _place_badges(boxes, [(style[3], style[4]) for style in self._badge_style])
+        badges = _place_badges(boxes, [(style[3], style[4]) for style in self._badge_style],
+                               [is_labelled_box(c) for c in self._controls], mapping)
         outlines: dict[int, tuple[QColor, list[QRectF], list[QRectF]]] = {}  # colour → (colour, boxes, badges)
         texts: dict[int, tuple[QColor, list[tuple[QPointF, QStaticText]]]] = {}  # ink → (ink, labels)
         for box, badge, (colour, ink, text, _, _) in zip(boxes, badges, self._badge_style):
@@ -168,28 +191,14 @@ class ControlLayer:
         return image
 
 
-def _place_badges(boxes: list[QRectF], sizes: list[tuple[float, float]]) -> list[QRectF]:
-    """A badge per box, in the first inside corner (top-left, top-right, bottom-left,
-    bottom-right) not covering an earlier badge; top-left when every corner is taken."""
-    taken: dict[tuple[int, int], list[QRectF]] = {}
-    placed = []
-    for box, (width, height) in zip(boxes, sizes):
-        corners = [QRectF(x, y, width, height) for y in (box.top(), box.bottom() - height)
-                   for x in (box.left(), box.right() - width)]
-        badge = next((c for c in corners if not _overlaps_taken(c, taken)), corners[0])
-        for cell in _cells(badge):
-            taken.setdefault(cell, []).append(badge)
-        placed.append(badge)
-    return placed
-
-
-def _cells(rect: QRectF) -> list[tuple[int, int]]:
-    return [(x, y) for x in range(int(rect.left()) // _BADGE_CELL, int(rect.right()) // _BADGE_CELL + 1)
-            for y in range(int(rect.top()) // _BADGE_CELL, int(rect.bottom()) // _BADGE_CELL + 1)]
-
-
-def _overlaps_taken(rect: QRectF, taken: dict[tuple[int, int], list[QRectF]]) -> bool:
-    return any(rect.intersects(other) for cell in _cells(rect) for other in taken.get(cell, ()))
+def _place_badges(boxes: list[QRectF], sizes: list[tuple[float, float]], labelled: list[bool],
+                  mapping: DeviceMapping) -> list[QRectF]:
+    """A badge per box, beside it rather than over its label, kept on the frame: the same rules
+    as the model's annotated image (`badge_layout.place_badges`)."""
+    frame = mapping.rect((0, 0, mapping.device_width, mapping.device_height))
+    corners = place_badges([(b.left(), b.top(), b.right(), b.bottom()) for b in boxes], sizes, labelled,
+                           (frame.left(), frame.top(), frame.right(), frame.bottom()))
+    return [QRectF(x, y, width, height) for (x, y), (width, height) in zip(corners, sizes)]
 
 
 # ---------------------------------------------------------------- hover and selection
@@ -229,13 +238,23 @@ def paint_selection(painter: QPainter, box: QRectF, frame: QRectF, accent: QColo
         painter.fillRect(handle, accent)
 
 
-def paint_label(painter: QPainter, text: str, anchor: QPointF, bounds: QRectF, palette: QPalette,
-                edge: QColor) -> None:
-    """A floating tooltip-like label below-right of `anchor`, kept inside `bounds` and elided to fit."""
+def paint_label(painter: QPainter, text: str | Sequence[str], anchor: QPointF, bounds: QRectF, palette: QPalette,
+                edge: QColor) -> QRectF:
+    """A floating tooltip-like card below-right of `anchor` (above it when there is no room below),
+    kept inside `bounds`, each line elided to fit; the first line bold. Returns where it was drawn."""
+    lines = [text] if isinstance(text, str) else list(text)
     painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-    metrics = QFontMetricsF(painter.font())
-    text = metrics.elidedText(text, Qt.TextElideMode.ElideRight, max(40.0, bounds.width() - 24))
-    width, height = metrics.horizontalAdvance(text) + 16, metrics.height() + 8
+    regular = QFont(painter.font())
+    bold = QFont(regular)
+    bold.setBold(True)
+    metrics, bold_metrics = QFontMetricsF(regular), QFontMetricsF(bold)
+    limit = max(40.0, bounds.width() - 32)
+    shown = [(bold if row == 0 else regular,
+              (bold_metrics if row == 0 else metrics).elidedText(line, Qt.TextElideMode.ElideRight, limit))
+             for row, line in enumerate(lines)]
+    width = max((bold_metrics if font is bold else metrics).horizontalAdvance(line) for font, line in shown) + 16
+    line_height = metrics.height()
+    height = line_height * len(shown) + 8
     x = min(max(anchor.x() + 14, bounds.left() + 4), bounds.right() - width - 4)
     y = anchor.y() + 20
     if y + height > bounds.bottom() - 4:
@@ -245,7 +264,26 @@ def paint_label(painter: QPainter, text: str, anchor: QPointF, bounds: QRectF, p
     painter.setBrush(palette.color(QPalette.ColorRole.ToolTipBase))
     painter.drawRoundedRect(rect, 6, 6)
     painter.setPen(palette.color(QPalette.ColorRole.ToolTipText))
-    painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, text)
+    for row, (font, line) in enumerate(shown):
+        painter.setFont(font)
+        line_rect = QRectF(rect.left() + 8, rect.top() + 4 + row * line_height, width - 16, line_height)
+        alignment = Qt.AlignmentFlag.AlignCenter if len(shown) == 1 else Qt.AlignmentFlag.AlignLeft
+        painter.drawText(line_rect, alignment | Qt.AlignmentFlag.AlignVCenter, line)
+    painter.setFont(regular)
+    return rect
+
+
+def paint_highlight(painter: QPainter, box: QRectF, colour: QColor) -> None:
+    """A rect the inspector points at (the row or node under its mouse): a dashed outline and a faint fill."""
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
+    fill = QColor(colour)
+    fill.setAlpha(45)
+    painter.fillRect(box, fill)
+    painter.setBrush(Qt.BrushStyle.NoBrush)
+    painter.setPen(QPen(_HALO, 5))
+    painter.drawRect(box)
+    painter.setPen(QPen(colour, 3, Qt.PenStyle.DashLine))
+    painter.drawRect(box)
 
 
 # ---------------------------------------------------------------- touch feedback

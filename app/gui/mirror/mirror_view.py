@@ -16,13 +16,13 @@ from PySide6.QtGui import QColor, QFont, QImage, QKeySequence, QPainter, QPalett
 from PySide6.QtWidgets import QApplication, QSizePolicy, QWidget
 
 from app.core.agent.actions import Action
-from app.core.perception.controls import Control
+from app.core.perception.controls import Control, Rect
 
 from app.gui.mirror.mirror_frames import fitted_rect, paint_frame
 from app.gui.mirror.mirror_keys import PhoneInput
 from app.gui.mirror.mirror_overlay import (
-    ControlLayer, DeviceMapping, TouchFeedback, control_qcolor, frame_looks_protected, hover_label, paint_hover,
-    paint_label, paint_placeholder, paint_protected_note, paint_selection,
+    ControlLayer, DeviceMapping, TouchFeedback, control_qcolor, frame_looks_protected, hover_lines, paint_highlight,
+    paint_hover, paint_label, paint_placeholder, paint_protected_note, paint_selection,
 )
 from app.gui.mirror.proposal_overlay import ProposalShape, paint_proposal, proposal_shape
 
@@ -63,6 +63,7 @@ class MirrorView(QWidget):
         self._hovered: Control | None = None
         self._hover_pos: QPointF | None = None
         self._selected: Control | None = None
+        self._highlight: Rect | None = None       # what the inspector points at (device pixels)
         self._click_pos: QPointF | None = None
         self._cycle_point: tuple[int, int] | None = None
         self._mode = "inspect"
@@ -124,6 +125,8 @@ class MirrorView(QWidget):
 
     def set_controls(self, controls: list[Control]) -> None:
         """A new screen's controls; the selection survives only if the same control is still there."""
+        if list(controls) != self._layer.controls:
+            self._highlight = None          # what the inspector pointed at was on the other screen
         self._layer.set_controls(controls)
         if self._selected not in self._layer.controls:
             self._selected = None
@@ -161,6 +164,17 @@ class MirrorView(QWidget):
         """Select from elsewhere (the inspector): drawn, but `control_selected` is not emitted."""
         self._selected = control
         self.update()
+
+    def show_highlight(self, rect: Rect | None) -> None:
+        """Outline `rect` (device pixels): the row or node under the mouse in the inspector. None clears it."""
+        rect = tuple(rect) if rect else None
+        if rect != self._highlight:
+            self._highlight = rect
+            self.update()
+
+    @property
+    def highlighted_rect(self) -> Rect | None:
+        return self._highlight
 
     def set_interaction_mode(self, mode: str) -> None:
         if mode not in MODES:
@@ -388,6 +402,8 @@ class MirrorView(QWidget):
         accent = self.palette().color(QPalette.ColorRole.Highlight)
         if self._selected is not None:
             paint_selection(painter, self._box(self._selected, mapping), frame_rect, accent)
+        if self._highlight is not None:
+            paint_highlight(painter, mapping.rect(self._highlight).adjusted(1, 1, -1, -1), accent)
         show_hover = self._hovered is not None and self._gesture_start is None
         if show_hover:
             paint_hover(painter, self._box(self._hovered, mapping), control_qcolor(self._hovered.id))
@@ -398,7 +414,7 @@ class MirrorView(QWidget):
             paint_protected_note(painter, frame_rect, self.font())
         if show_hover and self._hover_pos is not None:
             painter.setClipping(False)
-            paint_label(painter, hover_label(self._hovered), self._hover_pos, QRectF(self.rect()),
+            paint_label(painter, hover_lines(self._hovered), self._hover_pos, QRectF(self.rect()),
                         self.palette(), control_qcolor(self._hovered.id))
 
     @staticmethod
