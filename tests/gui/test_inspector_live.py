@@ -16,6 +16,7 @@ from app.gui.main_window import MainWindow
 from app.virtual_phone.phone import VirtualPhone
 from tests.support.memory_keyring import MemoryKeyring
 from tests.support.openai_server import FakeOpenAIServer, act, json_reply
+from tests.support.waiting import until as wait_until
 
 
 def reading_of(controls, hierarchy):
@@ -36,12 +37,7 @@ def test_run_hierarchy_takes_the_tree_the_controls_came_from_and_nothing_else():
 
 
 async def until(condition, seconds: float = 20.0):
-    for _ in range(int(seconds / 0.05)):
-        value = condition()
-        if value:
-            return value
-        await asyncio.sleep(0.05)
-    raise AssertionError("timed out waiting")
+    return await wait_until(condition, seconds)
 
 
 @pytest.mark.asyncio

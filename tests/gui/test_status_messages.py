@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import asyncio
 
-import keyring
 import pytest
 import pytest_asyncio
-from PySide6.QtCore import QSettings, QStandardPaths
 from PySide6.QtWidgets import QApplication, QPlainTextEdit
 
 from app.gui import status_line as status_line_module
@@ -17,25 +15,14 @@ from app.gui.runs.state_words import state_sentence, state_word
 from app.gui.status_line import DetailsDialog, StatusLine
 from app.gui.status_messages import explain
 from tests.gui.conftest import shown_window
-from tests.support.memory_keyring import MemoryKeyring
 from tests.support.waiting import until
 
 ADB_REFUSED = "connect to adb server failed: [Errno 111] Connection refused"
 
 
 @pytest.fixture
-def home(tmp_path, monkeypatch):
-    monkeypatch.setenv("AGENTDESK_HOME", str(tmp_path))
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    monkeypatch.delenv("ANDROID_ADB_SERVER_PORT", raising=False)
-    monkeypatch.delenv("ANDROID_ADB_SERVER_HOST", raising=False)
-    default = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.GenericConfigLocation)
-    QSettings.setPath(QSettings.Format.NativeFormat, QSettings.Scope.UserScope, str(tmp_path / "config"))
-    previous = keyring.get_keyring()
-    keyring.set_keyring(MemoryKeyring())
-    yield tmp_path
-    keyring.set_keyring(previous)
-    QSettings.setPath(QSettings.Format.NativeFormat, QSettings.Scope.UserScope, default)
+def home(private_home):
+    return private_home
 
 
 @pytest_asyncio.fixture

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import asyncio
 
-import keyring
 import pytest
 import pytest_asyncio
-from PySide6.QtCore import QPoint, QRect, QSettings, QStandardPaths, Qt
+from PySide6.QtCore import QPoint, QRect, QSettings, Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QWidget
 
@@ -17,23 +16,13 @@ from app.core.agent.supervisor import Proposal
 from app.gui import window_state
 from app.gui.window_menus import ctrl_enter
 from tests.gui.conftest import shown_window
-from tests.support.memory_keyring import MemoryKeyring
 
 SMALL = (1280, 640)     # a 1280×720 screen less a title bar and a panel
 
 
 @pytest.fixture
-def home(tmp_path, monkeypatch):
-    """Own data folder and own QSettings: no layout saved by another test (or a person) applies."""
-    monkeypatch.setenv("AGENTDESK_HOME", str(tmp_path))
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    default = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.GenericConfigLocation)
-    QSettings.setPath(QSettings.Format.NativeFormat, QSettings.Scope.UserScope, str(tmp_path / "config"))
-    previous = keyring.get_keyring()
-    keyring.set_keyring(MemoryKeyring())
-    yield tmp_path
-    keyring.set_keyring(previous)
-    QSettings.setPath(QSettings.Format.NativeFormat, QSettings.Scope.UserScope, default)
+def home(private_home):
+    return private_home
 
 
 @pytest_asyncio.fixture

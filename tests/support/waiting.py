@@ -6,10 +6,11 @@ import asyncio
 from typing import Callable
 
 
-async def until(condition: Callable[[], object], seconds: float = 10.0, step: float = 0.05) -> None:
-    """Return once `condition()` is true; fail the test after `seconds`."""
+async def until(condition: Callable[[], object], seconds: float = 10.0, step: float = 0.05) -> object:
+    """Return `condition()`'s value once it is true; fail the test after `seconds`."""
     for _ in range(max(1, int(seconds / step))):
-        if condition():
-            return
+        value = condition()
+        if value:
+            return value
         await asyncio.sleep(step)
     raise AssertionError("timed out waiting")
