@@ -72,6 +72,8 @@ async def test_an_unplugged_phone_comes_back_on_its_own(window, virtual_adb):
     window.phone.frame_ready.connect(lambda *_: frames.append(1))
     await window.start()
     await until(lambda: frames)
+    await asyncio.sleep(0.5)
+    assert not any("is back" in m for m in messages), messages    # it was never gone
     device = virtual_adb.unplug("emulator-5554")
     await until(lambda: any("was disconnected" in m for m in messages))
     assert window.phone.entry.serial == "emulator-5554" and not window.phone.entry.ready

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
+import shiboken6
 from PySide6.QtCore import QCoreApplication, QItemSelectionModel, Qt
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtTest import QTest
@@ -119,15 +120,18 @@ async def panel(qtbot):
     qtbot.addWidget(widget)
     widget.resize(1000, 640)
     widget.show()
+    thumbnails, tasks = widget.thumbnails, widget._tasks       # plain Python: usable once the widget is gone
     yield widget
     # Hidden, it paints no more rows, so it starts no more thumbnail loads. Closing the panel
-    # leaves the loads it started running (it does not cancel them itself): end them here.
-    widget.close()
-    loads = list(widget.thumbnails.loading.values())
-    widget.thumbnails.cancel()
-    for task in widget._tasks:
+    # leaves the loads it started running (it does not cancel them itself): end them here. pytest-qt
+    # may already have closed and deleted it (its teardown runs before this fixture's).
+    if shiboken6.isValid(widget):
+        widget.close()
+    loads = list(thumbnails.loading.values())
+    thumbnails.cancel()
+    for task in tasks:
         task.cancel()
-    await asyncio.gather(*widget._tasks, *loads, return_exceptions=True)
+    await asyncio.gather(*tasks, *loads, return_exceptions=True)
 
 
 async def until(condition, timeout: float = 10.0) -> None:

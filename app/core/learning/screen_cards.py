@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Sequence
 
+from PIL import Image
+
 from app.core.agent.records import REQUIRED, TolerantRecord
 from app.core.device.app_catalog import WELL_KNOWN_LABELS
 from app.core.perception.locator import ControlSummary
@@ -139,15 +141,22 @@ class CardStore:
             return
         self.folder.mkdir(parents=True, exist_ok=True)
         if picture is not None:
-            width = min(THUMBNAIL_WIDTH, picture.width) or 1
-            height = max(1, round(picture.height * width / max(picture.width, 1)))
-            small = picture.convert("RGB").resize((width, height))
-            temporary = self.picture_path(card.id).with_suffix(".png.part")
-            small.save(temporary, format="PNG")
-            os.replace(temporary, self.picture_path(card.id))
+            self.write_picture(card.id, picture)
         temporary = self.card_path(card.id).with_suffix(".json.part")
         temporary.write_text(json.dumps(card.to_dict(), ensure_ascii=False), encoding="utf-8")
         os.replace(temporary, self.card_path(card.id))
+
+    def write_picture(self, screen_id: str, picture: Any) -> None:
+        """A small copy of `picture` (a PIL image) as the screen's picture, if it has none yet (blocking)."""
+        if self.picture_path(screen_id).is_file():
+            return
+        self.folder.mkdir(parents=True, exist_ok=True)
+        width = min(THUMBNAIL_WIDTH, picture.width) or 1
+        height = max(1, round(picture.height * width / max(picture.width, 1)))
+        small = picture.resize((width, height), Image.Resampling.BOX).convert("RGB")
+        temporary = self.picture_path(screen_id).with_suffix(".png.part")
+        small.save(temporary, format="PNG")
+        os.replace(temporary, self.picture_path(screen_id))
 
     def read(self, screen_id: str) -> ScreenCard | None:
         """The screen's card, or None (none written, or unreadable: described in `problems`)."""

@@ -5,12 +5,11 @@ names the screen it was taken on (`screen_signature.stable_signature` of its app
 controls) and the action executed there; the next step's screen is where that action led. Each
 such move is a `Transition` — from which screen, to which, by what action on which control, how it
 went, how long it took, in which run — appended to a `TransitionStore`: JSON lines under
-`data_dir()/graph`, one file per phone kind (model and Android version), kept across runs. A later
-"map of each app" draws the graph from `TransitionStore.screens` and `TransitionStore.edges`.
+`data_dir()/graph`, one file per phone kind (model and Android version), kept across runs, with
+each new screen's card (`screen_cards.py`); `screen_graph.py` builds the map of screens from them.
 
-The recorder never touches the disk on the run's loop and never breaks the run: writes go in order
-to one worker thread, and a write that fails is logged and listed in `problems`, nothing more (the
-graph is a by-product; the trajectory recorder is what keeps the run itself).
+The recorder never breaks the run: it writes after the run on one worker thread, and a write that
+fails is logged and listed in `problems` (the graph is a by-product; the run's own record is kept).
 """
 
 from __future__ import annotations
@@ -26,7 +25,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, ClassVar
 
-from app.core.agent.events import EventStream, ObservationReady, RunEvent, RunFinished, StepFinished
+from PIL import Image
+
+from app.core.agent.events import EventStream, RunEvent, RunFinished, StepFinished
+from app.core.agent.trajectory import step_image_names
 from app.core.agent.records import REQUIRED, TolerantRecord
 from app.core.learning.screen_cards import CardStore, ScreenCard, title_from_controls
 from app.core.learning.screen_signature import stable_signature
@@ -287,19 +289,16 @@ def _read_line(raw: bytes, where: str, problems: list[str]) -> Transition | None
 
 
 class TransitionRecorder:
-    """Reads a run's events and appends its transitions to a store, off the loop, in order: the
-    loop only hands each event to one worker thread, which computes signatures and writes.
-
+    """Reads a run's events; `close()` appends its transitions to a store, in order, on one worker thread.
     Step N's executed action (a non-empty function with a result) goes from N's screen to the
-    next step's screen; the run's last one is written at `RunFinished` (or `close()`) with an
-    unknown `to_screen`. A step whose controls could not be read has no known screen: an action
-    taken there is not recorded, and the action before it leads to an unknown screen.
+    next step's screen; the run's last one ends at `RunFinished` (or `close()`) with an unknown `to_screen`.
+    A step whose controls could not be read has no known screen: an action taken there is not recorded.
     `phone` is the run's device dict (model, serial, virtual, maybe android_version);
     `app_versions(package)` (called on the worker, once per package) says an app's version.
     """
 
     def __init__(self, events: EventStream, store: TransitionStore, phone: dict, run_id: str,
-                 app_versions: Callable[[str], str] | None = None) -> None:
+                 app_versions: Callable[[str], str] | None = None, run_dir: str | Path | None = None) -> None:
         self.events = events
         self.store = store
         self.run_id = run_id
@@ -310,10 +309,12 @@ class TransitionRecorder:
         self.written = 0
         self._versions: dict[str, str] = {}
         self._pending: Transition | None = None
-        self._pictures: dict[int, Any] = {}         # the latest step's screenshot (on the loop)
-        self._carded: set[str] = set()              # screens whose card this run wrote or found
+        self.run_dir = Path(run_dir) if run_dir else None      # where the run's step pictures are saved
+        self._pictures_due: dict[str, int] = {}     # a new screen → the step whose picture becomes its own
+        self._cards_due: dict[str, Any] = {}       # each screen this run met → its first step (cards: after the run)
+        self._finished: list[Transition] = []       # closed transitions, written after the run
         self._worker = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="agentdesk-graph")
-        self._jobs: list[concurrent.futures.Future] = []     # steps and writes, in order on the worker
+        self._jobs: list[concurrent.futures.Future] = []     # the writes, on the worker
         self._unsubscribe: Callable[[], None] | None = None
         self._closed = False
 
@@ -323,32 +324,29 @@ class TransitionRecorder:
             self._unsubscribe = self.events.subscribe(self._on_event, replay=True)
 
     def _on_event(self, event: RunEvent) -> None:
-        """On the run's loop: hand the step to the worker (signatures cost a pass over every control)."""
-        if isinstance(event, ObservationReady) and event.screenshot is not None:
-            self._pictures[event.step] = event.screenshot        # the step's picture, for its screen's card
-        elif isinstance(event, StepFinished):
-            picture = self._pictures.pop(event.step, None)
-            self._pictures.clear()
-            self._jobs.append(self._worker.submit(self._guarded, self._step_finished, event.item, picture))
+        """On the run's loop: the step's signature (about a millisecond) here; writing on the worker. Work on
+        a thread during a run competes for the GIL with the frame decoder, whose timing tells when the screen
+        has settled: with signatures on the worker, a step could see a screen still sliding in."""
+        if isinstance(event, StepFinished):
+            self._guarded(self._step_finished, event.item)
         elif isinstance(event, RunFinished):
-            self._jobs.append(self._worker.submit(self._guarded, self._flush_pending, ""))
+            self._guarded(self._flush_pending, "")
 
     def _guarded(self, work: Callable[..., None], *arguments: Any) -> None:
-        """On the worker: one piece of work, whose failure is described, never raised (the graph
-        must never break the run)."""
+        """One piece of work, whose failure is described, never raised (the graph must never break the run)."""
         try:
             work(*arguments)
         except Exception as exc:
             self._problem(f"a step could not be turned into a transition ({exc})")
 
-    def _step_finished(self, item: Any, picture: Any = None) -> None:
+    def _step_finished(self, item: Any) -> None:
         app = str(getattr(item, "foreground", "") or "")
         activity = str(getattr(item, "activity", "") or "")
         controls = getattr(item, "controls", None) or []
         known = bool(controls) and not getattr(item, "screen_only", False)
         screen = stable_signature(app, activity, controls).id if known else ""
-        if known:
-            self._write_card(screen, item, picture)
+        if known and screen not in self._cards_due:
+            self._cards_due[screen] = item          # its card is written when the run has ended
         self._flush_pending(screen, activity if known else "")
         action = getattr(item, "action", None) or {}
         result = getattr(item, "result", None)
@@ -365,12 +363,12 @@ class TransitionRecorder:
             phone_model=self.phone_model, android_version=self.android_version)
 
     def _flush_pending(self, to_screen: str, to_activity: str = "") -> None:
-        """On the worker: close the pending transition at `to_screen` ("" unknown) and write it."""
+        """Close the pending transition at `to_screen` ("" unknown) and hand it to the worker to write."""
         transition, self._pending = self._pending, None
         if transition is None:
             return
         transition.to_screen, transition.to_activity = to_screen, to_activity
-        self._write(transition)
+        self._finished.append(transition)           # written when the run has ended (see _write_cards)
 
     def _write(self, transition: Transition) -> None:
         """On the worker: the app's version, then the line; a failure is logged, never raised."""
@@ -381,25 +379,43 @@ class TransitionRecorder:
         except OSError as exc:
             self._problem(f"step {transition.step}'s transition could not be written to {self.store.root} ({exc})")
 
-    def _write_card(self, screen: str, item: Any, picture: Any) -> None:
-        """On the worker: the screen's card and picture, the first time any run meets it."""
-        if screen in self._carded:
-            return
-        self._carded.add(screen)
+    def _write_card(self, screen: str, item: Any) -> None:
+        """On the worker, after the run: the screen's card, the first time any run meets it."""
         cards = CardStore(self.store.root, phone_kind(self.phone_model, self.android_version))
         if cards.has(screen):
             return
         app = str(getattr(item, "foreground", "") or "")
         controls = list(getattr(item, "controls", None) or [])
-        card = ScreenCard(id=screen, app=app, activity=str(getattr(item, "activity", "") or ""),
-                          title=title_from_controls(controls), controls=controls,
-                          screen_size=list(picture.size) if picture is not None else [],
-                          app_version=self._app_version(app), run_id=self.run_id,
+        card = ScreenCard(id=screen, app=app, activity=str(getattr(item, "activity", "") or ""), run_id=self.run_id,
+                          title=title_from_controls(controls), controls=controls, app_version=self._app_version(app),
                           step=int(getattr(item, "step", 0) or 0), at=str(getattr(item, "timestamp", "") or ""))
         try:
-            cards.write(card, picture)
+            cards.write(card)
         except OSError as exc:
             self._problem(f"the card of screen {screen} could not be written to {cards.folder} ({exc})")
+            return
+        if self.run_dir is not None:
+            self._pictures_due[screen] = card.step
+
+    def _write_cards(self) -> None:
+        """On the worker, once the run has ended: the transitions, each new screen's card, and its picture from
+        its step's saved screenshot. None of it happens while the run goes: an app's version asks the phone,
+        and shrinking a picture takes CPU the run's screen watching needs."""
+        for transition in self._finished:
+            self._write(transition)
+        for screen, item in self._cards_due.items():
+            self._guarded(self._write_card, screen, item)
+        cards = CardStore(self.store.root, phone_kind(self.phone_model, self.android_version))
+        for screen, step in self._pictures_due.items():
+            path = self.run_dir / step_image_names(step)[0]
+            try:
+                with Image.open(path) as picture:
+                    cards.write_picture(screen, picture)
+            except FileNotFoundError:
+                continue                    # the step's screenshot was not saved (a storage fault, say)
+            except (OSError, ValueError) as exc:
+                self._problem(f"the picture of screen {screen} could not be made from {path} ({exc})")
+        self._pictures_due.clear()
 
     def _app_version(self, package: str) -> str:
         if self.app_versions is None or not package:
@@ -424,7 +440,8 @@ class TransitionRecorder:
         self._closed = True
         if self._unsubscribe is not None:
             self._unsubscribe()
-        self._jobs.append(self._worker.submit(self._guarded, self._flush_pending, ""))
+        self._guarded(self._flush_pending, "")
+        self._jobs.append(self._worker.submit(self._guarded, self._write_cards))
         for job in list(self._jobs):
             try:
                 await asyncio.wrap_future(job)

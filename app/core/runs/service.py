@@ -277,7 +277,8 @@ class RunService:
             if plan.player or plan.offered or guide else self.pipeline
         pipeline = guard_pipeline(learning, recorder)
         graph = TransitionRecorder(events, TransitionStore(), phone, handle.id,
-                                   app_versions=app_version_reader(session.device, asyncio.get_running_loop())) \
+                                   app_versions=app_version_reader(session.device, asyncio.get_running_loop()),
+                                   run_dir=writer.run_dir) \
             if settings.learning.record_screens else None
         if graph is not None:
             graph.attach()

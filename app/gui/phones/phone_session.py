@@ -65,6 +65,7 @@ class PhoneSession(QObject):
         self.connection: PhoneConnection | None = None
         self.session: CorePhoneSession | None = None
         self.entry: DeviceEntry | None = None
+        self._lost = False                  # the phone went away (or not ready) since it was last seen ready
         self.frame_ms = 0.0                       # last frame: shrink + QImage wrap (core thread)
         self.live_controls = True                 # refresh controls while idle (off during a run's review)
         self.mirror_visible = True                # a hidden or minimized window reads no frames, no controls
@@ -137,10 +138,14 @@ class PhoneSession(QObject):
                 self.status.emit(f"{self.entry.serial} was disconnected; waiting for it to come back…")
                 now = dataclasses.replace(self.entry, state="disconnected — waiting for it to come back",
                                           ready=False)
+                self._lost = True
             elif now is not None and now.ready and not self.entry.ready:
-                self.status.emit(f"{now.serial} is back.")
+                if self._lost:                   # not on the first listing after start: it was never gone
+                    self.status.emit(f"{now.serial} is back.")
+                self._lost = False
             elif now is not None and self.entry.ready and not now.ready:
                 self.status.emit(f"{now.serial} is {now.state}; waiting for it to come back…")
+                self._lost = True
             if now is not None:
                 self.entry = now
                 self.device_changed.emit(now)
