@@ -21,6 +21,7 @@ from .run_context import ScreenRecord
 from .spending import SpendingCap, check_before_model_call
 from .states import AgentStatus
 from .supervisor import Proposal, ReviewAnswer, RunStopped, action_target, sensitive_reason
+from .take_over import PERSON, PersonTookOver
 
 
 log = logging.getLogger(__name__)
@@ -139,10 +140,14 @@ class Decide(RunStrategy):
         if rc.settings.provider.stream:   # the words are shown as they arrive (console, window)
             rc.client.on_words = lambda text: rc.events.emit(ModelWords(ctx.step, text))
         try:
-            outcome = await rc.control.interruptible(ask_for_action(
+            outcome = await rc.control.interruptible(rc.control.take_over.or_taken(ask_for_action(
                 rc.client, rc.prompts, [rc.system_message, user], validate=validate,
                 retries=rc.settings.agent.reply_retries,
-                replies=replies))
+                replies=replies)))
+        except PersonTookOver:              # the person took the phone while the model thought
+            ctx.set("decision", Decision("take_over"))
+            self._keep_usage(ctx, replies, 0, user, None)
+            raise
         except BaseException as error:      # a failed step keeps its replies, tokens and prompt too
             attempts = error.attempts if isinstance(error, ReplyUnusable) else 0
             self._keep_usage(ctx, replies, attempts, user, getattr(error, "raw_text", None))
@@ -196,6 +201,12 @@ class Review(RunStrategy):
         rejections: list[str] = []
         for _ in range(rc.settings.agent.max_rejections_per_step + 1):
             proposal: Proposal = ctx.get("proposal")
+            if proposal.proposed_by == PERSON:      # the person's own action in their turn: theirs to take
+                self._approve(ctx, proposal.action, Decision("person"))
+                return
+            if rc.control.take_over.active:         # taken over while the model decided: nothing of it is done
+                ctx.set("decision", Decision("take_over"))
+                raise PersonTookOver("the person took over")
             rc.events.emit(ProposalMade(proposal.step, proposal))
             if rc.settings.agent.mode == "auto" and not proposal.is_sensitive:
                 self._approve(ctx, proposal.action, Decision("auto", by="auto"))
@@ -210,6 +221,9 @@ class Review(RunStrategy):
             if answer.kind == "stop":
                 rc.control.stop("stopped by the person at the approval of step %d" % ctx.step)
                 raise RunStopped(rc.control.stop_reason)
+            if answer.kind == "take_over":
+                ctx.set("decision", Decision("take_over"))
+                raise PersonTookOver("the person took over")
             rc.machine.go(AgentStatus.CONTINUE, f"the person chose to {answer.kind}")
             if answer.kind == "reject":
                 feedback = answer.feedback.strip() or "The person rejected this action without a reason."

@@ -31,12 +31,14 @@ from .llm_client import ModelClient, ModelError
 from .loop_guard import FATAL_DEVICE_ERRORS, StuckDetector
 from .memory import RunResult, RunStatus
 from .model_decision import ReplyUnusable
+from .person_steps import persons_turn
 from .pipeline import ComposedStrategy, PhaseFailed, ProcessingPhase, StepContext, StepProcessor, Strategy
 from .prompts import PromptBuilder
 from .run_context import RunContext
 from .spending import SpendingCapReached
 from .states import AgentStatus, StateMachine
 from .supervisor import NeedsPerson, RunControl, RunStopped, RunTimedOut, Supervisor
+from .take_over import PersonTookOver
 
 log = logging.getLogger(__name__)
 
@@ -118,10 +120,16 @@ class AgentRun:
         consecutive_failures = 0
         refuted_finishes = 0      # FINISHes the completion check found not done
         step = 0
+        persons_steps = 0         # steps the person took in their turns
         try:
             while True:
                 await self.control.wait_if_paused()
-                if step >= self.settings.agent.max_steps:
+                if self.control.take_over.active:        # the person drives; their actions are steps
+                    before = step
+                    step = await persons_turn(rc, self.processor, step)
+                    persons_steps += step - before
+                    continue
+                if step - persons_steps >= self.settings.agent.max_steps:   # the person's steps don't count
                     status, reason = "timeout", f"reached the limit of {self.settings.agent.max_steps} steps"
                     break
                 step += 1
@@ -129,6 +137,9 @@ class AgentRun:
                 ctx = StepContext(step)
                 try:
                     await self.processor.process(ctx)
+                except PersonTookOver:                   # the step is set aside, recorded as such
+                    await self._record_anyway(ctx)
+                    continue
                 except PhaseFailed as exc:
                     await self._record_anyway(ctx)
                     error = str(exc.error)

@@ -149,6 +149,24 @@ class StateChanged(RunEvent):
 
 
 @dataclass(frozen=True)
+class TakenOver(RunEvent):
+    """The person has taken the phone: their actions are the run's next steps until they hand back."""
+
+    kind: ClassVar[str] = "taken_over"
+    step: int                       # the last step before the person's turn
+
+
+@dataclass(frozen=True)
+class HandedBack(RunEvent):
+    """The person gave the phone back to the agent, with a note for its next prompt."""
+
+    kind: ClassVar[str] = "handed_back"
+    step: int                       # the person's last step
+    note: str = ""
+    steps: int = 0                  # how many steps the person took
+
+
+@dataclass(frozen=True)
 class Message(RunEvent):
     """Progress in words, for the status bar or the console."""
 

@@ -85,6 +85,10 @@ def review_words(review: ProposalReview) -> str:
         return "approved by the auto mode"
     if kind == "stop":
         return f"stopped by {by}"
+    if kind == "person":
+        return f"done by {by}, who had taken over the phone"
+    if kind == "take_over":
+        return f"set aside: {by} took over the phone"
     return "not decided: the run ended while it waited"
 
 

@@ -23,7 +23,9 @@ from app.core.perception.locator import ControlSummary, TargetLocator, summarize
 from app.core.redaction import PASSWORD_MASK
 
 RunStatus = Literal["success", "failed", "timeout", "stopped"]
-DecisionKind = Literal["approve", "edit", "override", "reject", "stop", "auto"]
+DecisionKind = Literal["approve", "edit", "override", "reject", "stop", "auto", "person", "take_over"]
+"""… "person": the person's own action while they had taken the run over; "take_over": the agent's step set
+aside because the person took the phone."""
 
 RECORD_VERSION = 2
 """run.json's `version`: 1 had no step target, controls, activity or report; 2 has them."""
@@ -168,7 +170,10 @@ class StepRecord:
             outcome += f"; screen check: {self.reflection['verdict']}"
         if self.decision and self.decision.kind in ("edit", "override"):
             outcome += f"; the person {'edited' if self.decision.kind == 'edit' else 'replaced'} the action"
-        return f"step {self.step}: {self.action_text or 'no action'}" + (f" → {outcome}" if outcome else "")
+        if self.decision and self.decision.kind == "take_over":
+            outcome = "not done: the person took over the phone"
+        by = " (by the person)" if self.decision and self.decision.kind == "person" else ""
+        return f"step {self.step}{by}: {self.action_text or 'no action'}" + (f" → {outcome}" if outcome else "")
 
     def record_screen(self, controls: Sequence[Control], target: Control | None) -> None:
         """Keep the screen's controls (compact) and the target's locator with its nearby anchors,

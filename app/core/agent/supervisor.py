@@ -22,6 +22,7 @@ from app.core.perception.controls import Control
 
 from .actions import Action, ClickControl, LongPressControl, TypeText
 from .pipeline import ControlFlow
+from .take_over import TakeOver
 
 T = TypeVar("T")
 
@@ -50,7 +51,7 @@ class Proposal:
 
 @dataclass
 class ReviewAnswer:
-    kind: Literal["approve", "edit", "override", "reject", "stop"]
+    kind: Literal["approve", "edit", "override", "reject", "stop", "take_over"]
     action: Action | None = None     # the edited or overriding action (device pixels)
     feedback: str = ""               # why it was rejected: goes to the model
 
@@ -73,6 +74,11 @@ class ReviewAnswer:
     @classmethod
     def stop(cls) -> "ReviewAnswer":
         return cls("stop")
+
+    @classmethod
+    def take_over(cls) -> "ReviewAnswer":
+        """The person takes the phone instead (the proposal is set aside; see take_over.py)."""
+        return cls("take_over")
 
 
 class Supervisor(Protocol):
@@ -188,6 +194,7 @@ class RunControl:
         self._stopped = asyncio.Event()
         self.stop_reason = ""
         self.pause_after_step = False
+        self.take_over = TakeOver()            # the person's turn: they drive, the agent waits
 
     @property
     def paused(self) -> bool:

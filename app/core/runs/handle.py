@@ -36,7 +36,9 @@ from app.core.agent.events import (
     RunFinished,
 )
 from app.core.agent.memory import RunResult
+from app.core.agent.actions import Action
 from app.core.agent.supervisor import NeedsPerson, Proposal, ReviewAnswer, RunControl
+from app.core.agent.take_over import NotTakenOver
 
 PersonPolicy = Literal["person", "hold", "fail"]
 RunState = Literal["queued", "running", "waiting_for_person", "finished"]
@@ -203,6 +205,38 @@ class RunHandle:
             self.control.step_once()
         else:
             self._pause_first = True
+
+    # ------------------------------------------------------------------ take over and hand back
+
+    @property
+    def taken_over(self) -> bool:
+        return self.control is not None and self.control.take_over.active
+
+    def take_over(self) -> None:
+        """The person takes the phone now: the agent's step in progress is set aside (a waiting proposal
+        too) and their actions (`person_act`) are the run's steps until `hand_back`."""
+        if self.control is None or self.finished:
+            raise NotTakenOver(f"Run {self.id} has not begun on the phone yet: there is nothing to take over."
+                               if not self.finished else f"Run {self.id} has ended.")
+        self.control.take_over.begin()
+        if self.awaiting_review:
+            self._review.set_result(ReviewAnswer.take_over())
+        if self.awaiting_answer:
+            self._question.set_result("(The person took over the phone instead of answering.)")
+        if self.control.paused:
+            self.control.resume()          # the run's loop wakes up to carry out the person's actions
+
+    def person_act(self, action: Action) -> asyncio.Future:
+        """One of the person's actions, done by the run as its next step; the future ends with the step record."""
+        if self.control is None:
+            raise NotTakenOver(f"Run {self.id} is not taken over.")
+        return self.control.take_over.act(action)
+
+    def hand_back(self, note: str = "") -> None:
+        """Give the phone back to the agent; `note` goes into its next prompt with what the person did."""
+        if self.control is None:
+            raise NotTakenOver(f"Run {self.id} is not taken over.")
+        self.control.take_over.hand_back(note)
 
     def stop(self, reason: str = "stopped by the person") -> None:
         """Stop now (a queued run ends without touching the phone)."""
