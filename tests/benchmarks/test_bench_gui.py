@@ -8,26 +8,12 @@ import os
 
 import pytest
 
-from tests.support.bench_process import bench_table_in_process
+from tests.support.bench_process import bench_figures, figure_row
 
 SCALE = 0.05
-SCRIPT = f"""
-import json, sys
-from app.bench.gui_bench import run_gui_bench
-from app.bench.phones import PhoneChoice
-table = run_gui_bench(1, PhoneChoice(latency_scale={SCALE}), steps=4, still_seconds=2.0)
-print(table.render())
-json.dump(table.as_dict(), open(sys.argv[1], "w"))
-"""
-
-
-@pytest.fixture(scope="module")
-def figures(tmp_path_factory):
-    return bench_table_in_process(SCRIPT, tmp_path_factory.mktemp("gui-bench"))
-
-
-def _row(table, start):
-    return next(r for r in table["rows"] if r["figure"].startswith(start))
+figures = bench_figures("from app.bench.gui_bench import run_gui_bench\nfrom app.bench.phones import PhoneChoice",
+                        f"run_gui_bench(1, PhoneChoice(latency_scale={SCALE}), steps=4, still_seconds=2.0)",
+                        "gui-bench")
 
 
 def test_every_figure_of_the_guide_has_a_budget_row(figures):
@@ -56,15 +42,15 @@ def test_the_stream_and_screenshot_polling_are_measured_side_by_side(figures):
         for column in columns:
             cell = row["cells"][column]
             assert cell["value"] >= 0 and cell["baseline"] is not None, (row["figure"], column)
-    still = _row(figures, "mirror frames per second while the screen is still, streamed")
-    changing = _row(figures, "mirror frames per second while the screen changes (running stopwatch), streamed")
+    still = figure_row(figures, "mirror frames per second while the screen is still, streamed")
+    changing = figure_row(figures, "mirror frames per second while the screen changes (running stopwatch), streamed")
     for column in columns:
         # at most one frame in the still window's 2 s: the status bar's clock may turn a minute in it
         assert still["cells"][column]["value"] < 0.75 and still["cells"][column]["baseline"] > 1
         assert changing["cells"][column]["value"] > 5 and changing["cells"][column]["baseline"] > 1
         assert changing["cells"][column]["ratio"] == pytest.approx(
             changing["cells"][column]["value"] / changing["cells"][column]["baseline"])
-    full = _row(figures, "per frame: the stream's own decode at full resolution")
+    full = figure_row(figures, "per frame: the stream's own decode at full resolution")
     assert all(full["cells"][column]["value"] > 0 for column in columns)
     assert sum("full resolution streamed 1080×2400" in note for note in figures["notes"]) == 2
 
@@ -72,10 +58,11 @@ def test_the_stream_and_screenshot_polling_are_measured_side_by_side(figures):
 def test_both_phones_are_measured_with_plausible_values(figures):
     columns = figures["columns"]
     assert columns == ["quick", f"realistic x{SCALE:g}"]
-    stall = _row(figures, "longest event-loop stall in a 4-step run")
+    stall = figure_row(figures, "longest event-loop stall in a 4-step run")
     for column in columns:
+        value = lambda start: figure_row(figures, start)["cells"][column]["value"]     # noqa: E731
         assert 0 <= stall["cells"][column]["value"] < 5000 and stall["cells"][column]["baseline"] is not None
-        assert 0 < _row(figures, "mirror frames per second during the runs (scrcpy stream")["cells"][column]["value"] < 500
-        assert 0 <= _row(figures, "app CPU while the screen is still")["cells"][column]["value"] <= 100 * os.cpu_count()
-        assert 0 < _row(figures, "touch to new frame in the mirror")["cells"][column]["value"] < 15_000
+        assert 0 < value("mirror frames per second during the runs (scrcpy stream") < 500
+        assert 0 <= value("app CPU while the screen is still") <= 100 * os.cpu_count()
+        assert 0 < value("touch to new frame in the mirror") < 15_000
     assert "Runs ended: timeout (reached the limit of 4 steps)" in figures["rendered"]

@@ -4,46 +4,29 @@ Checks that every figure has its row and that the values are plausible, not budg
 
 from __future__ import annotations
 
-
-import pytest
-
-from tests.support.bench_process import bench_table_in_process
+from tests.support.bench_process import bench_figures, figure_row
 
 SCREENS = 60
-SCRIPT = f"""
-import json, sys
-from app.bench.map_bench import run_map_bench
-table = run_map_bench(1, screens={SCREENS})
-print(table.render())
-json.dump(table.as_dict(), open(sys.argv[1], "w"))
-"""
-
-
-@pytest.fixture(scope="module")
-def figures(tmp_path_factory):
-    return bench_table_in_process(SCRIPT, tmp_path_factory.mktemp("map-bench"))
-
-
-def _row(table, start):
-    return next(r for r in table["rows"] if r["figure"].startswith(start))
+figures = bench_figures("from app.bench.map_bench import run_map_bench", f"run_map_bench(1, screens={SCREENS})",
+                        "map-bench")
 
 
 def test_the_stall_rows_have_the_guides_budget_and_a_baseline(figures):
     for start, budget in (("longest event-loop stall while the map of 60 screens loads and draws", 30.0),
                           ("longest event-loop stall without the startup objects frozen", None)):
-        row = _row(figures, start)
+        row = figure_row(figures, start)
         assert row["budget"] == budget and row["baseline_name"] == "all on the GUI thread in one call"
         cell = row["cells"]["value"]
         assert 0 <= cell["value"] < 5000 and 0 < cell["baseline"] < 60_000
-    assert _row(figures, "layout of 60 screens")["budget"] == 1000.0
+    assert figure_row(figures, "layout of 60 screens")["budget"] == 1000.0
     assert "agentdesk bench map" in figures["rendered"] and "ratio vs baseline" in figures["rendered"]
 
 
 def test_every_screen_and_arrow_is_drawn_and_the_timings_are_plausible(figures):
-    value = lambda start: _row(figures, start)["cells"]["value"]["value"]     # noqa: E731
+    value = lambda start: figure_row(figures, start)["cells"]["value"]["value"]     # noqa: E731
     assert value("screens drawn (cards)") == SCREENS
     assert SCREENS - 1 <= value("arrows drawn (one per pair of screens)") <= 2 * SCREENS
-    drawn = _row(figures, "time until the map is fully drawn")["cells"]["value"]
+    drawn = figure_row(figures, "time until the map is fully drawn")["cells"]["value"]
     assert 0 < drawn["value"] < 60_000 and 0 < drawn["baseline"] < 60_000
     assert 0 < value("layout of 60 screens") < 10_000
     assert 0 < value("one repaint of the whole map fitted in the window") < 5_000

@@ -1,4 +1,5 @@
-"""GUI tests: the app never quits when its last window closes (it awaits shutdown instead)."""
+"""GUI tests: the app never quits when its last window closes (it awaits shutdown instead). Shared set-ups: a
+private home, a shown window, and a window running on the virtual phone with a loopback model."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import pytest
 from PySide6.QtCore import QSettings, QStandardPaths
 
 from tests.support.memory_keyring import MemoryKeyring
+from tests.support.waiting import until
 
 
 @pytest.fixture(autouse=True)
@@ -50,3 +52,39 @@ async def shown_window():
         await window.shutdown()
         for dialog in window.findChildren(QDialog):
             dialog.deleteLater()
+
+
+@pytest.fixture
+def phone_home(private_home, virtual_adb, monkeypatch):
+    """`private_home` with an API key and the virtual phone's ADB server (returned) for `running_window`; ask for
+    this rather than `virtual_adb` too, so that the server's address is set after private_home clears it."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-window-run-0123456789")
+    return virtual_adb
+
+
+@contextlib.asynccontextmanager
+async def running_window(script: list):
+    """The main window started on the virtual phone (`phone_home`) with a loopback model that answers `script`,
+    once its mirror shows the phone; closed and shut down after."""
+    from app.core.config import AgentSettings, ProviderSettings, Settings
+    from tests.support.openai_server import FakeOpenAIServer
+
+    async with shown_window() as window:
+        with FakeOpenAIServer(script) as model:
+            window.settings = Settings(provider=ProviderSettings(base_url=model.base_url, model="gpt-4o"),
+                                       agent=AgentSettings())
+            await window.start()
+            await until(lambda: window.mirror.device_size != (0, 0), 20)
+            yield window
+
+
+async def proposal_of(window, step: int, seconds: float = 20.0):
+    """The approval panel's proposal for `step`, once it shows it."""
+    approval = window.approval
+    return await until(lambda: approval.proposal if approval.proposal and approval.proposal.step == step else None,
+                       seconds)
+
+
+async def run_result(window, seconds: float = 30.0):
+    """The run's result, once it has ended."""
+    return await until(lambda: window.controller.task.done() and window.controller.task.result(), seconds)

@@ -2,21 +2,15 @@
 
 from __future__ import annotations
 
-import asyncio
 from types import SimpleNamespace
 
-import keyring
 import pytest
 
-from app.core.config import AgentSettings, ProviderSettings, Settings
 from app.core.perception.hierarchy import parse_hierarchy, select_controls
-from app.core.secrets import SecretStore
 from app.gui.inspector.inspector_wiring import run_hierarchy
-from app.gui.main_window import MainWindow
 from app.virtual_phone.phone import VirtualPhone
-from tests.support.memory_keyring import MemoryKeyring
-from tests.support.openai_server import FakeOpenAIServer, act, json_reply
-from tests.support.waiting import until as wait_until
+from tests.gui.conftest import proposal_of, run_result, running_window
+from tests.support.openai_server import act, json_reply
 
 
 def reading_of(controls, hierarchy):
@@ -36,55 +30,31 @@ def test_run_hierarchy_takes_the_tree_the_controls_came_from_and_nothing_else():
     assert run_hierarchy(empty, controls) is None
 
 
-async def until(condition, seconds: float = 20.0):
-    return await wait_until(condition, seconds)
-
-
 @pytest.mark.asyncio
-async def test_the_hierarchy_tab_follows_the_run_step_by_step(qapp, tmp_path, monkeypatch, virtual_adb):
-    monkeypatch.setenv("AGENTDESK_HOME", str(tmp_path))
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-inspector-live-0123456789")
-    previous = keyring.get_keyring()
-    keyring.set_keyring(MemoryKeyring())
+async def test_the_hierarchy_tab_follows_the_run_step_by_step(qapp, phone_home):
     script = [json_reply(act("launch_app", package_name="com.android.settings")),
               json_reply(act("press_key", key_code="HOME")), json_reply(act("", status="FINISH"))]
-    window = MainWindow(asyncio.Event(), SecretStore())
-    window.show()
-    try:
-        with FakeOpenAIServer(script) as model:
-            window.settings = Settings(provider=ProviderSettings(base_url=model.base_url, model="gpt-4o"),
-                                       agent=AgentSettings())
-            await window.start()
-            await until(lambda: window.mirror.device_size != (0, 0))
-            window.request.request.setPlainText("Open Settings, then go home")
-            window.request.run_button.click()
-            approval, inspector = window.approval, window.inspector
-
-            async def proposal(step: int):
-                return await until(lambda: approval.proposal if approval.proposal and approval.proposal.step == step
-                                   else None)
-
-            packages = []
-            for step in (1, 2):
-                shown = await proposal(step)
-                assert inspector.tree_stack.currentIndex() == 1, f"step {step}: the Hierarchy tab is empty"
-                tree = inspector.tree_model
-                assert tree.rowCount() > 0
-                assert all(tree.index_for_control(c).isValid() for c in shown.controls)
-                first = tree.index_for_control(shown.controls[0])
-                assert first.data().startswith(f"#{shown.controls[0].id} ")
-                inspector.tabs.setCurrentIndex(2)
-                inspector.filter_edit.setText("class:FrameLayout")              # search works during runs too
-                assert inspector.match_count() > 0
-                inspector.filter_edit.clear()
-                packages.append({tree.index(row, 0).data().split(" ")[0] for row in range(tree.rowCount())})
-                approval.approve()
-            assert any("com.android.settings" in found for found in packages[1:]), packages
-            await proposal(3)
+    async with running_window(script) as window:
+        window.request.request.setPlainText("Open Settings, then go home")
+        window.request.run_button.click()
+        approval, inspector = window.approval, window.inspector
+        packages = []
+        for step in (1, 2):
+            shown = await proposal_of(window, step)
+            assert inspector.tree_stack.currentIndex() == 1, f"step {step}: the Hierarchy tab is empty"
+            tree = inspector.tree_model
+            assert tree.rowCount() > 0
+            assert all(tree.index_for_control(c).isValid() for c in shown.controls)
+            first = tree.index_for_control(shown.controls[0])
+            assert first.data().startswith(f"#{shown.controls[0].id} ")
+            inspector.tabs.setCurrentIndex(2)
+            inspector.filter_edit.setText("class:FrameLayout")              # search works during runs too
+            assert inspector.match_count() > 0
+            inspector.filter_edit.clear()
+            packages.append({tree.index(row, 0).data().split(" ")[0] for row in range(tree.rowCount())})
             approval.approve()
-            result = await until(lambda: window.controller.task.done() and window.controller.task.result(), 30)
-        assert result.status == "success", result
-    finally:
-        window.close()
-        await window.shutdown()
-        keyring.set_keyring(previous)
+        assert any("com.android.settings" in found for found in packages[1:]), packages
+        await proposal_of(window, 3)
+        approval.approve()
+        result = await run_result(window)
+    assert result.status == "success", result

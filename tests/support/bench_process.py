@@ -1,5 +1,5 @@
 """Running a GUI benchmark in its own process (it makes its own QApplication and qasync loop), as
-`agentdesk bench` does, and reading its table back."""
+`agentdesk bench` does, and reading its table back: `bench_figures` makes a test module's fixture of it."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 
 def bench_table_in_process(script: str, folder: Path, timeout: float = 240) -> dict:
@@ -21,3 +23,20 @@ def bench_table_in_process(script: str, folder: Path, timeout: float = 240) -> d
     table = json.loads(out.read_text())
     table["rendered"] = done.stdout
     return table
+
+
+def bench_figures(imports: str, call: str, folder_name: str):
+    """A module-scoped `figures` fixture: the table that `call` (a Python expression, after `imports`) makes, run
+    by `bench_table_in_process` in a fresh folder named after `folder_name`. Assign it to `figures` in the module."""
+    script = (f"import json, sys\n{imports}\ntable = {call}\nprint(table.render())\n"
+              "json.dump(table.as_dict(), open(sys.argv[1], 'w'))\n")
+
+    @pytest.fixture(scope="module", name="figures")
+    def figures(tmp_path_factory):
+        return bench_table_in_process(script, tmp_path_factory.mktemp(folder_name))
+    return figures
+
+
+def figure_row(table: dict, start: str) -> dict:
+    """The table's row whose figure starts with `start`."""
+    return next(r for r in table["rows"] if r["figure"].startswith(start))

@@ -158,6 +158,7 @@ class ScreenGraph:
     versions: dict[str, str] = field(default_factory=dict)      # app → the version its layer is
     edits: MapEdits = field(default_factory=MapEdits)
     problems: list[str] = field(default_factory=list)
+    transitions: list[Transition] = field(default_factory=list, repr=False, compare=False)   # built from, by time
     _routing: Any = field(default=None, repr=False)
 
     # ------------------------------------------------------------------ reading
@@ -311,7 +312,7 @@ def build_graph(kind: str, transitions: list[Transition], edits: MapEdits | None
         wanted = layer.get(transition.app, "")
         return not wanted or not transition.app_version or transition.app_version == wanted
 
-    graph = ScreenGraph(kind, versions=layer, edits=edits, problems=list(edits.problems))
+    graph = ScreenGraph(kind, versions=layer, edits=edits, problems=list(edits.problems), transitions=transitions)
     runs: dict[str, set[str]] = {}
     fresh: set[str] = set()
 
@@ -383,8 +384,8 @@ def build_graph(kind: str, transitions: list[Transition], edits: MapEdits | None
 
 
 def load_graph(kind: str, root: Path | None = None, versions: dict[str, str] | None = None) -> ScreenGraph:
-    """One phone kind's graph from the graph folder (blocking: call off the loop). Never raises for a
-    broken file: what was wrong is in `problems`."""
+    """One phone kind's graph from the graph folder (blocking: call off the loop), with the transitions it
+    read in `transitions` (in time order). Never raises for a broken file: what was wrong is in `problems`."""
     root = Path(root) if root is not None else data_dir() / "graph"
     store = TransitionStore(root)
     transitions, problems = store.read(kind)

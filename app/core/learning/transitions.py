@@ -19,7 +19,6 @@ import concurrent.futures
 import json
 import logging
 import re
-import statistics
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -112,80 +111,6 @@ def phone_kind(model: str, android_version: str) -> str:
     return kind[:KIND_LIMIT].strip("-")
 
 
-@dataclass
-class ScreenSummary:
-    """One screen of the graph: how often actions reached it and left it, in how many runs."""
-
-    id: str
-    app: str = ""
-    activity: str = ""
-    reached: int = 0
-    left: int = 0
-    runs: int = 0
-
-
-@dataclass
-class EdgeSummary:
-    """One edge of the graph: an action (by `Transition.action_key`) from one screen to another."""
-
-    from_screen: str
-    to_screen: str
-    action_key: str
-    count: int = 0
-    successes: int = 0
-    failures: int = 0
-    median_ms: float = 0.0
-    action_text: str = ""                       # the latest run's words for it
-
-    @property
-    def success_rate(self) -> float:
-        return self.successes / self.count if self.count else 0.0
-
-
-def summarize_screens(transitions: list[Transition]) -> list[ScreenSummary]:
-    """Every screen the transitions name (an unknown `to_screen` is not one), most seen first."""
-    screens: dict[str, ScreenSummary] = {}
-    runs: dict[str, set[str]] = {}
-
-    def screen(screen_id: str, activity: str, run_id: str) -> ScreenSummary:
-        summary = screens.get(screen_id)
-        if summary is None:
-            summary = screens[screen_id] = ScreenSummary(screen_id, screen_id.split("/", 1)[0], activity)
-        summary.activity = summary.activity or activity
-        runs.setdefault(screen_id, set()).add(run_id)
-        return summary
-
-    for transition in transitions:
-        if transition.from_screen:
-            screen(transition.from_screen, transition.from_activity, transition.run_id).left += 1
-        if transition.to_screen:
-            screen(transition.to_screen, transition.to_activity, transition.run_id).reached += 1
-    for screen_id, summary in screens.items():
-        summary.runs = len(runs[screen_id])
-    return sorted(screens.values(), key=lambda s: (-(s.reached + s.left), s.id))
-
-
-def summarize_edges(transitions: list[Transition]) -> list[EdgeSummary]:
-    """The transitions grouped by (from, to, action key): counts, successes, failures, median time."""
-    edges: dict[tuple[str, str, str], EdgeSummary] = {}
-    durations: dict[tuple[str, str, str], list[float]] = {}
-    for transition in transitions:
-        key = (transition.from_screen, transition.to_screen, transition.action_key)
-        edge = edges.get(key)
-        if edge is None:
-            edge = edges[key] = EdgeSummary(*key)
-        edge.count += 1
-        if transition.success:
-            edge.successes += 1
-        else:
-            edge.failures += 1
-        edge.action_text = transition.action_text or edge.action_text
-        durations.setdefault(key, []).append(transition.duration_ms)
-    for key, edge in edges.items():
-        edge.median_ms = float(statistics.median(durations[key]))
-    return sorted(edges.values(), key=lambda e: (-e.count, e.from_screen, e.to_screen, e.action_key))
-
-
 class TransitionStore:
     """Transitions as JSON lines, one file per phone kind (`transitions-<kind>.jsonl`), under `root`."""
 
@@ -252,14 +177,6 @@ class TransitionStore:
                     transitions.append(transition)
         self.problems = problems
         return transitions, problems
-
-    def screens(self, phone_kind: str | None = None) -> list[ScreenSummary]:
-        """A summary per screen signature (problems of the read are in `self.problems`)."""
-        return summarize_screens(self.read(phone_kind)[0])
-
-    def edges(self, phone_kind: str | None = None) -> list[EdgeSummary]:
-        """A summary per (from, to, action key) (problems of the read are in `self.problems`)."""
-        return summarize_edges(self.read(phone_kind)[0])
 
 
 def _ends_with_newline(path: Path) -> bool:

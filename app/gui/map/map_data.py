@@ -17,7 +17,6 @@ from PySide6.QtGui import QImage
 
 from app.core.learning.screen_cards import app_label
 from app.core.learning.screen_graph import ANYWHERE, GraphEdge, ScreenGraph, ScreenNode, load_graph
-from app.core.learning.transitions import TransitionStore
 
 from .map_layout import PICTURE_HEIGHT, PICTURE_WIDTH, MapLayout, layout_map
 
@@ -111,9 +110,8 @@ class MapData:
 def load_map_data(kind: str, root: Path | None = None) -> MapData:
     """One phone kind's graph and the runs recorded on it (blocking). Never raises for a broken file."""
     graph = load_graph(kind, root)
-    transitions, _ = TransitionStore(root).read(kind)        # its problems are already in the graph's
     by_run: dict[str, list] = {}
-    for transition in transitions:
+    for transition in graph.transitions:
         if transition.run_id:
             by_run.setdefault(transition.run_id, []).append(transition)
     runs = []

@@ -204,17 +204,23 @@ def _place_badges(boxes: list[QRectF], sizes: list[tuple[float, float]], labelle
 # ---------------------------------------------------------------- hover and selection
 
 
-def paint_hover(painter: QPainter, box: QRectF, colour: QColor) -> None:
-    """The control under the cursor: translucent fill and a thicker outline."""
+def paint_outlined(painter: QPainter, box: QRectF, colour: QColor, fill_alpha: int, halo_width: float,
+                   style: Qt.PenStyle = Qt.PenStyle.SolidLine) -> None:
+    """A box tinted with `colour` at `fill_alpha`, outlined in it (3 px, `style`) over a `halo_width` halo."""
     painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
     fill = QColor(colour)
-    fill.setAlpha(60)
+    fill.setAlpha(fill_alpha)
     painter.fillRect(box, fill)
     painter.setBrush(Qt.BrushStyle.NoBrush)
-    painter.setPen(QPen(_HALO, 6))
+    painter.setPen(QPen(_HALO, halo_width))
     painter.drawRect(box)
-    painter.setPen(QPen(colour, 3))
+    painter.setPen(QPen(colour, 3, style))
     painter.drawRect(box)
+
+
+def paint_hover(painter: QPainter, box: QRectF, colour: QColor) -> None:
+    """The control under the cursor: translucent fill and a thicker outline."""
+    paint_outlined(painter, box, colour, 60, 6)
 
 
 def paint_selection(painter: QPainter, box: QRectF, frame: QRectF, accent: QColor) -> None:
@@ -275,15 +281,7 @@ def paint_label(painter: QPainter, text: str | Sequence[str], anchor: QPointF, b
 
 def paint_highlight(painter: QPainter, box: QRectF, colour: QColor) -> None:
     """A rect the inspector points at (the row or node under its mouse): a dashed outline and a faint fill."""
-    painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
-    fill = QColor(colour)
-    fill.setAlpha(45)
-    painter.fillRect(box, fill)
-    painter.setBrush(Qt.BrushStyle.NoBrush)
-    painter.setPen(QPen(_HALO, 5))
-    painter.drawRect(box)
-    painter.setPen(QPen(colour, 3, Qt.PenStyle.DashLine))
-    painter.drawRect(box)
+    paint_outlined(painter, box, colour, 45, 5, Qt.PenStyle.DashLine)
 
 
 # ---------------------------------------------------------------- touch feedback

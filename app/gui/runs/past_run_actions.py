@@ -136,13 +136,21 @@ def replay_request(script: ReplayScript, phone: str, mode: str, max_steps: int |
     return RunRequest(script.request, phone=phone, mode=mode, max_steps=max_steps, replay=script, use_skills=False)
 
 
+def _can_start(window: MainWindow, what: str) -> bool:
+    """Whether a run can start in the window now (a phone is ready and no run is going); if not, the status
+    bar says so, and when to `what` ("replay the past run")."""
+    if window.phone.session is None:
+        window.show_status(f"No phone is ready yet: {what} when one is.")
+        return False
+    if window._starting_run or window.controller.running:
+        window.show_status(f"A run is going: {what} when it has ended.")
+        return False
+    return True
+
+
 async def replay_run(window: MainWindow, run_dir: Path) -> None:
     """Start a replay of `run_dir` in the window, as its Run button starts a run (no API key needed)."""
-    if window.phone.session is None:
-        window.show_status("No phone is ready yet: the run cannot be replayed.")
-        return
-    if window._starting_run or window.controller.running:
-        window.show_status("A run is going: replay the past run when it has ended.")
+    if not _can_start(window, "replay the past run"):
         return
     window._starting_run = True
     try:
@@ -164,11 +172,7 @@ async def replay_run(window: MainWindow, run_dir: Path) -> None:
 
 async def rerun(window: MainWindow, request: str, use_skills: bool) -> None:
     """Start a new model run of `request` in the window, as its Run button does (the request panel shows it)."""
-    if window.phone.session is None:
-        window.show_status("No phone is ready yet: the run cannot be started again.")
-        return
-    if window._starting_run or window.controller.running:
-        window.show_status("A run is going: run the request again when it has ended.")
+    if not _can_start(window, "run the request again"):
         return
     window.request.request.setPlainText(request)
     window._starting_run = True

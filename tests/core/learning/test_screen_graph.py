@@ -95,6 +95,30 @@ def test_edges_carry_reliability_and_the_route_starts_with_a_launch_from_anywher
     assert graph.outgoing(MAIN)[0].to_id in (NETWORK, DISPLAY)
 
 
+def test_a_phone_kinds_file_read_back_gives_each_edges_count_reliability_and_time_and_each_screens_visits(tmp_path):
+    """One edge per action and destination, whatever number its control had; a move whose next screen is
+    unknown is no edge, but its screen was seen; the graph keeps the transitions it read, in time order."""
+    a, b = "com.a/.A#1", "com.a/.B#2"
+    moves = [move(a, b, "01", ms=100), move(a, b, "02", run="r2", ms=900), move(a, b, "03", success=False, ms=200),
+             move(a, a, "04", success=False, function="press_back", ms=50),
+             move(b, "", "05", function="press_back", ms=10)]
+    moves[1].action["arguments"]["control_id"] = 7                   # another number, the same control
+    for back in moves[3:]:
+        back.locator = None
+    TransitionStore(tmp_path).append(moves[2:] + moves[:2])         # the file's order is not the steps' order
+    graph = load_graph(KIND, tmp_path)
+    assert [move.at for move in graph.transitions] == ["01", "02", "03", "04", "05"]
+    assert [(e.from_id, e.to_id, e.action_key, e.count, e.arrivals, e.failures) for e in graph.edges] == [
+        (a, a, "press_back", 1, 0, 1), (a, b, "click_control text=Network & internet", 3, 2, 1)]
+    tap = graph.edges[1]
+    assert tap.median_ms == 200 and tap.reliability == pytest.approx(2 / 3) and tap.runs == ["r1", "r2"]
+    assert set(graph.nodes) == {a, b}
+    assert (graph.nodes[a].seen, graph.nodes[a].runs) == (4 + 1, 2)       # left 4 times, reached once
+    assert (graph.nodes[b].seen, graph.nodes[b].app) == (1 + 3, "com.a")   # left once, reached 3 times
+    empty = build_graph(KIND, [])
+    assert (empty.nodes, empty.edges, empty.transitions) == ({}, [], [])
+
+
 def network_edge(moves):
     graph = build_graph(KIND, moves)
     return graph, next(e for e in graph.edges if e.from_id == MAIN and e.to_id == NETWORK)

@@ -1,5 +1,5 @@
 """The screens graph's data: a run's events become transitions in a per-phone-kind JSON-lines store,
-read back tolerantly and summed up per screen and per edge."""
+read back tolerantly (screen_graph.py sums them up: tests/core/learning/test_screen_graph.py)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,7 @@ import pytest
 from app.core.agent.events import EventStream, Message, RunFinished, StepFinished
 from app.core.agent.records import ActionOutcome, StepRecord
 from app.core.learning.screen_signature import stable_signature
-from app.core.learning.transitions import (Transition, TransitionRecorder, TransitionStore, phone_kind,
-                                           summarize_edges)
+from app.core.learning.transitions import Transition, TransitionRecorder, TransitionStore, phone_kind
 from app.core.perception.locator import ControlSummary, TargetLocator
 
 pytestmark = pytest.mark.asyncio
@@ -205,29 +204,6 @@ def transition(source: str, target: str, ok: bool, ms: float, control_id: int = 
     return Transition(from_screen=source, to_screen=target, app="com.a", action={
         "function": function, "arguments": {"control_id": control_id}}, locator=locator, success=ok,
         duration_ms=ms, run_id=run, phone_model="Pixel 7", android_version="14")
-
-
-async def test_edges_aggregate_counts_success_rate_and_median_time(tmp_path):
-    send = TargetLocator(resource_id="com.a:id/send", text="Send")
-    store = TransitionStore(tmp_path)
-    store.append([
-        transition("com.a/.A#1", "com.a/.B#2", True, 100, 3, locator=send),
-        transition("com.a/.A#1", "com.a/.B#2", True, 900, 7, run="r2", locator=send),   # another number, same control
-        transition("com.a/.A#1", "com.a/.B#2", False, 200, 3, locator=send),
-        transition("com.a/.A#1", "com.a/.A#1", False, 50, function="press_back"),
-        transition("com.a/.B#2", "", True, 10, function="press_back"),
-    ])
-    edges = store.edges("pixel-7-android-14")
-    assert [(e.from_screen, e.to_screen, e.action_key, e.count, e.successes, e.failures) for e in edges] == [
-        ("com.a/.A#1", "com.a/.B#2", "click_control resource_id=com.a:id/send", 3, 2, 1),
-        ("com.a/.A#1", "com.a/.A#1", "press_back", 1, 0, 1),
-        ("com.a/.B#2", "", "press_back", 1, 1, 0)]
-    assert edges[0].median_ms == 200 and edges[0].success_rate == pytest.approx(2 / 3)
-    screens = {s.id: s for s in store.screens()}
-    assert set(screens) == {"com.a/.A#1", "com.a/.B#2"}
-    assert (screens["com.a/.A#1"].left, screens["com.a/.A#1"].reached, screens["com.a/.A#1"].runs) == (4, 1, 2)
-    assert (screens["com.a/.B#2"].left, screens["com.a/.B#2"].reached, screens["com.a/.B#2"].app) == (1, 3, "com.a")
-    assert summarize_edges([]) == []
 
 
 async def test_typed_text_is_content_not_part_of_an_edge():
