@@ -171,6 +171,22 @@ def cmd_virtual_phone(args) -> int:
     return 0
 
 
+def cmd_keyboard(args) -> int:
+    """`agentdesk keyboard install APK`: ADB Keyboard onto a real phone, turned on (non-ASCII typing)."""
+    from app.core.device.ime_install import install_adb_keyboard
+    from app.phone_connection import open_phone
+
+    async def install() -> str:
+        connection = await open_phone(args.serial, virtual=False)
+        try:
+            return await install_adb_keyboard(connection.device, args.apk,
+                                              lambda text: print(text, file=sys.stderr, flush=True))
+        finally:
+            connection.close()
+    print(asyncio.run(install()))
+    return 0
+
+
 def _agent_command(name: str, args, module: str = "cli_agent") -> int:
     """Run `name` from app.cli_agent (or `module`), imported only when asked: they load the agent."""
     import importlib
@@ -236,6 +252,12 @@ def build_parser() -> argparse.ArgumentParser:
     virtual.add_argument("--seed", type=int, default=0, help="seed for the random parts of the realistic profile")
     virtual.add_argument("--adb-keyboard", action="store_true", help="have ADB Keyboard installed")
     virtual.set_defaults(func=cmd_virtual_phone)
+
+    keyboard = sub.add_parser("keyboard", help="install ADB Keyboard on a phone, so any text can be typed")
+    keyboard.add_argument("action", choices=["install"])
+    keyboard.add_argument("apk", metavar="APK", help="ADBKeyboard.apk, from github.com/senzhk/ADBKeyBoard/releases")
+    keyboard.add_argument("--serial", metavar="S", help="which phone (default: the first ready one)")
+    keyboard.set_defaults(func=cmd_keyboard)
 
     run = sub.add_parser("run", help="run a request on the phone, approving each action at the keyboard")
     run.add_argument("request", help="what to do, in plain words")

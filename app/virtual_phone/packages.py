@@ -134,10 +134,15 @@ class InstallOptions:
     grant_all: bool = False         # -g
     dont_kill: bool = False         # --dont-kill
     installer: str | None = None    # -i
+    allow_low_target: bool = False  # --bypass-low-target-sdk-block (Android 14+)
 
 
 class InstallFailure(Exception):
     """`pm install` fails: the text inside "Failure [...]"."""
+
+
+# MIUI keeps Developer options › Install via USB in this property; "0" (off) refuses every install over ADB.
+USB_INSTALL_PROPERTY = "persist.security.adbinstall"
 
 
 class PackageManager:
@@ -230,11 +235,13 @@ class PackageManager:
 
     def _check(self, info: ApkInfo, options: InstallOptions, staged_at: str) -> None:
         sdk = self.phone.profile.sdk
+        if self.phone.system.properties.get(USB_INSTALL_PROPERTY) == "0":
+            raise InstallFailure("INSTALL_FAILED_USER_RESTRICTED: Install canceled by user")
         if info.min_sdk > sdk:
             raise InstallFailure(
                 f"INSTALL_FAILED_OLDER_SDK: Failed parse during installPackageLI: {staged_at} (at Binary XML file "
                 f"line #{info.min_sdk_line}): Requires newer sdk version #{info.min_sdk} (current version is #{sdk})")
-        if sdk >= 34 and info.target_sdk < 23:
+        if sdk >= 34 and info.target_sdk < 23 and not options.allow_low_target:
             raise InstallFailure("INSTALL_FAILED_DEPRECATED_SDK_VERSION: App package must target at least SDK "
                                  f"version 23, but found {info.target_sdk}")
         if info.test_only and not options.allow_test:
@@ -260,9 +267,11 @@ class PackageManager:
         launcher = record.launcher_activity
         phone.apps[record.package] = InstalledApp(phone, record.package, record.label,
                                                   [a.name for a in record.activities], launcher)
-        for ime in record.input_methods:
+        for ime in record.input_methods:       # listed by `ime list -a`; `ime enable` turns it on
             if ime not in phone.ime_ids:
                 phone.ime_ids.append(ime)
+        if record.package == ADB_KEYBOARD[0]:  # as if the phone had started with it (`--adb-keyboard`)
+            phone.adb_keyboard_installed = True
         phone.changed()
 
     def uninstall(self, package: str) -> bool:

@@ -53,7 +53,8 @@ class TextInputUnsupported(CommandFailed):
 
 
 ADB_KEYBOARD_FIX = (
-    "Install ADB Keyboard on the phone (the APK from github.com/senzhk/ADBKeyBoard: "
-    "`adb install ADBKeyboard.apk`), then run `adb shell ime enable com.android.adbkeyboard/.AdbIME`. "
+    "Install ADB Keyboard on the phone (the APK from github.com/senzhk/ADBKeyBoard/releases): "
+    "`adb install ADBKeyboard.apk`, then `adb shell ime enable com.android.adbkeyboard/.AdbIME`; "
+    "or in the desk: More › Install ADB Keyboard… (or `agentdesk keyboard install ADBKeyboard.apk`). "
     "Agent Desk switches to it only while typing and switches back afterwards."
 )

@@ -44,7 +44,9 @@ def program_ime(device: "AttachedDevice", argv: list[str], stdin: bytes) -> Resu
             return ok("".join(_describe(phone, ime) for ime in ids))
         if command in ("enable", "disable") and targets:
             ime = targets[0]
-            if command == "enable" and ime not in phone.ime_ids:
+            if command == "enable" and ime not in phone.ime_ids:    # no installed APK declares it
+                phone.system.log.write("E", "InputMethodManagerService", f'"ime enable {ime}" for user #0 failed '
+                                       "due to its unrecognized IME ID.", 612, 690, buffer="system")
                 return fail(f"Unknown input method {ime} cannot be enabled for user #0\n", 255)
             was = ime in enabled_imes(phone)
             _set_enabled(phone, ime, command == "enable")

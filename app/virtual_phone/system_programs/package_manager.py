@@ -88,6 +88,7 @@ def _install(device: "AttachedDevice", args: Args, stdin: bytes) -> Result:
             options.allow_downgrade = options.allow_downgrade or opt == "-d"
             options.grant_all = options.grant_all or opt == "-g"
             options.dont_kill = options.dont_kill or opt == "--dont-kill"
+            options.allow_low_target = options.allow_low_target or opt == "--bypass-low-target-sdk-block"
         else:
             raise ShellCommandError(f"Unknown option {opt}")
     paths = args.rest()
