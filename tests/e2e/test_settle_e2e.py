@@ -8,7 +8,7 @@ import asyncio
 import pytest
 from PIL import ImageChops, ImageStat
 
-from app.core.agent.collection_strategies import CaptureScreenshot
+from app.core.agent.collection_strategies import CollectControls
 from tests.e2e.conftest import ScriptedPerson
 from tests.e2e.test_agent_tasks import WIFI_SCRIPT
 
@@ -34,20 +34,22 @@ def screenshots_checked(monkeypatch, phone_server):
     """For each step: whether the screenshot it saw is the picture the phone's screen settled on.
 
     Nothing moves the screen between a step's screenshot and its action, so once the phone's
-    transition (if any) is over, its picture is what the screenshot should have shown."""
+    transition (if any) is over, its picture is what the screenshot should have shown. Checked once the
+    controls are read (a screen that changed during the dump gives the step its newest picture), as the
+    model's images and the record are made from it."""
     phone = phone_server.devices[0].phone
     checked: list[tuple[int, bool]] = []
-    capture = CaptureScreenshot.run
+    collect = CollectControls.run
 
     async def run_and_check(self, ctx) -> None:
-        await capture(self, ctx)
+        await collect(self, ctx)
         while phone.motion.moving():
             await asyncio.sleep(0.005)
         settled = phone.screenshot().convert("RGB")
         seen = ctx.get("screenshot").image.convert("RGB")
         checked.append((ctx.step, seen.size == settled.size and same_picture(seen, settled)))
 
-    monkeypatch.setattr(CaptureScreenshot, "run", run_and_check)
+    monkeypatch.setattr(CollectControls, "run", run_and_check)
     return checked
 
 
@@ -70,8 +72,22 @@ async def test_steps_wait_for_a_moving_screen_to_settle_and_record_the_wait(run_
 
 
 @pytest.mark.phone_latency("realistic@0.25")
-async def test_without_waiting_the_next_step_sees_the_screen_still_moving(run_agent, screenshots_checked):
-    """The check above can fail: with no wait at all, a step's screenshot shows a screen in motion."""
+async def test_without_waiting_the_next_step_sees_the_screen_still_moving(run_agent, screenshots_checked,
+                                                                           monkeypatch):
+    """The check above can fail: with no wait at all, and the picture kept from before the dump, a step's
+    screenshot shows a screen in motion."""
+    async def keep_the_first_picture(self, ctx) -> None:
+        return None
+    monkeypatch.setattr(CollectControls, "_picture_of_the_dumped_screen", keep_the_first_picture)
     outcome = await run_agent("Turn on Wi-Fi", WIFI_SCRIPT, ScriptedPerson([]), mode="auto", settle_seconds=0)
     assert all(step.settle_ms == 0 and "settle" not in step.timings_ms for step in outcome.steps())
     assert not all(settled for _step, settled in screenshots_checked), screenshots_checked
+
+
+@pytest.mark.phone_latency("realistic@0.25")
+async def test_a_screen_that_moves_during_the_dump_gives_the_step_its_newest_picture(run_agent, screenshots_checked):
+    """Without a settle wait the first picture may be caught mid-transition; the dump waits for the phone to be
+    idle, and the step's picture is then the newest frame: picture and controls show the same, settled screen."""
+    outcome = await run_agent("Turn on Wi-Fi", WIFI_SCRIPT, ScriptedPerson([]), mode="auto", settle_seconds=0)
+    assert outcome.result.status == "success", outcome.result
+    assert all(settled for _step, settled in screenshots_checked), screenshots_checked

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from PIL import Image
 
 from app.core.device.errors import DeviceError
+from app.core.device.frames import Frame
 from app.core.perception.annotate import annotate
 from app.core.perception.controls import Control
 from app.core.perception.hierarchy import UiHierarchy
@@ -66,12 +67,17 @@ class CaptureScreenshot(RunStrategy):
                     discard(frame_request)
                     raise
             ctx.set("controls_request", controls_request)
-            ctx.set("screenshot", frame.shot if frame.shot.size == frame.device_size
-                    else await asyncio.to_thread(frame.display_shot))
+            ctx.set("screenshot_frame", frame)
+            ctx.set("screenshot", await screenshot_of(frame))
         except BaseException:
             if controls_request is not None:
                 discard(controls_request)
             raise
+
+
+async def screenshot_of(frame: Frame):
+    """The frame's picture at the display's size (scaled up off the loop when the stream is scaled)."""
+    return frame.shot if frame.shot.size == frame.device_size else await asyncio.to_thread(frame.display_shot)
 
 
 class CollectApps(RunStrategy):
@@ -103,12 +109,23 @@ class CollectControls(RunStrategy):
 
     async def run(self, ctx: StepContext) -> None:
         reading = await self.rc.control.interruptible(ctx.get("controls_request"))
+        await self._picture_of_the_dumped_screen(ctx)
         snapshot = reading.snapshot
         ctx.set("activity", getattr(reading, "activity", "") or "")      # the screens graph keys screens by it
         ctx.set("controls", snapshot.controls)
         ctx.set("screen_only", False)
         ctx.set("foreground", foreground_package(snapshot.hierarchy))
         ctx.set("fingerprint", screen_fingerprint(snapshot.controls))
+
+    async def _picture_of_the_dumped_screen(self, ctx: StepContext) -> None:
+        """The screen changed while the dump ran (an app still drawing its first frame after a launch, say:
+        the dump waits for the phone to be idle, the picture did not): the step's picture becomes the newest
+        frame, so the picture and the controls show the same screen."""
+        taken: Frame | None = ctx.get_or("screenshot_frame")
+        latest = self.rc.frames.latest()
+        if taken is not None and latest is not None and latest.captured_at > taken.captured_at:
+            ctx.set("screenshot_frame", latest)
+            ctx.set("screenshot", await screenshot_of(latest))
 
     def fallback(self, ctx: StepContext, error: BaseException) -> None:
         ctx.set("controls", [])

@@ -138,8 +138,10 @@ def who_note(kind: str, by: str, feedback: str = "") -> str:
         return f"by {doer}: {feedback.strip() or NO_REASON}"
     if kind == "override":
         return "your own action" if doer == "you" else f"by {doer}"
-    if kind == "auto" or (kind == "approve" and by == "auto"):
-        return ""                         # the chip says it: auto-approved
+    if kind == "auto" or (kind == "approve" and by == "auto") or kind == "person":
+        return ""                         # the chip says it: auto-approved, done by you
+    if kind == "take_over":
+        return f"{doer} took over"
     return f"by {doer}" if kind else ""
 
 

@@ -159,8 +159,8 @@ class PhaseLogging:
         log.debug("step %d: %s starts", ctx.step, phase.value)
 
     def after_phase(self, phase: ProcessingPhase, ctx: StepContext, ms: float, error: BaseException | None) -> None:
-        if error is None:
-            log.info("step %d: %s took %.0f ms", ctx.step, phase.value, ms)
+        if error is None or isinstance(error, ControlFlow):     # a stop or a take-over is no failure
+            log.info("step %d: %s took %.0f ms%s", ctx.step, phase.value, ms, f" ({error})" if error else "")
         else:
             log.warning("step %d: %s failed after %.0f ms: %s", ctx.step, phase.value, ms, error)
 

@@ -50,7 +50,7 @@ DECISIONS: dict[str, Word] = {          # Decision.kind
     "stop": Word("stopped", NEUTRAL),
     "auto": Word("auto-approved", TEAL),
     "person": Word("done by you", PURPLE),
-    "take_over": Word("set aside: you took over", NEUTRAL),
+    "take_over": Word("set aside", NEUTRAL),
 }
 ENDINGS: dict[str, Word] = {           # RunResult.verification: how a success was established
     "screen": Word("verified by the screen", GREEN),

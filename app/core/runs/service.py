@@ -209,9 +209,15 @@ class RunService:
         """Start a run and wait for its result."""
         return await (await self.start(request)).wait()
 
-    def on_new_run(self, listener: Callable[[RunHandle], None]) -> None:
-        """Be told of every run started from now on (the window shows runs other programs start)."""
+    def on_new_run(self, listener: Callable[[RunHandle], None]) -> Callable[[], None]:
+        """Be told of every run started from now on (the window shows runs other programs start).
+        Returns a function that stops telling (call it on the service's loop)."""
         self._listeners.append(listener)
+
+        def forget() -> None:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+        return forget
 
     async def _execute(self, handle: RunHandle, request: RunRequest, session: PhoneSession, settings: Settings,
                        key: str | None, key_source: str, model_available: bool) -> RunResult | None:
