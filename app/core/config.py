@@ -240,6 +240,13 @@ class LearningSettings(_Section):
                           "runs recorded, and let it go to a known screen by the known way (go_to_screen)")
 
 
+class AppearanceSettings(_Section):
+    """How the desk looks; applied by the GUI (the core only stores the choice)."""
+
+    theme: Literal["system", "light", "dark"] = Field(
+        "system", description="light or dark colours, or follow the system's colour scheme")
+
+
 class Settings(_Section):
     provider: ProviderSettings = Field(default_factory=ProviderSettings)
     images: ImageSettings = Field(default_factory=ImageSettings)
@@ -249,6 +256,7 @@ class Settings(_Section):
     adb: AdbSettings = Field(default_factory=AdbSettings)
     api: ApiSettings = Field(default_factory=ApiSettings)
     learning: LearningSettings = Field(default_factory=LearningSettings)
+    appearance: AppearanceSettings = Field(default_factory=AppearanceSettings)
     # USD per million tokens, [input, output], by model name (prefix match, longest wins).
     prices: dict[str, tuple[float, float]] = Field(default_factory=lambda: {
         "gpt-4o-mini": (0.15, 0.60), "gpt-4o": (2.50, 10.00), "gpt-4.1-mini": (0.40, 1.60),
@@ -268,6 +276,13 @@ def describe_validation_error(error: ValidationError) -> str:
     return "; ".join(lines)
 
 
+def settings_sections() -> dict[str, type[_Section]]:
+    """Every section of the settings file, by name, as the Settings model declares them (a new section is
+    read back without being listed anywhere else)."""
+    return {name: field.annotation for name, field in Settings.model_fields.items()
+            if isinstance(field.annotation, type) and issubclass(field.annotation, _Section)}
+
+
 def load_settings(path: Path) -> tuple[Settings, list[str]]:
     """Read settings; returns (settings, warnings). Missing file → defaults, no warning."""
     if not path.exists():
@@ -281,9 +296,7 @@ def load_settings(path: Path) -> tuple[Settings, list[str]]:
                             "The file was left as it is."]
     warnings: list[str] = []
     sections = {}
-    for name, model in (("provider", ProviderSettings), ("images", ImageSettings), ("agent", AgentSettings),
-                          ("limits", LimitSettings), ("mirror", MirrorSettings), ("adb", AdbSettings),
-                          ("api", ApiSettings)):
+    for name, model in settings_sections().items():
         try:
             sections[name] = model.model_validate(data.get(name, {}))
         except ValidationError as exc:

@@ -1,8 +1,9 @@
 """The app's look: Fusion with a light and a dark palette that follow the system colour scheme.
 
 `apply_theme(app)` once at start; it re-applies itself when the system switches between light
-and dark. `set_scheme_override` pins one look (a menu entry, tests). Widgets opt in to two
-dynamic properties the stylesheet knows: `primary=True` on a QPushButton gives it the accent
+and dark. `apply_theme_choice` applies the person's choice from the settings (View › Theme,
+Settings › Appearance: system, light or dark); `set_scheme_override` pins one look. Widgets opt in
+to two dynamic properties the stylesheet knows: `primary=True` on a QPushButton gives it the accent
 colour, and `set_tone(label, "success" | "error" | "muted" | "")` colours a status text.
 """
 
@@ -13,9 +14,11 @@ from typing import Literal
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtWidgets import QApplication, QLabel, QWidget
 
 Scheme = Literal["light", "dark"]
+ThemeChoice = Literal["system", "light", "dark"]      # app.core.config.AppearanceSettings.theme
+THEME_CHOICES: tuple[tuple[ThemeChoice, str], ...] = (("system", "System"), ("light", "Light"), ("dark", "Dark"))
 
 
 @dataclass(frozen=True)
@@ -36,16 +39,22 @@ class Colors:
     accent_text: str
     success: str
     error: str
+    link: str       # links on window and base colours (in the dark look lighter than the accent buttons wear)
 
 
+# Every text colour reads at 4.5:1 or more (WCAG AA) on each background it is drawn on, including the
+# lighter panes Fusion paints from `button` (a tab widget's page: the dark muted, error and link colours are
+# light enough for it). Disabled text, which WCAG exempts, still reaches 4.5:1 on the window, the base and
+# its own button, though not on those panes: it stays dimmer than muted text, so disabled looks disabled.
+# tests/gui/test_theme_contrast.py computes each pair from the palette and from rendered widgets.
 LIGHT = Colors(window="#f3f4f6", text="#1d2025", base="#ffffff", alternate="#f0f1f4", button="#fcfcfd",
-               button_hover="#eef0f3", button_pressed="#e1e4e9", border="#c5c9d0", disabled_text="#8e939b",
-               disabled_button="#eceef1", placeholder="#7d828b", accent="#2563d9", accent_hover="#1d54bd",
-               accent_text="#ffffff", success="#1a7f37", error="#c62828")
+               button_hover="#eef0f3", button_pressed="#e1e4e9", border="#c5c9d0", disabled_text="#676c74",
+               disabled_button="#eceef1", placeholder="#63686f", accent="#2563d9", accent_hover="#1d54bd",
+               accent_text="#ffffff", success="#1a7f37", error="#c62828", link="#2563d9")
 DARK = Colors(window="#202226", text="#e6e7ea", base="#17181b", alternate="#25272c", button="#2d3035",
-              button_hover="#363a40", button_pressed="#41454c", border="#4a4e56", disabled_text="#80858e",
-              disabled_button="#26282c", placeholder="#8b9099", accent="#3b7bf0", accent_hover="#5590f7",
-              accent_text="#ffffff", success="#5cc97a", error="#ff6b6b")
+              button_hover="#363a40", button_pressed="#41454c", border="#4a4e56", disabled_text="#8b8f98",
+              disabled_button="#26282c", placeholder="#a7abb2", accent="#2d6ce8", accent_hover="#245dd4",
+              accent_text="#ffffff", success="#5cc97a", error="#ff8787", link="#7eabf9")
 
 _STYLESHEET = """
 QPushButton {{ border: 1px solid {border}; border-radius: 6px; padding: 4px 14px; min-height: 16px;
@@ -105,6 +114,19 @@ def set_scheme_override(scheme: Scheme | None) -> None:
         _apply(_ThemeState.app)
 
 
+def apply_theme_choice(choice: ThemeChoice) -> None:
+    """The person's choice from the settings: "system" follows the system, "light" or "dark" pins that look.
+    The same choice again changes nothing (restyling every widget is not free)."""
+    override = None if choice == "system" else choice
+    if override != _ThemeState.override:
+        set_scheme_override(override)
+
+
+def theme_choice() -> ThemeChoice:
+    """The choice in effect: "system" unless a look is pinned."""
+    return _ThemeState.override or "system"
+
+
 def set_tone(widget: QWidget, tone: str) -> None:
     """Colour a label as "success", "error" or "muted" ("" for the normal text colour)."""
     widget.setProperty("tone", tone)
@@ -122,6 +144,12 @@ def _apply(app: QApplication) -> None:
     colors = current_colors()
     app.setPalette(_palette(colors))
     app.setStyleSheet(_STYLESHEET.format(**colors.__dict__))
+    for label in app.allWidgets():
+        # Qt colours a label's links when its text is set, from the palette of that moment: set it again.
+        if isinstance(label, QLabel) and "<a " in label.text():
+            text = label.text()
+            label.clear()                     # (setText with the same text does nothing)
+            label.setText(text)
 
 
 def _palette(colors: Colors) -> QPalette:
@@ -131,7 +159,8 @@ def _palette(colors: Colors) -> QPalette:
             (role.Window, colors.window), (role.WindowText, colors.text), (role.Base, colors.base),
             (role.AlternateBase, colors.alternate), (role.Text, colors.text), (role.Button, colors.button),
             (role.ButtonText, colors.text), (role.BrightText, colors.error), (role.Highlight, colors.accent),
-            (role.HighlightedText, colors.accent_text), (role.Link, colors.accent), (role.Accent, colors.accent),
+            (role.HighlightedText, colors.accent_text), (role.Link, colors.link),
+            (role.LinkVisited, colors.link), (role.Accent, colors.accent),
             (role.ToolTipBase, colors.base), (role.ToolTipText, colors.text),
             (role.PlaceholderText, colors.placeholder), (role.Light, colors.button_hover),
             (role.Midlight, colors.button_pressed), (role.Mid, colors.border), (role.Dark, colors.border),

@@ -151,6 +151,7 @@ class ControlDetails(QWidget):
         column.addLayout(buttons)
         column.addStretch(1)
         scroll = QScrollArea()
+        scroll.setAccessibleName("The selected control's attributes")
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QFrame.Shape.NoFrame)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)

@@ -70,6 +70,7 @@ class InspectorPanel(QWidget):
         self.proxy = control_filter_proxy(self.table_model, self)
         self.tree_model = HierarchyModel(self)
         self.tabs = QTabWidget()
+        self.tabs.setAccessibleName("Inspector")
         self.tabs.setDocumentMode(True)
         self.tabs.addTab(self.details, "Control")
         self.tabs.addTab(self._build_table_tab(), "Controls")
@@ -115,6 +116,7 @@ class InspectorPanel(QWidget):
 
     def _build_table_tab(self) -> QWidget:
         self.table = QTableView()
+        self.table.setAccessibleName("Controls on the screen")
         self.table.setModel(self.proxy)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
@@ -139,6 +141,7 @@ class InspectorPanel(QWidget):
 
     def _build_tree_tab(self) -> QWidget:
         self.tree = QTreeView()
+        self.tree.setAccessibleName("UI hierarchy of the screen")
         self.tree.setModel(self.tree_model)
         self.tree.setHeaderHidden(True)
         self.tree.setUniformRowHeights(True)

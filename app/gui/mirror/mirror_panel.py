@@ -27,6 +27,9 @@ class MirrorPanel(QWidget):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.mirror = MirrorView()
+        self.mirror.setAccessibleName("Phone screen")
+        self.mirror.setAccessibleDescription("The phone's screen, mirrored. Tab and Shift+Tab go through its "
+                                             "controls in inspect mode; in touch mode keys are sent to the phone.")
         self.mirror.set_placeholder("Connecting to the phone…")
         self.overlay_button = QPushButton("Boxes")
         self.overlay_button.setCheckable(True)

@@ -24,6 +24,7 @@ from app.core.agent.supervisor import Proposal, ReviewAnswer
 from app.core.perception.controls import Control
 
 from app.gui.flow_layout import FlowLayout
+from app.gui.theme import set_tone
 
 PAGE_DECIDE, PAGE_EDIT, PAGE_OVERRIDE, PAGE_REJECT, PAGE_QUESTION = range(5)
 
@@ -61,7 +62,7 @@ class ApprovalPanel(QFrame):
         self.proposal: Proposal | None = None
         self.title = _wrapping_label(bold=True)
         self.warning = _wrapping_label()
-        self.warning.setStyleSheet("color: #b3261e;")
+        set_tone(self.warning, "error")     # the theme's red: it reads in the light and the dark look
         self.action_label = _wrapping_label(bold=True)
         self.thought = _wrapping_label()
         self.comment = _wrapping_label()
@@ -78,6 +79,9 @@ class ApprovalPanel(QFrame):
         # One Enter for the whole panel: it confirms whatever page is showing.
         self.approve_shortcut = QShortcut(QKeySequence(Qt.Key.Key_Return), self, self._enter)
         self.approve_shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        self.keypad_enter = QShortcut(QKeySequence(Qt.Key.Key_Enter), self, self._enter,
+                                      context=Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        self.setFocusProxy(self.approve_button)     # the window focuses the panel when an action waits
         self.clear()
 
     # ------------------------------------------------------------------ pages
@@ -85,19 +89,28 @@ class ApprovalPanel(QFrame):
     def _decide_page(self) -> QWidget:
         page = QWidget()
         row = FlowLayout(page)          # wraps onto a second row in a narrow panel
-        self.approve_button = _button("Approve  ⏎", primary=True)
-        self.approve_button.setToolTip("Run this action (Enter here, or Ctrl+Enter anywhere in the window)")
+        self.approve_button = _button("&Approve  ⏎", primary=True)
+        self.approve_button.setToolTip("Run this action (Enter here, Ctrl+Enter anywhere in the window, or Alt+A)")
+        self.approve_button.setAccessibleName("Approve")
         self.approve_button.clicked.connect(lambda: self._answer(ReviewAnswer.approve()))
-        edit = _button("Edit…")
+        edit = _button("&Edit…")
+        edit.setToolTip("Change the action's values before it runs (Alt+E; Esc goes back)")
         edit.clicked.connect(self._start_edit)
-        override = _button("Override…")
+        override = _button("&Override…")
+        override.setToolTip("Do something else instead: pick a control on the mirror or type an action "
+                            "(Alt+O; Esc goes back)")
         override.clicked.connect(self._start_override)
-        reject = _button("Reject…")
+        reject = _button("Re&ject…")
+        reject.setToolTip("Say why, and the model proposes again (Alt+J, or Ctrl+Backspace anywhere in the "
+                          "window; Esc goes back)")
         reject.clicked.connect(lambda: self._show(PAGE_REJECT, self.feedback))
-        stop = _button("Stop")
+        stop = _button("&Stop")
+        stop.setToolTip("End the run here (Alt+S)")
         stop.clicked.connect(lambda: self._answer(ReviewAnswer.stop()))
-        for button in (self.approve_button, edit, override, reject, stop):
+        for button in (self.approve_button, edit, reject, override, stop):     # also the Tab order
             row.addWidget(button)
+        for before, after in ((self.approve_button, edit), (edit, reject), (reject, override), (override, stop)):
+            QWidget.setTabOrder(before, after)
         self.edit_button, self.override_button, self.reject_button, self.stop_button = edit, override, reject, stop
         return page
 
@@ -108,7 +121,7 @@ class ApprovalPanel(QFrame):
         self.edit_form = QFormLayout()
         layout.addLayout(self.edit_form)
         self.edit_error = _wrapping_label()
-        self.edit_error.setStyleSheet("color: #b3261e;")
+        set_tone(self.edit_error, "error")     # the theme's red: it reads in the light and the dark look
         layout.addWidget(self.edit_error)
         layout.addLayout(self._ok_cancel("Run edited action", self._finish_edit))
         self.edit_fields: dict[str, QLineEdit] = {}
@@ -122,9 +135,10 @@ class ApprovalPanel(QFrame):
         self.override_text = QLineEdit()
         self.override_text.setPlaceholderText("e.g. tap 540 1200, click 7, type 3 hello, key BACK")
         self.override_text.setToolTip(SHORTHAND_HELP)
+        self.override_text.setAccessibleName("Your action instead")
         layout.addWidget(self.override_text)
         self.override_error = _wrapping_label()
-        self.override_error.setStyleSheet("color: #b3261e;")
+        set_tone(self.override_error, "error")     # the theme's red: it reads in the light and the dark look
         layout.addWidget(self.override_error)
         layout.addLayout(self._ok_cancel("Run my action", self._finish_override))
         return page
@@ -136,6 +150,8 @@ class ApprovalPanel(QFrame):
         layout.addWidget(_wrapping_label("Why? The model reads this and proposes again:"))
         self.feedback = QLineEdit()
         self.feedback.setPlaceholderText("e.g. Use the search box instead")
+        self.feedback.setAccessibleName("Why you reject the action")
+        self.feedback.setToolTip("The model reads this and proposes again. Enter sends it, Esc goes back.")
         layout.addWidget(self.feedback)
         layout.addLayout(self._ok_cancel("Reject and ask again", self._finish_reject))
         return page
@@ -146,8 +162,10 @@ class ApprovalPanel(QFrame):
         layout.setContentsMargins(0, 0, 0, 0)
         self.answer_text = QLineEdit()
         self.answer_text.setPlaceholderText("Your answer")
+        self.answer_text.setAccessibleName("Your answer to the agent's question")
         layout.addWidget(self.answer_text)
         send = _button("Answer", primary=True)
+        send.setToolTip("Send your answer (Enter or Ctrl+Enter)")
         send.clicked.connect(self._finish_question)
         layout.addWidget(send, alignment=Qt.AlignmentFlag.AlignRight)
         return page
@@ -155,8 +173,10 @@ class ApprovalPanel(QFrame):
     def _ok_cancel(self, ok_text: str, on_ok) -> FlowLayout:
         row = FlowLayout(align_right=True)
         cancel = _button("Back")
-        cancel.clicked.connect(lambda: self._show(PAGE_DECIDE))
+        cancel.setToolTip("Back to the proposal (Esc)")
+        cancel.clicked.connect(self.back_to_proposal)
         ok = _button(ok_text, primary=True)
+        ok.setToolTip(f"{ok_text} (Enter or Ctrl+Enter)")
         ok.clicked.connect(on_ok)
         row.addWidget(cancel)
         row.addWidget(ok)
@@ -205,6 +225,21 @@ class ApprovalPanel(QFrame):
             focus.setFocus()
 
     # ------------------------------------------------------------------ answers
+
+    def back_to_proposal(self) -> bool:
+        """Esc or Back on the edit, override or reject page: the proposal again, focus on the button that
+        opened the page. False when there is nothing to go back from."""
+        opener = {PAGE_EDIT: self.edit_button, PAGE_OVERRIDE: self.override_button,
+                  PAGE_REJECT: self.reject_button}.get(self.pages.currentIndex())
+        if self.proposal is None or opener is None or self.pages.isHidden():
+            return False
+        self._show(PAGE_DECIDE, opener)
+        return True
+
+    def keyPressEvent(self, event) -> None:
+        if event.key() == Qt.Key.Key_Escape and self.back_to_proposal():
+            return
+        super().keyPressEvent(event)
 
     def _answer(self, answer: ReviewAnswer) -> None:
         if self.proposal is None:

@@ -1,5 +1,5 @@
 """The Settings dialog: provider and key, images, agent limits, sensitive words, the mirror, other ADB
-servers and the task API, and a connection test.
+servers and the task API, the look (theme), and a connection test.
 
 The dialog never writes anything: not the settings file, not the keyring. The caller saves:
 
@@ -30,8 +30,8 @@ from app.core.redaction import redact
 from app.core.secrets import SESSION_NOTICE, SecretStore
 
 from app.gui.settings.provider_presets import AZURE_PLACEHOLDER, CUSTOM, PRESETS, ProviderPreset, preset_named
-from app.gui.settings.settings_form import (AGENT_ROWS, API_FIELDS, CONNECTION_ROWS, IMAGE_ROWS, MIRROR_ROWS,
-                                           PROVIDER_ROWS, STREAM_ONLY_FIELDS,
+from app.gui.settings.settings_form import (AGENT_ROWS, API_FIELDS, APPEARANCE_ROWS, CONNECTION_ROWS, IMAGE_ROWS,
+                                           MIRROR_ROWS, PROVIDER_ROWS, STREAM_ONLY_FIELDS,
                                            FieldWidget, add_form_row, error_label, field_editor, field_value,
                                            form_page, hbox, note_label, set_field_value)
 from app.gui.theme import set_tone
@@ -41,7 +41,7 @@ log = logging.getLogger(__name__)
 READ_FROM_STORE = object()   # SettingsDialog reads the stored key itself
 
 TAB_OF_SECTION = {"provider": 0, "images": 1, "agent": 2, "learning": 2, "safety": 3, "mirror": 4, "adb": 5,
-                  "api": 5}
+                  "api": 5, "appearance": 6}
 WORDS_KEY = "agent.sensitive_words"
 CONNECTION_PROMPT = [{"role": "user", "content": "Reply with the single word: ok"}]
 
@@ -70,6 +70,7 @@ class SettingsDialog(QDialog):
         self.tabs.addTab(self._safety_page(), "Safety")
         self.tabs.addTab(self._table_page(MIRROR_ROWS), "Mirror")
         self.tabs.addTab(self._table_page(CONNECTION_ROWS), "Connections")
+        self.tabs.addTab(self._table_page(APPEARANCE_ROWS), "Appearance")
         self.problem_label = error_label()
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         self.ok_button = buttons.button(QDialogButtonBox.StandardButton.Ok)
@@ -148,6 +149,7 @@ class SettingsDialog(QDialog):
         self._row(form, "Model", "provider.model", self.model_edit)
 
         self.key_edit = QLineEdit(echoMode=QLineEdit.EchoMode.Password)
+        self.key_edit.setAccessibleName("API key")
         self.key_edit.textEdited.connect(lambda: self._set_key_removal(False))
         self.show_key_button = QPushButton("Show", checkable=True, autoDefault=False)
         self.show_key_button.toggled.connect(self._toggle_key_visible)
@@ -180,6 +182,7 @@ class SettingsDialog(QDialog):
                              "name contains one of them waits for your approval. Typing into a password "
                              "field always does.", wordWrap=True)
         self.words_edit = QPlainTextEdit()
+        self.words_edit.setAccessibleName("Sensitive words, one per line")
         self.words_edit.textChanged.connect(lambda: self._clear_error(WORDS_KEY))
         defaults_button = QPushButton("Restore the default list", autoDefault=False)
         defaults_button.clicked.connect(lambda: self.words_edit.setPlainText("\n".join(DEFAULT_SENSITIVE_WORDS)))

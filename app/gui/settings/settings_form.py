@@ -1,6 +1,7 @@
 """The Settings dialog's form rows: which settings each tab shows, and the widgets that edit them.
 
-The row tables (`PROVIDER_ROWS`, `IMAGE_ROWS`, `AGENT_ROWS`, `MIRROR_ROWS`, `CONNECTION_ROWS`) list (label, "section.field", editor kind);
+The row tables (`PROVIDER_ROWS`, `IMAGE_ROWS`, `AGENT_ROWS`, `MIRROR_ROWS`, `CONNECTION_ROWS`,
+`APPEARANCE_ROWS`) list (label, "section.field", editor kind);
 `field_editor` turns one into a widget whose limits and tooltip come from the pydantic settings model,
 `add_form_row` lays it out with its note and inline error, and `field_value` / `set_field_value` read and
 fill any of those widgets. Used by app.gui.settings.settings_dialog.
@@ -17,15 +18,16 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
                                QSpinBox, QVBoxLayout, QWidget)
 
-from app.core.config import (AdbSettings, AgentSettings, ApiSettings, ImageSettings, LearningSettings, MirrorSettings,
-                             ProviderSettings)
+from app.core.config import (AdbSettings, AgentSettings, ApiSettings, AppearanceSettings, ImageSettings,
+                             LearningSettings, MirrorSettings, ProviderSettings)
 
 from app.gui.theme import set_tone
 
 FieldWidget = QLineEdit | QSpinBox | QDoubleSpinBox | QCheckBox | QComboBox
 SECTIONS: dict[str, type[BaseModel]] = {"provider": ProviderSettings, "images": ImageSettings,
                                         "agent": AgentSettings, "mirror": MirrorSettings, "adb": AdbSettings,
-                                        "api": ApiSettings, "learning": LearningSettings}
+                                        "api": ApiSettings, "learning": LearningSettings,
+                                        "appearance": AppearanceSettings}
 UNBOUNDED_MAXIMUM = 86_400  # one day, for limits the settings leave open
 
 
@@ -106,6 +108,10 @@ CONNECTION_ROWS = (
     ("Decision timeout", "api.review_timeout_seconds", Spin(" s", step=60)),
     ("Tasks at once", "api.max_queued_tasks", Spin(" waiting or running")),
 )
+APPEARANCE_ROWS = (
+    ("Theme", "appearance.theme", [("Follow the system (light or dark)", "system"), ("Light", "light"),
+                                   ("Dark", "dark")]),
+)
 API_FIELDS = ("api.host", "api.port", "api.review_timeout_seconds", "api.max_queued_tasks")
 STREAM_ONLY_FIELDS = ("mirror.max_size", "mirror.max_fps", "mirror.video_bit_rate_mbps", "mirror.video_codec",
                       "mirror.record_runs")
@@ -150,6 +156,8 @@ def add_form_row(form: QFormLayout, label: str, editor: QWidget | QHBoxLayout, n
     error = error_label()
     column.addWidget(error)
     caption = QLabel(label, alignment=Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+    if label and isinstance(editor, QWidget) and not editor.accessibleName():
+        editor.setAccessibleName(label)       # a screen reader says the row's caption for its editor
     caption.setFixedHeight(_polished_height(editor))  # centred on the editor, not on its notes
     form.addRow(caption, box)
     return error
