@@ -66,3 +66,14 @@ class LoadingDialog(QDialog):
         if self.loading is not None:
             self.loading.cancel()
         super().done(result)
+
+
+def show_single(parent: QWidget, window_class, make):
+    """Open `parent`'s one window of `window_class` (made by `make()` the first time), or bring it to the front."""
+    window = parent.findChild(window_class)
+    if window is None:
+        window = make()
+    window.show()
+    window.raise_()
+    window.activateWindow()
+    return window

@@ -29,8 +29,9 @@ from app.gui.runs.run_controller import RunController
 from app.gui.api_host import ApiHost
 from app.gui.settings.settings_dialog import SettingsDialog
 from app.gui.runs.state_words import state_sentence
+from app.gui.runs.take_over_wiring import PersonInput, connect_take_over
 from app.gui.window_layout import build_panes, first_layout, reveal
-from app.gui.window_menus import build_menus
+from app.gui.window_menus import apply_appearance, build_menus
 from app.gui.window_state import ScreenLayouts
 
 log = logging.getLogger(__name__)
@@ -74,6 +75,7 @@ class MainWindow(QMainWindow):
         self.api_host = ApiHost(self.core, self.service, lambda: self.settings,
                                 lambda: self.phone.connection.virtual_server if self.phone.connection else None)
         build_panes(self)
+        self.person_input = PersonInput(self)
         self._connect()
         build_menus(self)
         first_layout(self)
@@ -98,15 +100,16 @@ class MainWindow(QMainWindow):
         mirror.control_selected.connect(self.inspector.show_control)
         self.inspector.control_selected.connect(mirror.select_control)
         connect_inspector(self)        # hover both ways between the mirror and the inspector
-        mirror.tap_requested.connect(phone.tap)
-        mirror.swipe_requested.connect(phone.swipe)
+        person = self.person_input         # to the phone, or to the run while the person has taken it over
+        mirror.tap_requested.connect(person.tap)
+        mirror.swipe_requested.connect(person.swipe)
         mirror.control_picked.connect(self.approval.override_with_control)
         mirror.point_picked.connect(self.approval.override_with_point)
         self.overlay_button.toggled.connect(mirror.set_overlay_visible)
 
         self.manual.touch_mode_changed.connect(self._set_touch_mode)
-        self.manual.key_requested.connect(phone.press_key)
-        self.manual.text_requested.connect(phone.type_text)
+        self.manual.key_requested.connect(person.press_key)
+        self.manual.text_requested.connect(person.type_text)
         self.manual.screenshot_requested.connect(phone.save_screenshot)
         self._connect_phone_extras()
 
@@ -116,6 +119,8 @@ class MainWindow(QMainWindow):
         self.request.stop_requested.connect(controller.stop)
         self.request.settings_requested.connect(self.open_settings)
 
+        # runs other programs start on another phone show in the Phones window, not over this phone's mirror
+        controller.shows_phone = lambda phone_id: self.phone.session is None or str(self.phone.session.id) == phone_id
         controller.review_requested.connect(self._review)
         controller.proposal_shown.connect(self._proposal_shown)
         controller.question_asked.connect(self.approval.show_question)
@@ -130,13 +135,14 @@ class MainWindow(QMainWindow):
         self.approval.question_answered.connect(controller.answer_question)
         self.approval.pick_requested.connect(self._pick_mode)
         connect_learning(self)      # the past runs list's Replay; Replay waits while a run is going
+        connect_take_over(self)     # Take over, the bar over the mirror, Hand back
 
     def _connect_phone_extras(self) -> None:
         """The mirror's keyboard, wheel, buttons and drops, and the bar's More menu (scrcpy's extras)."""
         phone, manual, keys = self.phone, self.manual, self.mirror.phone_input
-        keys.key_requested.connect(phone.press_key)
-        keys.text_requested.connect(phone.type_text)
-        keys.wheel_requested.connect(phone.wheel)
+        keys.key_requested.connect(self.person_input.press_key)
+        keys.text_requested.connect(self.person_input.type_text)
+        keys.wheel_requested.connect(self.person_input.wheel)
         keys.files_dropped.connect(phone.send_files)
         manual.rotate_requested.connect(phone.rotate)
         manual.screen_off_changed.connect(lambda off: phone.set_screen_power(
@@ -145,6 +151,9 @@ class MainWindow(QMainWindow):
             on, lambda: manual.set_toggle("show_touches", not on)))
         manual.copy_clipboard_requested.connect(phone.copy_clipboard)
         manual.paste_clipboard_requested.connect(phone.paste_to_phone)
+        from app.gui.phones.adb_keyboard import AdbKeyboardInstall
+        self.adb_keyboard = AdbKeyboardInstall(self)     # its offer in the status bar when typing needs it
+        manual.install_keyboard_requested.connect(self.adb_keyboard.start)
         manual.set_toggle("show_touches", self.settings.mirror.show_touches)
 
     def open_about(self) -> None:
@@ -190,7 +199,7 @@ class MainWindow(QMainWindow):
         self.timeline.start_run(run_dir, request, pricing_for(self.settings))
         if self.request.request.toPlainText().strip() != request.strip():    # a task another program posted
             self.request.request.setPlainText(request)
-        self.request.set_running(True, self.controller.paused)
+        self.request.set_running(True, self.controller.paused, self.controller.person_has_phone)
 
     def show_status(self, text: str) -> None:
         """Say `text` in the status bar as a sentence with its fix; raw error text goes behind Details."""
@@ -277,7 +286,7 @@ class MainWindow(QMainWindow):
     def _step_finished(self, item) -> None:
         self.timeline.add_step(item)
         self.mirror.show_proposal(None, None)
-        self.request.set_running(True, self.controller.paused)
+        self.request.set_running(True, self.controller.paused, self.controller.person_has_phone)
 
     def _run_finished(self, result) -> None:
         self.request.set_running(False)
@@ -309,6 +318,7 @@ class MainWindow(QMainWindow):
         mirror_before = self.settings.mirror
         self.settings = dialog.result_settings()
         await asyncio.to_thread(save_settings, self.settings, paths.settings_path())
+        apply_appearance(self)         # the theme chosen in Settings › Appearance
         if self.settings.mirror != mirror_before:      # every phone's stream starts again with the new settings
             for session in self.phones.sessions():
                 self.core.call(session.frames.settings_changed)

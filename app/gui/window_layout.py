@@ -19,6 +19,7 @@ from app.gui.mirror.mirror_panel import MirrorPanel
 from app.gui.phones.device_panel import DevicePanel
 from app.gui.runs.approval_panel import ApprovalPanel
 from app.gui.runs.request_panel import RequestPanel
+from app.gui.runs.take_over_bar import TakeOverBar
 from app.gui.runs.timeline import TimelinePanel
 from app.gui.status_line import StatusLine
 
@@ -102,11 +103,19 @@ def build_panes(window: MainWindow) -> None:
     left_layout.addStretch(1)
     window.left_pane = ScrollingPane(left, LEFT_MIN)
 
-    center = MirrorPanel()
+    mirror_panel = MirrorPanel()
+    window.mirror, window.manual, window.overlay_button = mirror_panel.mirror, mirror_panel.manual, \
+        mirror_panel.overlay_button
+    window.fps_label, window.source_label = mirror_panel.fps_label, mirror_panel.source_label
+    window.mirror_panel = mirror_panel
+    window.take_over_bar = TakeOverBar()        # over the mirror while the person has the phone
+    center = QWidget()
+    center_layout = QVBoxLayout(center)
+    center_layout.setContentsMargins(0, 0, 0, 0)
+    center_layout.setSpacing(4)
+    center_layout.addWidget(window.take_over_bar)
+    center_layout.addWidget(mirror_panel, 1)
     center.setMinimumWidth(MIRROR_MIN)
-    window.mirror, window.manual, window.overlay_button = center.mirror, center.manual, center.overlay_button
-    window.fps_label, window.source_label = center.fps_label, center.source_label
-    window.mirror_panel = center
 
     window.inspector = InspectorPanel()
     window.timeline = TimelinePanel()

@@ -15,7 +15,7 @@ from app.core.perception.controls import Control
 from .actions import Action, describe_action
 from .collection_strategies import RunStrategy
 from .events import HandedBack, StepStarted, TakenOver
-from .pipeline import ProcessingPhase, StepContext, StepProcessor
+from .pipeline import ComposedStrategy, ProcessingPhase, StepContext, StepProcessor
 from .states import AgentStatus
 from .supervisor import Proposal, action_target, sensitive_reason
 from .take_over import PERSON, hand_back_note
@@ -80,9 +80,17 @@ class PersonsAction(RunStrategy):
 
 
 def persons_processor(rc: RunContext, processor: StepProcessor) -> StepProcessor:
-    """The run's own phases, with the model's decision replaced by the person's action."""
-    phases = [(phase, PersonsAction(rc, strategy) if phase == ProcessingPhase.LLM_INTERACTION else strategy)
-              for phase, strategy in processor.phases]
+    """The run's own phases without the model's: the person's action opens the action phase (so the step's
+    times say nothing of asking the model)."""
+    phases = []
+    for phase, strategy in processor.phases:
+        if phase == ProcessingPhase.LLM_INTERACTION:
+            persons = PersonsAction(rc, strategy)
+        elif phase == ProcessingPhase.ACTION_EXECUTION:
+            phases.append((phase, ComposedStrategy([persons, strategy], name=strategy.name,
+                                                   fail_fast=strategy.fail_fast)))
+        else:
+            phases.append((phase, strategy))
     return StepProcessor(phases, initial={"persons_action"}, middleware=processor.middleware)
 
 

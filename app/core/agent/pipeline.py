@@ -9,6 +9,7 @@ provided, and the step goes on. Middleware sees each phase start and end.
 
 from __future__ import annotations
 
+import asyncio
 import enum
 import logging
 import time
@@ -125,6 +126,15 @@ class ComposedStrategy(Strategy):
 
 class ControlFlow(Exception):
     """Not a failure: the run is being stopped or paused; strategies let it pass through."""
+
+
+async def cancel_and_wait(task: asyncio.Future) -> None:
+    """Cancel a wait given up on and let it end, whatever it ends with (its outcome is no longer wanted)."""
+    task.cancel()
+    try:
+        await task
+    except BaseException:
+        pass
 
 
 async def run_strategy(strategy: Strategy, ctx: StepContext) -> None:

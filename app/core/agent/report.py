@@ -65,7 +65,22 @@ details.meta { margin: -4px 0 8px; }
 .recording h2 { font-size: 17px; margin: 0 0 6px; }
 .recording video { max-width: 100%; max-height: 480px; border-radius: 6px; background: #000; display: block; }
 @media (max-width: 760px) { .step { grid-template-columns: 1fr; } .shots { max-width: 420px; } }
-""" + ZOOM_CSS
+""" + ZOOM_CSS + """
+@media (prefers-color-scheme: dark) {
+  body { background: #17181b; color: #e6e7ea; }
+  h1, .fact .label, .meta, .empty, .shot figcaption { color: #a3aab3; }
+  .row .label { color: #c4c9d0; }
+  .card { background: #202226; border-color: #3a3e45; box-shadow: none; }
+  .badge.muted { background: #3a3e45; color: #dde1e6; }
+  .notice { background: #3b3212; border-color: #9e7c1a; }
+  .error { color: #ff8e86; }
+  code { background: #2b2e34; }
+  pre { background: #1b1d21; border-color: #3a3e45; }
+  details summary { color: #6cb0ff; }
+  .shot .zoom { background: #202226; border-color: #3a3e45; }
+  .shot .missing { background: #1b1d21; border-color: #50565f; color: #a3aab3; }
+}
+"""
 
 
 def write_report(run_dir: Path | str) -> Path:
@@ -90,7 +105,7 @@ def render_report(record: LoadedRun) -> str:
             "screen after it. Click a screen to see it large.</p>" if steps else "")
     title = f"Agent Desk run: {record.run.request}"[:120]
     return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-            f'<meta name="viewport" content="width=device-width, initial-scale=1">'
+            f'<meta name="viewport" content="width=device-width, initial-scale=1"><meta name="color-scheme" content="light dark">'
             f'<title>{esc(title)}</title><style>{CSS}</style></head>\n'
             f'<body>{pictures.definitions()}<main>{_header(record.run, pricing)}{_recordings(record.screen_recordings)}'
             f'{notice}{hint}{body}</main>{ZOOM_SCRIPT if steps else ""}</body></html>\n')

@@ -21,7 +21,7 @@ from PIL import Image
 from app.core.perception.controls import Control
 
 from .actions import Action, ClickControl, LongPressControl, TypeText
-from .pipeline import ControlFlow
+from .pipeline import ControlFlow, cancel_and_wait
 from .take_over import TakeOver
 
 T = TypeVar("T")
@@ -295,11 +295,7 @@ class RunControl:
             stopper.cancel()
         if task.done():
             return task.result()
-        task.cancel()
-        try:
-            await task
-        except BaseException:
-            pass
+        await cancel_and_wait(task)
         self.check()
         raise RunTimedOut(self._limit_words())
 

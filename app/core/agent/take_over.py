@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Awaitable, TypeVar
 
 from .actions import Action
-from .pipeline import ControlFlow
+from .pipeline import ControlFlow, cancel_and_wait
 
 T = TypeVar("T")
 
@@ -144,11 +144,7 @@ class TakeOver:
             taken.cancel()
         if task.done():
             return task.result()
-        task.cancel()
-        try:
-            await task
-        except BaseException:
-            pass
+        await cancel_and_wait(task)
         raise PersonTookOver("the person took over")
 
 

@@ -26,7 +26,7 @@ from app.core.learning.screen_cards import app_label
 from app.core.learning.transitions import TransitionStore
 from app.core.paths import data_dir
 
-from app.gui.dialogs import empty_state_page
+from app.gui.dialogs import empty_state_page, show_single
 from app.gui.theme import set_tone
 
 from .live_screen import LiveScreen
@@ -403,10 +403,4 @@ class MapWindow(QWidget):
 
 def show_map(parent: QWidget) -> MapWindow:
     """Open the main window's (single) Map of screens, or bring it to the front."""
-    window = parent.findChild(MapWindow)
-    if window is None:
-        window = MapWindow(parent, parent=parent)
-    window.show()
-    window.raise_()
-    window.activateWindow()
-    return window
+    return show_single(parent, MapWindow, lambda: MapWindow(parent, parent=parent))

@@ -50,6 +50,7 @@ class ManualControlBar(QWidget):
     show_touches_changed = Signal(bool)   # True: the phone shows a dot where it is touched
     copy_clipboard_requested = Signal()   # the phone's clipboard → this computer's
     paste_clipboard_requested = Signal()  # this computer's clipboard → the phone, pasted
+    install_keyboard_requested = Signal()  # install ADB Keyboard on the phone from an APK the person picks
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -76,6 +77,7 @@ class ManualControlBar(QWidget):
 
         self.text_field = QLineEdit()
         self.text_field.setPlaceholderText("Text…")
+        self.text_field.setAccessibleName("Text to type on the phone")
         self.text_field.setToolTip("Text to type on the phone (Enter sends it). In touch mode you can also "
                                    "type straight into the mirror.")
         self.text_field.setClearButtonEnabled(True)
@@ -139,6 +141,9 @@ class ManualControlBar(QWidget):
             self.copy_clipboard_requested.emit)
         add("paste_clipboard", "Paste to phone", "Paste this computer's clipboard text into the phone's focused field",
             self.paste_clipboard_requested.emit)
+        menu.addSeparator()
+        add("install_keyboard", "Install ADB Keyboard…", "Install ADB Keyboard on the phone from its APK file, so "
+            "text in any language (é, ß, 日本) can be typed", self.install_keyboard_requested.emit)
         menu.setToolTipsVisible(True)
         return menu
 

@@ -1,4 +1,4 @@
-"""The request: what to do in plain words, the mode and limits, and Run / Step / Pause / Stop."""
+"""The request: what to do in plain words, the mode and limits, and Run / Step / Pause / Stop / Take over."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ class RequestPanel(QWidget):
     step_requested = Signal(str, str, int)  # start paused and run one step (or one more step)
     pause_toggled = Signal(bool)            # True = pause
     stop_requested = Signal()
+    take_over_requested = Signal()         # the person takes the phone in the middle of the run
     settings_requested = Signal()
 
     def __init__(self, parent: QWidget | None = None):
@@ -45,6 +46,10 @@ class RequestPanel(QWidget):
         self.pause_button = QPushButton("Pause")
         self.pause_button.setCheckable(True)
         self.stop_button = QPushButton("Stop")
+        self.take_over_button = QPushButton("Take over")
+        self.take_over_button.setToolTip("Take the phone yourself — a captcha, a login, a choice only you can make. "
+                                         "The agent waits; what you do on the mirror is recorded as steps of the "
+                                         "run; Hand back gives it back with your note (Ctrl+T)")
         self.key_notice = QLabel()
         self.key_notice.setWordWrap(True)
         self.key_notice.setOpenExternalLinks(False)
@@ -61,7 +66,7 @@ class RequestPanel(QWidget):
         options.addWidget(self.mode)
         options.addWidget(self.max_steps)
         buttons = FlowLayout()
-        for button in (self.run_button, self.step_button, self.pause_button, self.stop_button):
+        for button in (self.run_button, self.step_button, self.pause_button, self.stop_button, self.take_over_button):
             buttons.addWidget(button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -76,6 +81,7 @@ class RequestPanel(QWidget):
         self.step_button.clicked.connect(lambda: self._emit(self.step_requested))
         self.pause_button.toggled.connect(self._pause_toggled)
         self.stop_button.clicked.connect(self.stop_requested.emit)
+        self.take_over_button.clicked.connect(self.take_over_requested.emit)
         self.set_running(False)
 
     def _emit(self, signal) -> None:
@@ -89,12 +95,14 @@ class RequestPanel(QWidget):
         self.pause_button.setText("Resume" if paused else "Pause")
         self.pause_toggled.emit(paused)
 
-    def set_running(self, running: bool, paused: bool = False) -> None:
+    def set_running(self, running: bool, paused: bool = False, taken_over: bool = False) -> None:
+        self.take_over_button.setEnabled(running and not taken_over)
+        self.step_button.setEnabled(not taken_over)
         self.run_button.setEnabled(not running)
         self.request.setReadOnly(running)
         self.mode.setEnabled(not running)
         self.max_steps.setEnabled(not running)
-        self.pause_button.setEnabled(running)
+        self.pause_button.setEnabled(running and not taken_over)
         self.stop_button.setEnabled(running)
         self.pause_button.blockSignals(True)
         self.pause_button.setChecked(running and paused)

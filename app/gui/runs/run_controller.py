@@ -12,11 +12,13 @@ from __future__ import annotations
 import asyncio
 import logging
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from PySide6.QtCore import QObject, Signal
 
+from app.core.agent.actions import Action
 from app.core.agent.events import (
+    HandedBack,
     Message,
     ModelWords,
     ProposalMade,
@@ -27,9 +29,11 @@ from app.core.agent.events import (
     StateChanged,
     StepRecorded,
     StepStarted,
+    TakenOver,
 )
 from app.core.agent.memory import RunResult
 from app.core.agent.supervisor import ReviewAnswer
+from app.core.agent.take_over import NotTakenOver
 from app.core.loop_thread import LoopThread
 from app.core.runs.handle import NothingToAnswer, RunHandle, new_run_id
 from app.core.runs.service import RunRequest, RunService
@@ -50,6 +54,7 @@ class RunController(QObject):
     run_finished = Signal(object)           # RunResult (None when the run crashed)
     message = Signal(str)
     model_words = Signal(int, str)          # step, the model's reply so far (streamed)
+    taken_over = Signal(bool)               # True: the person has the phone; False: handed back (or the run ended)
 
     def __init__(self, core: LoopThread, service: RunService, parent: QObject | None = None):
         super().__init__(parent)
@@ -60,6 +65,8 @@ class RunController(QObject):
         self._gui_loop: asyncio.AbstractEventLoop | None = None
         self._others: list[RunHandle] = []           # runs other programs started, to show after this one
         self._own_ids: set[str] = set()
+        self.shows_phone: Callable[[str], bool] = lambda _phone: True   # runs on other phones are not offered
+        self.person_has_phone = False
 
     @property
     def running(self) -> bool:
@@ -96,10 +103,12 @@ class RunController(QObject):
         try:
             result = await self.core.run(handle.wait())
         except BaseException:
+            self._set_taken_over(False)
             self.run_finished.emit(None)     # the window leaves the running state; the error dialog explains
             raise
         finally:
             self._gui_loop.call_soon(self._follow_next_other)
+        self._set_taken_over(False)
         self.run_finished.emit(result)
         return result
 
@@ -116,7 +125,8 @@ class RunController(QObject):
             loop.call_soon_threadsafe(self._offer, handle)
 
     def _offer(self, handle: RunHandle) -> None:
-        if handle is self.handle or handle in self._others or handle.id in self._own_ids:
+        if handle is self.handle or handle in self._others or handle.id in self._own_ids \
+                or not self.shows_phone(handle.phone):
             return
         self._others.append(handle)
         self._follow_next_other()
@@ -157,6 +167,15 @@ class RunController(QObject):
             self._to_gui(self.message, event.text)
         elif isinstance(event, ModelWords):
             self._to_gui(self.model_words, event.step, event.text_so_far)
+        elif isinstance(event, (TakenOver, HandedBack)):
+            loop = self._gui_loop
+            if loop is not None and not loop.is_closed():
+                loop.call_soon_threadsafe(self._set_taken_over, isinstance(event, TakenOver))
+
+    def _set_taken_over(self, taken: bool) -> None:
+        if taken != self.person_has_phone:
+            self.person_has_phone = taken
+            self.taken_over.emit(taken)
 
     # ------------------------------------------------------------------ the person's side (GUI thread)
 
@@ -168,7 +187,7 @@ class RunController(QObject):
         def call() -> None:
             try:
                 getattr(handle, method)(*args)
-            except NothingToAnswer as exc:    # answered elsewhere first (another face), or the run moved on
+            except (NothingToAnswer, NotTakenOver) as exc:    # answered elsewhere first, or the run moved on
                 log.info("%s", exc)
         self.core.call(call)
 
@@ -191,6 +210,41 @@ class RunController(QObject):
 
     def stop(self) -> None:
         self._to_run("stop", "stopped by the person")
+
+    # ------------------------------------------------------------------ take over and hand back
+
+    def take_over(self) -> None:
+        """The person takes the phone: the agent's step is set aside; their actions become the run's steps."""
+        self._to_run("take_over")
+
+    def hand_back(self, note: str) -> None:
+        self._to_run("hand_back", note)
+
+    def person_act(self, action: Action, what: str) -> None:
+        """Do one of the person's actions as a step of the taken-over run; a failure is said as a message."""
+        handle = self.handle
+        if handle is None:
+            return
+
+        def act() -> None:
+            try:
+                done = handle.person_act(action)
+            except NotTakenOver as exc:
+                self._to_gui(self.message, str(exc))
+                return
+            done.add_done_callback(lambda future: self._said_if_failed(future, what))
+        self.core.call(act)
+
+    def _said_if_failed(self, future: asyncio.Future, what: str) -> None:
+        """On the core loop: a person's action that could not be done is said in words."""
+        if future.cancelled():
+            return
+        error = future.exception()
+        if error is not None:
+            self._to_gui(self.message, f"Could not {what}: {error}")
+        elif future.result() is not None and future.result().result is not None \
+                and not future.result().result.success:
+            self._to_gui(self.message, f"Could not {what}: {future.result().result.message}")
 
     async def shutdown(self) -> None:
         """Stop a run in progress and wait until its trajectory is written."""

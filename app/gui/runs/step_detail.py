@@ -107,8 +107,10 @@ class ChipDelegate(QStyledItemDelegate):
         painter.save()
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         metrics = option.fontMetrics
-        chip_width, chip_height = metrics.horizontalAdvance(text) + 16, metrics.height() + 4
         rect = option.rect.adjusted(6, 0, -6, 0)
+        if metrics.horizontalAdvance(text) + 16 > rect.width():      # a narrow column: the word shortened
+            text = metrics.elidedText(text, Qt.TextElideMode.ElideRight, max(0, rect.width() - 16))
+        chip_width, chip_height = metrics.horizontalAdvance(text) + 16, metrics.height() + 4
         chip = QRectF(rect.left(), rect.center().y() - chip_height / 2 + 1, chip_width, chip_height)
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(QColor(index.data(CHIP_COLOUR_ROLE) or NEUTRAL_CHIP))

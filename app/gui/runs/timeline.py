@@ -22,6 +22,7 @@ from app.core.agent.trajectory import REPORT_FILE, LoadedRun
 
 from app.gui.runs.past_runs import PastRunsDialog
 from app.gui.runs.step_detail import ChipDelegate, StepDetailDialog, format_ms
+from app.gui.runs.timeline_columns import ColumnFitter
 from app.gui.runs.timeline_model import StepTableModel, ThumbnailCache
 
 THUMBNAIL_BOX = QSize(40, 80)      # a phone screen shrunk to fit this box
@@ -71,6 +72,7 @@ class TimelinePanel(QWidget):
         self.thumbnails = ThumbnailCache(THUMBNAIL_BOX, self)
         self.model = StepTableModel(self.thumbnails, self)
         self.view = QTableView()
+        self.view.setAccessibleName("Steps of the run")
         self.view.setModel(self.model)
         self._set_up_view()
         self.view.activated.connect(self._activate)
@@ -281,4 +283,5 @@ class TimelinePanel(QWidget):
         # room for the chip and the start of who decided ("by you: <reason>"); the whole note is in the tooltip
         note_width = view.fontMetrics().horizontalAdvance("by you: a reason")
         header.resizeSection(StepTableModel.DECISION, chip_width + note_width)
+        self.column_fitter = ColumnFitter(view, chip_width, note_width)     # narrower in a narrow pane
         header.resizeSection(StepTableModel.RESULT, view.fontMetrics().horizontalAdvance("not executed") + 16)
