@@ -20,6 +20,22 @@ def keep_app_alive_after_windows_close(qapp):
     yield
 
 
+@pytest.fixture(autouse=True)
+def delete_closed_windows(qapp):
+    """Windows a test closed are deleted after it: a closed main window kept alive costs every later
+    test that restyles the app (a theme switch polishes every widget there is) — thousands of widgets."""
+    yield
+    from PySide6.QtCore import QCoreApplication, QEvent
+    from PySide6.QtWidgets import QApplication, QMainWindow
+
+    closed = [widget for widget in QApplication.topLevelWidgets()
+              if isinstance(widget, QMainWindow) and not widget.isVisible()]
+    for widget in closed:
+        widget.deleteLater()
+    if closed:
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+
+
 @pytest.fixture
 def private_home(tmp_path, monkeypatch):
     """Own data folder, own QSettings (no window layout saved by another test or a person applies), a keyring
