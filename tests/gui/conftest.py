@@ -37,6 +37,24 @@ def delete_closed_windows(qapp):
 
 
 @pytest.fixture
+def themed_app(qapp):
+    """The app themed for one test; its previous look is restored afterwards for the other tests."""
+    from PySide6.QtGui import QGuiApplication
+
+    from app.gui.theme import apply_theme, set_scheme_override
+
+    style, palette, style_sheet = qapp.style().name(), qapp.palette(), qapp.styleSheet()
+    apply_theme(qapp)
+    yield qapp
+    QGuiApplication.styleHints().colorSchemeChanged.emit(QGuiApplication.styleHints().colorScheme())
+    set_scheme_override(None)
+    qapp.setStyleSheet(style_sheet)
+    qapp.setPalette(palette)
+    if style:
+        qapp.setStyle(style)
+
+
+@pytest.fixture
 def private_home(tmp_path, monkeypatch):
     """Own data folder, own QSettings (no window layout saved by another test or a person applies), a keyring
     in memory, no API key and this machine's default ADB server."""
@@ -92,6 +110,16 @@ async def running_window(script: list):
             await window.start()
             await until(lambda: window.mirror.device_size != (0, 0), 20)
             yield window
+
+
+@contextlib.asynccontextmanager
+async def started_window():
+    """`shown_window()` started on the phone the environment names (the virtual one, in tests), once its
+    manual controls and mirror are ready."""
+    async with shown_window() as window:
+        await window.start()
+        await until(lambda: window.manual.isEnabled() and window.mirror.device_size != (0, 0), 20)
+        yield window
 
 
 async def proposal_of(window, step: int, seconds: float = 20.0):

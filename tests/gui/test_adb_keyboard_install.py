@@ -9,16 +9,15 @@ import asyncio
 
 import pytest
 import pytest_asyncio
-from PySide6.QtWidgets import QApplication, QDialog, QFileDialog, QLabel, QLineEdit
+from PySide6.QtWidgets import QApplication, QFileDialog, QLabel, QLineEdit
 
 from app.core import paths
 from app.core.config import MirrorSettings, Settings, save_settings
-from app.core.secrets import SecretStore
-from app.gui.main_window import MainWindow
 from app.gui.mirror.manual_controls import ManualControlBar
 from app.gui.phones.adb_keyboard import OFFER_TEXT
 from tests.support.adb_keyboard_apk import IME, write_adb_keyboard_apk
 from tests.support.waiting import until
+from tests.gui.conftest import started_window
 
 pytestmark = pytest.mark.asyncio
 
@@ -27,15 +26,8 @@ pytestmark = pytest.mark.asyncio
 async def window(qapp, private_home, virtual_adb):
     # Screenshots, not the stream: without scrcpy's paste, only ADB Keyboard can type "café".
     save_settings(Settings(mirror=MirrorSettings(stream="screenshots")), paths.settings_path())
-    window = MainWindow(asyncio.Event(), SecretStore())
-    window.show()
-    await window.start()
-    await until(lambda: window.manual.isEnabled() and window.mirror.device_size != (0, 0))
-    yield window
-    window.close()
-    await window.shutdown()
-    for dialog in window.findChildren(QDialog):
-        dialog.deleteLater()
+    async with started_window() as window:
+        yield window
 
 
 async def answer_file_dialog(path) -> QFileDialog:

@@ -7,14 +7,14 @@ import asyncio
 import json
 
 import pytest
-from PySide6.QtGui import QAction, QGuiApplication, QKeySequence, QPalette
+from PySide6.QtGui import QAction, QKeySequence, QPalette
 from PySide6.QtWidgets import QApplication, QDialog
 
 from app.core import paths
 from app.gui.help_dialogs import ShortcutsDialog, UserGuideDialog, key_text, plain, user_guide
 from app.gui.mirror.mirror_keys import SPECIAL_KEYS
 from app.gui.settings.settings_dialog import SettingsDialog
-from app.gui.theme import DARK, LIGHT, apply_theme, current_scheme, set_scheme_override
+from app.gui.theme import DARK, LIGHT, current_scheme, set_scheme_override
 from tests.gui.conftest import shown_window
 from tests.support.waiting import until
 
@@ -41,20 +41,6 @@ def menu_actions(window) -> list[tuple[str, QAction]]:
 
 def menu_item(window, path: str) -> QAction:
     return dict(menu_actions(window))[path]
-
-
-@pytest.fixture
-def themed_app(qapp):
-    """The app themed for one test; its previous look is restored afterwards for the other tests."""
-    style, palette, style_sheet = qapp.style().name(), qapp.palette(), qapp.styleSheet()
-    apply_theme(qapp)
-    yield qapp
-    QGuiApplication.styleHints().colorSchemeChanged.emit(QGuiApplication.styleHints().colorScheme())
-    set_scheme_override(None)
-    qapp.setStyleSheet(style_sheet)
-    qapp.setPalette(palette)
-    if style:
-        qapp.setStyle(style)
 
 
 def test_the_user_guide_travels_with_the_app_and_covers_what_a_newcomer_needs(qtbot):

@@ -12,16 +12,15 @@ import pytest_asyncio
 from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent, QGuiApplication, QImage, QWheelEvent
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication, QDialog
+from PySide6.QtWidgets import QApplication
 
 from app.core.device.errors import CommandFailed
-from app.core.secrets import SecretStore
-from app.gui.main_window import MainWindow
 from app.gui.mirror.manual_controls import ManualControlBar
 from app.gui.mirror.mirror_view import MirrorView
 from tests.support.memory_keyring import MemoryKeyring
 from tests.virtual_phone.fake_apk import build_apk
 from tests.support.waiting import until
+from tests.gui.conftest import started_window
 
 DEVICE = (1080, 2400)
 
@@ -190,15 +189,8 @@ def home(tmp_path, monkeypatch):
 
 @pytest_asyncio.fixture
 async def window(qapp, home, virtual_adb):
-    window = MainWindow(asyncio.Event(), SecretStore())
-    window.show()
-    await window.start()
-    await until(lambda: window.manual.isEnabled() and window.mirror.device_size != (0, 0))
-    yield window
-    window.close()
-    await window.shutdown()
-    for dialog in window.findChildren(QDialog):
-        dialog.deleteLater()
+    async with started_window() as window:
+        yield window
 
 
 class DeviceSpy:

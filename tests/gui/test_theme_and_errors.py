@@ -18,26 +18,12 @@ from app.core.redaction import REDACTED, setup_logging
 from app.core.secrets import register_secret
 from app.gui.dialogs import run_dialog
 from app.gui.error_dialog import ErrorDialog, install_exception_hooks
-from app.gui.theme import DARK, LIGHT, apply_theme, current_scheme, set_scheme_override
+from app.gui.theme import DARK, LIGHT, current_scheme, set_scheme_override
 from app.gui.window_state import restore_window_state, save_window_state
 
 SECRET = "hunter2-token-for-redaction-test"
 
 # ----------------------------------------------------------------------------- theme
-
-
-@pytest.fixture
-def themed_app(qapp):
-    """The app themed for one test; its previous look is restored afterwards for the other tests."""
-    style, palette, style_sheet = qapp.style().name(), qapp.palette(), qapp.styleSheet()
-    apply_theme(qapp)
-    yield qapp
-    QGuiApplication.styleHints().colorSchemeChanged.emit(QGuiApplication.styleHints().colorScheme())
-    set_scheme_override(None)
-    qapp.setStyleSheet(style_sheet)
-    qapp.setPalette(palette)
-    if style:
-        qapp.setStyle(style)
 
 
 def window_colour(app) -> str:

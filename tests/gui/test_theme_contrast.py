@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import QPoint
-from PySide6.QtGui import QColor, QFont, QGuiApplication, QImage, QPalette
+from PySide6.QtGui import QColor, QFont, QImage, QPalette
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QCheckBox, QLabel, QPushButton, QTabWidget, QVBoxLayout, QWidget
 
@@ -17,7 +17,7 @@ from app.core.agent.actions import Action
 from app.core.agent.supervisor import Proposal
 from app.gui.contrast import AA_TEXT, contrast_ratio, relative_luminance
 from app.gui.runs.approval_panel import ApprovalPanel
-from app.gui.theme import DARK, LIGHT, apply_theme, current_colors, set_scheme_override, set_tone
+from app.gui.theme import DARK, LIGHT, current_colors, set_scheme_override, set_tone
 
 A, D = QPalette.ColorGroup.Active, QPalette.ColorGroup.Disabled
 R = QPalette.ColorRole
@@ -47,20 +47,6 @@ DISABLED_PAIRS = [
     ("disabled text on alternate rows", R.Text, R.AlternateBase),
     ("disabled button text on its button", R.ButtonText, R.Button),
 ]
-
-
-@pytest.fixture
-def themed_app(qapp):
-    """The app themed for one test; its previous look is restored afterwards for the other tests."""
-    style, palette, style_sheet = qapp.style().name(), qapp.palette(), qapp.styleSheet()
-    apply_theme(qapp)
-    yield qapp
-    QGuiApplication.styleHints().colorSchemeChanged.emit(QGuiApplication.styleHints().colorScheme())
-    set_scheme_override(None)
-    qapp.setStyleSheet(style_sheet)
-    qapp.setPalette(palette)
-    if style:
-        qapp.setStyle(style)
 
 
 def test_the_contrast_ratio_is_wcags():
