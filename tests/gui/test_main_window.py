@@ -217,3 +217,21 @@ async def test_a_saved_screenshot_has_the_phones_own_resolution_though_the_strea
     [saved] = list((paths.data_dir() / "screenshots").glob("*.png"))
     with Image.open(saved) as image:
         assert image.size == (1080, 2400)
+
+
+
+@pytest.mark.asyncio
+async def test_a_phone_is_not_said_gone_before_its_server_has_listed_it(window):
+    """Several ADB servers answer at start in any order (this machine's, the built-in phone's): another
+    server's list without the shown phone says nothing of it until its own server has spoken."""
+    messages: list[str] = []
+    window.phone.status.connect(messages.append)
+    await window.start()
+    phones = window.phone.list
+    await until(lambda: window.phone.entry is not None and phones.has_listed(window.phone.entry.server))
+    own = phones._listings.pop(window.phone.entry.server)        # as at start: its server has not answered yet
+    phones._on_devices("127.0.0.1:1", [])                        # another server answers first, empty
+    assert not any("disconnected" in m for m in messages), messages
+    assert window.phone.entry.ready
+    phones._on_devices(window.phone.entry.server, own)           # then its own, with it: nothing to say
+    assert not any("is back" in m or "disconnected" in m for m in messages), messages

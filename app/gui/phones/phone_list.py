@@ -72,6 +72,10 @@ class PhoneList(QObject):
         for address in addresses:
             self.watch(address)
 
+    def has_listed(self, server: str) -> bool:
+        """Whether `server` has sent its list of phones yet (a phone missing before then is not gone)."""
+        return server in self._listings
+
     def listing(self, entry: DeviceEntry) -> DeviceListing:
         return next((d for d in self._listings.get(entry.server, []) if d.serial == entry.serial),
                     DeviceListing(entry.serial, "device", entry.model))

@@ -132,7 +132,7 @@ class PhoneSession(QObject):
 
     def _on_devices(self, entries: list[DeviceEntry]) -> None:
         self.devices_changed.emit(entries)
-        if self.entry is not None:
+        if self.entry is not None and self.list.has_listed(self.entry.server):   # else its server has not spoken
             now = next((e for e in entries if e.key == self.entry.key), None)
             if now is None and self.entry.ready:
                 self.status.emit(f"{self.entry.serial} was disconnected; waiting for it to come back…")
