@@ -73,6 +73,9 @@ def connect_take_over(window: MainWindow) -> None:
 
     def taken(on: bool) -> None:
         window.request.set_running(controller.running, controller.paused, taken_over=on)
+        window.phone.live_controls = on           # the mirror's boxes follow the screen the person drives
+        if on:
+            window.phone.request_controls()
         if on:
             person_steps.clear()
             window.approval.clear()
@@ -90,6 +93,7 @@ def connect_take_over(window: MainWindow) -> None:
         if controller.person_has_phone and item.decision is not None and item.decision.kind == "person":
             person_steps.append(item.action_text)
             bar.count_step(item.action_text, len(person_steps))
+            window.phone.request_controls()       # the screen the step led to
 
     def take_over() -> None:
         if not controller.running:

@@ -281,7 +281,7 @@ class TimelinePanel(QWidget):
         header.resizeSection(StepTableModel.THUMBNAIL, THUMBNAIL_BOX.width() + 16)
         chip_width = max(view.fontMetrics().horizontalAdvance(word.text) for word in DECISIONS.values()) + 32
         # room for the chip and the start of who decided ("by you: <reason>"); the whole note is in the tooltip
-        note_width = view.fontMetrics().horizontalAdvance("by you: a reason")
+        note_width = max(view.fontMetrics().horizontalAdvance(note) for note in ("by you: a reason", "you took over")) + 8
         header.resizeSection(StepTableModel.DECISION, chip_width + note_width)
         self.column_fitter = ColumnFitter(view, chip_width, note_width)     # narrower in a narrow pane
         header.resizeSection(StepTableModel.RESULT, view.fontMetrics().horizontalAdvance("not executed") + 16)
