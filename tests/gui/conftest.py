@@ -132,3 +132,29 @@ async def proposal_of(window, step: int, seconds: float = 20.0):
 async def run_result(window, seconds: float = 30.0):
     """The run's result, once it has ended."""
     return await until(lambda: window.controller.task.done() and window.controller.task.result(), seconds)
+
+
+def phone_screen(package: str | None):
+    """A virtual phone's screen (`package` opened, or the launcher): its controls, hierarchy and picture."""
+    from app.core.perception.hierarchy import parse_hierarchy, select_controls
+    from app.virtual_phone.phone import VirtualPhone
+
+    phone = VirtualPhone()
+    if package:
+        phone.launch(package)
+    hierarchy = parse_hierarchy(phone.dump_hierarchy())
+    return select_controls(hierarchy, (1080, 2400)), hierarchy, phone.screenshot().convert("RGB")
+
+
+def shown_inspector(qtbot, screen):
+    """An inspector showing `screen` (from `phone_screen`), 420×700, on screen."""
+    from app.gui.inspector.inspector import InspectorPanel
+
+    controls, hierarchy, _ = screen
+    inspector = InspectorPanel()
+    qtbot.addWidget(inspector)
+    inspector.resize(420, 700)
+    inspector.set_snapshot(controls, hierarchy)
+    inspector.show()
+    qtbot.waitExposed(inspector)
+    return inspector

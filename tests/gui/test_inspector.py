@@ -13,30 +13,19 @@ from app.gui.inspector.hierarchy_model import CONTROL_ROLE
 from app.gui.inspector.inspector import InspectorPanel
 from app.gui.mirror.mirror_frames import qimage_from_rgb
 from app.gui.mirror.mirror_view import MirrorView
-from app.virtual_phone.phone import VirtualPhone
+from tests.gui.conftest import phone_screen, shown_inspector
 
 AVITO_DUMP = "kram1k__android_avito_parsing/search_hierarchy.xml"
 
 
 @pytest.fixture(scope="module")
 def settings_screen():
-    phone = VirtualPhone()
-    phone.launch("com.android.settings")
-    hierarchy = parse_hierarchy(phone.dump_hierarchy())
-    image = phone.screenshot().convert("RGB")
-    return select_controls(hierarchy, (1080, 2400)), hierarchy, image
+    return phone_screen("com.android.settings")
 
 
 @pytest.fixture
 def panel(qtbot, settings_screen):
-    controls, hierarchy, _ = settings_screen
-    inspector = InspectorPanel()
-    qtbot.addWidget(inspector)
-    inspector.resize(420, 700)
-    inspector.set_snapshot(controls, hierarchy)
-    inspector.show()
-    qtbot.waitExposed(inspector)
-    return inspector
+    return shown_inspector(qtbot, settings_screen)
 
 
 def by_id(controls, control_id):

@@ -12,22 +12,12 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QStyle
 
 from app.core.perception.controls import Control
-from app.core.perception.hierarchy import parse_hierarchy, select_controls
 from app.gui.inspector.hierarchy_model import CONTROL_ROLE
-from app.gui.inspector.inspector import InspectorPanel
 from app.gui.mirror.mirror_frames import qimage_from_rgb
 from app.gui.mirror.mirror_view import MirrorView
-from app.virtual_phone.phone import VirtualPhone
+from tests.gui.conftest import phone_screen, shown_inspector
 
 TREE, TABLE, DETAILS = 2, 1, 0
-
-
-def phone_screen(package: str | None):
-    phone = VirtualPhone()
-    if package:
-        phone.launch(package)
-    hierarchy = parse_hierarchy(phone.dump_hierarchy())
-    return select_controls(hierarchy, (1080, 2400)), hierarchy, phone.screenshot().convert("RGB")
 
 
 @pytest.fixture(scope="module")
@@ -42,14 +32,7 @@ def home_screen():
 
 @pytest.fixture
 def panel(qtbot, contacts_screen):
-    controls, hierarchy, _ = contacts_screen
-    inspector = InspectorPanel()
-    qtbot.addWidget(inspector)
-    inspector.resize(420, 700)
-    inspector.set_snapshot(controls, hierarchy)
-    inspector.show()
-    qtbot.waitExposed(inspector)
-    return inspector
+    return shown_inspector(qtbot, contacts_screen)
 
 
 def make_mirror(qtbot, screen) -> MirrorView:

@@ -63,9 +63,6 @@ class PersonsAction(RunStrategy):
     def outputs(self) -> tuple[str, ...]:
         return tuple(self.replaced.outputs())
 
-    def requirements(self) -> tuple[str, ...]:
-        return self.needs
-
     async def run(self, ctx: StepContext) -> None:
         for name in self.outputs():
             ctx.values.setdefault(name, None)

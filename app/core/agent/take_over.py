@@ -105,7 +105,7 @@ class TakeOver:
         for other in futures[1:]:
             done.add_done_callback(lambda finished, f=other: _copy_result(finished, f))
         action = first.action.model_copy(update={"arguments": {**first.action.arguments, "text": "".join(pieces)}})
-        return _Act(Action.model_validate(action.model_dump()), done)
+        return _Act(action, done)
 
     def _put_back(self, item: _Act | str) -> None:
         """An item read past the typed text goes first again."""

@@ -131,13 +131,13 @@ class PhoneGridWindow(QWidget):
         self.followers.clear()
         for key in list(self.tiles):
             self._remove_tile(key)
-        listener, self._listener = self._listener, None
+        self._listener = None
         self._heard.clear()
-        self.stopping = self._spawn(self._stop(followers, listener))
+        self.stopping = self._spawn(self._stop(followers))
         self._update_empty()
         return self.stopping
 
-    async def _stop(self, followers: list[PhoneFollower], listener) -> None:
+    async def _stop(self, followers: list[PhoneFollower]) -> None:
         listening, self._listening = self._listening, None
         forget = None
         if listening is not None:
