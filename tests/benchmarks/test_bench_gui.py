@@ -65,4 +65,4 @@ def test_both_phones_are_measured_with_plausible_values(figures):
         assert 0 < value("mirror frames per second during the runs (scrcpy stream") < 500
         assert 0 <= value("app CPU while the screen is still") <= 100 * os.cpu_count()
         assert 0 < value("touch to new frame in the mirror") < 15_000
-    assert "Runs ended: timeout (reached the limit of 4 steps)" in figures["rendered"]
+    assert "Runs ended: failed (Max steps reached (the limit of 4 steps))" in figures["rendered"]

@@ -42,6 +42,9 @@ from .take_over import PersonTookOver
 
 log = logging.getLogger(__name__)
 
+MAX_STEPS_REACHED = "Max steps reached"
+"""Seed 004's reason for a run that used all its steps: it ends `failed` (the time limit alone ends `timeout`)."""
+
 FATAL_ERRORS = (*FATAL_DEVICE_ERRORS, ModelError, ReplyUnusable, StuckFailure, TooManyRejections, SpendingCapReached,
                 RunCannotGoOn)
 
@@ -130,7 +133,7 @@ class AgentRun:
                     persons_steps += step - before
                     continue
                 if step - persons_steps >= self.settings.agent.max_steps:   # the person's steps don't count
-                    status, reason = "timeout", f"reached the limit of {self.settings.agent.max_steps} steps"
+                    status, reason = "failed", f"{MAX_STEPS_REACHED} (the limit of {self.settings.agent.max_steps} steps)"
                     break
                 step += 1
                 rc.events.emit(StepStarted(step))
