@@ -22,7 +22,7 @@ from app.core.perception.controls import Control
 from app.core.perception.locator import ControlSummary, TargetLocator, summarize_controls, target_locator
 from app.core.redaction import PASSWORD_MASK
 
-RunStatus = Literal["success", "failed", "timeout", "stopped"]
+RunStatus = Literal["success", "failed", "timeout", "stopped", "interrupted"]
 DecisionKind = Literal["approve", "edit", "override", "reject", "stop", "auto", "person", "take_over"]
 """… "person": the person's own action while they had taken the run over; "take_over": the agent's step set
 aside because the person took the phone."""

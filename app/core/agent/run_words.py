@@ -32,6 +32,7 @@ RUN_STATUSES: dict[str, Word] = {       # RunResult.status, and list_runs' "unfi
     "failed": Word("failed", RED),
     "timeout": Word("timed out", ORANGE),
     "stopped": Word("stopped", NEUTRAL),
+    "interrupted": Word("interrupted", ORANGE),
     "unfinished": Word("did not finish", PURPLE),
     "unreadable": Word("unreadable", NEUTRAL),
 }

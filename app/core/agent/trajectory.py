@@ -36,6 +36,7 @@ from typing import Any
 from PIL import Image
 
 from app.core.agent.records import RECORD_VERSION, RunRecord, RunResult, StepRecord, now_iso
+from app.core.agent.run_liveness import RunningMark
 from app.core.paths import runs_dir
 from app.core.redaction import redact, redact_data
 
@@ -124,10 +125,11 @@ def _save_png_atomically(image: Image.Image, path: Path) -> None:
 class TrajectoryWriter:
     """Writes one run's folder as the run goes. Safe to call from a worker thread."""
 
-    def __init__(self, run_dir: Path, run: RunRecord) -> None:
+    def __init__(self, run_dir: Path, run: RunRecord, running: RunningMark | None = None) -> None:
         self.run_dir = run_dir
         self._run = run
         self._lock = threading.Lock()
+        self._running = running                   # held until run.json has the result (see run_liveness)
         self.screen_recordings: list[str] = []    # the run's screen video files, written into run.json
 
     def __repr__(self) -> str:
@@ -150,9 +152,12 @@ class TrajectoryWriter:
                         version=FORMAT_VERSION)
         writer = cls(run_dir, run)
         try:
+            writer._running = RunningMark.take(run_dir)      # before run.json: a going run is never seen unmarked
             write_text_atomically(run_dir / RUN_FILE, _to_json(run.to_dict(), indent=2))
             (run_dir / STEPS_FILE).touch()
         except OSError:
+            if writer._running is not None:
+                writer._running.release()
             try:                                   # leave no half-made run behind (a full disk)
                 for name in (STEPS_FILE, RUN_FILE):
                     (run_dir / name).unlink(missing_ok=True)
@@ -192,6 +197,8 @@ class TrajectoryWriter:
             if self.screen_recordings:
                 data[SCREEN_RECORDINGS_KEY] = list(self.screen_recordings)
             write_text_atomically(self.run_dir / RUN_FILE, _to_json(data, indent=2))
+            if self._running is not None:
+                self._running.release()
 
 
 @dataclass
@@ -218,7 +225,7 @@ class RunSummary:
     dir: Path
     request: str
     started_at: str
-    status: str          # a RunResult status, or "unfinished" / "unreadable"
+    status: str          # a RunResult status ("interrupted": its process died), or "unfinished" / "unreadable"
     steps: int
 
 
@@ -305,11 +312,61 @@ def _count_step_lines(run_dir: Path) -> int:
         return 0
 
 
+INTERRUPTED_REASON = ("the run was interrupted: Agent Desk ended (killed, crashed or the computer stopped) "
+                      "before the run had a result; its steps up to then are kept")
+
+
+def mark_interrupted_runs(root: Path | None = None) -> list[Path]:
+    """Give every run under `root` left without a result by a process that is gone (its folder's lock is free)
+    the result "interrupted", and remove its leftover temporary files; returns the folders marked.
+    A folder that cannot be written is left as it is (it is listed as unfinished)."""
+    root = root or runs_dir()
+    marked = []
+    for run_dir in sorted(path for path in root.iterdir() if (path / RUN_FILE).is_file()):
+        run, readable = read_run_file(run_dir)
+        if not readable or run.result is not None:
+            continue
+        try:
+            running = RunningMark.take(run_dir)
+        except OSError:
+            continue
+        if running is None:                       # its process is alive and writing it
+            continue
+        try:
+            _mark_interrupted(run_dir)
+            marked.append(run_dir)
+        except OSError:
+            pass
+        finally:
+            running.release()
+    return marked
+
+
+def _mark_interrupted(run_dir: Path) -> None:
+    """Under the folder's lock: run.json gets the "interrupted" result (unless it has one by now), the `.tmp`
+    files go. The rest of run.json is kept as it was."""
+    data = json.loads((run_dir / RUN_FILE).read_text(encoding="utf-8"))
+    if not isinstance(data, dict) or data.get("result") is not None:
+        return
+    steps, _ = _read_steps(run_dir)
+    try:
+        last_write = datetime.fromtimestamp((run_dir / STEPS_FILE).stat().st_mtime).isoformat(timespec="seconds")
+    except OSError:
+        last_write = ""
+    for path in _temporary_files(run_dir):
+        path.unlink(missing_ok=True)
+    data["result"] = RunResult(status="interrupted", steps_taken=len(steps), actions_executed=[], time_seconds=0.0,
+                               error=INTERRUPTED_REASON, completion_reason=INTERRUPTED_REASON).to_dict()
+    data["finished_at"] = data.get("finished_at") or last_write
+    write_text_atomically(run_dir / RUN_FILE, _to_json(data, indent=2))
+
+
 def list_runs(root: Path | None = None) -> list[RunSummary]:
-    """The runs under `root` (default `runs_dir()`), newest first."""
+    """The runs under `root` (default `runs_dir()`), newest first; runs a dead process left are marked first."""
     root = root or runs_dir()
     if not root.is_dir():
         return []
+    mark_interrupted_runs(root)
     summaries = []
     for run_dir in (path for path in root.iterdir() if (path / RUN_FILE).is_file()):
         run, readable = read_run_file(run_dir)
