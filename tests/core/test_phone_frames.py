@@ -53,6 +53,8 @@ class FakeSession:
     made: list["FakeSession"] = []
     fail_with: list[BaseException | None] = []
 
+    undecodable = ""          # ScrcpySession's reason for giving up a stream whose packets never decode
+
     def __init__(self, transport, serial, settings, *, on_frame, on_end) -> None:
         self.settings, self.on_frame, self.on_end = settings, on_frame, on_end
         self.codec_meta = VideoCodecMeta(0x68323634, 54, 120)

@@ -5,7 +5,8 @@ anyone reads (a subscription, a `frame_after` wait, a run's `hold()`), it keeps 
 streaming: frames arrive only when the screen changes, so a still screen costs nothing, and the
 control socket carries input (`device.use_input_channel`). Nobody reading for `LINGER_SECONDS`
 closes the stream. When the server cannot run (an old phone, one that forbids it, no decoder
-here, `mirror.stream = "screenshots"`) it falls back to `ScreenshotPolling`, and `status` says
+here, `mirror.stream = "screenshots"`, or a stream whose packets keep coming while none decodes for
+`scrcpy_client.UNDECODABLE_SECONDS`) it falls back to `ScreenshotPolling`, and `status` says
 which is in use and why. A stream that breaks (the phone unplugged) is reported to the readers
 as an error and started again once the phone answers.
 """
@@ -188,6 +189,8 @@ class PhoneFrames(FrameFanOut):
                 elif time.monotonic() - idle_since >= LINGER_SECONDS:
                     self._set_status(f"{STREAM} (paused: nobody is watching)")
                     return
+            if session.undecodable and not self._closed:     # packets, but no picture: screenshots instead
+                raise ScrcpyUnavailable(f"{session.undecodable}; showing screenshots instead")
             if not self._closed and not self._restart:
                 raise DeviceError(f"The stream of {self.name} stopped: {self._ended_reason}")
         finally:

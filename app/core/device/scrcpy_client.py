@@ -43,6 +43,9 @@ CONNECT_TIMEOUT_SECONDS = 10.0    # the server's JVM takes 0.3–1 s to start on
 CONNECT_RETRY_SECONDS = 0.1
 DECODERS = {"h264": ("h264", {}), "av1": ("libdav1d", {"max_frame_delay": "1"})}
 LOG_LINES_KEPT = 40
+UNDECODABLE_SECONDS = 5.0
+"""Packets arriving for this long without one picture decoded from them: the stream is given up as
+undecodable (the mirror polls screenshots). A still screen sends no packets and is never given up."""
 
 FrameHandler = Callable[["object", float, float], None]        # (PIL image, received_at, decode_ms)
 PacketHandler = Callable[[VideoCodecMeta, VideoPacket], None]
@@ -61,6 +64,10 @@ def check_decoder(codec: str) -> None:
         raise ScrcpyUnavailable(f"PyAV is not installed ({exc})") from exc
     except Exception as exc:      # noqa: BLE001 - a PyAV built without this decoder
         raise ScrcpyUnavailable(f"this PyAV cannot decode {codec} ({exc})") from exc
+
+
+class UndecodableStream(Exception):
+    """The video keeps coming but none of it decodes (the message says since when)."""
 
 
 class ScrcpyUnavailable(DeviceError):
@@ -107,6 +114,10 @@ class ScrcpySession:
         self.last_config: VideoPacket | None = None
         self.frames_decoded = 0
         self.decode_ms_total = 0.0
+        self.undecodable = ""                           # why the stream was given up as undecodable ("" not)
+        self._undecoded_since: float | None = None      # the first packet since the last picture
+        self._undecoded_packets = 0
+        self._last_undecoded = 0.0
         self._shell: socket.socket | None = None
         self._video: socket.socket | None = None
         self._control: socket.socket | None = None
@@ -247,6 +258,8 @@ class ScrcpySession:
                         decoder = self._handle_packet(av, decoder, item)
         except (OSError, ProtocolError) as exc:
             reason = f"the video stream broke ({exc})"
+        except UndecodableStream as exc:
+            reason = self.undecodable = str(exc)
         except Exception as exc:           # a decoder bug must end the stream visibly, not silently
             log.exception("decoding the stream of %s failed", self.serial)
             reason = f"the video could not be decoded ({exc})"
@@ -271,8 +284,12 @@ class ScrcpySession:
         if self.last_config is not None and packet.key_frame:
             data = self.last_config.data + data    # the decoder needs the parameters with the key frame
         started = time.perf_counter()
-        pictures = decoder.decode(av.Packet(data))
+        try:
+            pictures = decoder.decode(av.Packet(data))
+        except av.FFmpegError:                     # a bad packet: the next key frame may decode
+            pictures = []
         received = time.monotonic()
+        self._count_undecoded(received, bool(pictures))
         for picture in pictures:
             if max(picture.width, picture.height) > self.settings.max_side:
                 raise ProtocolError(f"a picture of {picture.width}×{picture.height} is larger than "
@@ -287,6 +304,19 @@ class ScrcpySession:
             self.on_frame(image, received, decode_ms)
             started = time.perf_counter()
         return decoder
+
+    def _count_undecoded(self, now: float, decoded: bool) -> None:
+        """Raise UndecodableStream when packets have kept coming for UNDECODABLE_SECONDS and none gave a picture."""
+        if decoded:
+            self._undecoded_since, self._undecoded_packets = None, 0
+            return
+        if self._undecoded_since is None or now - self._last_undecoded > UNDECODABLE_SECONDS:
+            self._undecoded_since, self._undecoded_packets = now, 0     # a still screen in between: count anew
+        self._undecoded_packets += 1
+        self._last_undecoded = now
+        if now - self._undecoded_since >= UNDECODABLE_SECONDS:
+            raise UndecodableStream(f"the phone's video stream sent {self._undecoded_packets} packets in "
+                                    f"{now - self._undecoded_since:.0f} s and none of them could be decoded")
 
     def _read_device_messages(self) -> None:
         reader = DeviceMessageReader()
