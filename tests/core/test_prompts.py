@@ -99,7 +99,7 @@ def test_reply_tool_schema_is_the_reply():
     parameters = tool["function"]["parameters"]
     action = parameters["properties"]["action"]["properties"]
     assert action["function"]["enum"] == [*FUNCTION_NAMES, ""]
-    assert action["status"]["enum"] == ["CONTINUE", "FINISH", "FAIL"]
+    assert action["status"]["enum"] == ["CONTINUE", "CONFIRM", "FINISH", "FAIL"]
     assert set(parameters["required"]) == {"thought", "action", "comment"}
 
 

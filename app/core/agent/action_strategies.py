@@ -20,7 +20,9 @@ from .prompts import ScreenContext
 from .run_context import ScreenRecord
 from .spending import SpendingCap, check_before_model_call
 from .states import AgentStatus
-from .supervisor import Proposal, ReviewAnswer, RunStopped, action_target, sensitive_reason
+from .screen_recheck import screen_moved_since_review
+from .sensitive import action_target, reply_sensitivity
+from .supervisor import Proposal, ReviewAnswer, RunStopped
 from .take_over import PERSON, PersonTookOver
 
 
@@ -85,6 +87,12 @@ def check_screen_choice(action: Action, offered: dict[str, str]) -> None:
     if name not in offered:
         raise ReplyInvalid(f"There is no known screen called {name!r}; the screens are: "
                            + ", ".join(repr(known) for known in offered) + ".")
+
+
+MAX_QUESTIONS_PER_REPLY = 3
+"""At most this many of a reply's `questions` are put to the person (a model cannot flood them)."""
+QUESTION_LIMIT = 500
+"""Characters of one question shown to the person."""
 
 
 class StuckFailure(RuntimeError):
@@ -158,17 +166,29 @@ class Decide(RunStrategy):
         rc.pending_feedback = ""
         reply = outcome.reply
         action = mapped["action"]
+        await self._ask_questions(reply.questions)
         if reply.plan:
             rc.plan = list(reply.plan)
         if action.does_something and rc.stuck.repeats_after_warning(action, ctx.get("fingerprint")):
             raise StuckFailure("Stuck: the model repeated the same action on an unchanged screen after a warning.")
-        target = action_target(action, controls)
         ctx.set("proposal", Proposal(
             step=ctx.step, action=action, action_text=describe_action(action, controls), thought=reply.thought,
             comment=reply.comment, plan=list(reply.plan), controls=controls, screen_size=shot.size,
-            screenshot=shot.image, target=target,
-            sensitive_reason=sensitive_reason(action, target, rc.settings.agent.sensitive_words)))
+            screenshot=shot.image, target=action_target(action, controls),
+            sensitive_reason=reply_sensitivity(reply, action, controls, rc.settings.agent.sensitive_words,
+                                               request=rc.request, screen_only=bool(ctx.get("screen_only")))))
         ctx.set("reply", reply)
+
+    async def _ask_questions(self, questions: list[str]) -> None:
+        """The reply's `questions` (seed 002) go to the person as ask_user's do; the answers reach the
+        model's next prompt. A question already answered in this run is not asked again."""
+        rc = self.rc
+        asked = {question for question, _ in rc.answers}
+        for question in questions[:MAX_QUESTIONS_PER_REPLY]:
+            question = " ".join(str(question).split())[:QUESTION_LIMIT]
+            if question and question not in asked:
+                asked.add(question)
+                rc.answers.append((question, await rc.control.interruptible(rc.supervisor.ask(question))))
 
     @staticmethod
     def _keep_usage(ctx: StepContext, replies: list, attempts: int, user: dict, raw_text: str | None) -> None:
@@ -240,8 +260,14 @@ class Review(RunStrategy):
     def _approve(self, ctx: StepContext, action: Action, decision: Decision) -> None:
         if decision.kind in ("edit", "override"):
             check_against_screen(action, ctx.get("controls"), ctx.get("screenshot").size)
+        if action.status == "CONFIRM":       # confirmed (by the person: CONFIRM is always reviewed): it runs on
+            action = action.model_copy(update={"status": "CONTINUE"})
         ctx.set("approved_action", action)
         ctx.set("decision", decision)
+
+
+REVIEWED_BY_THE_PERSON = ("approve", "edit", "override")
+"""Decisions after which the screen is checked again before acting (the person took their time)."""
 
 
 class Execute(RunStrategy):
@@ -256,6 +282,15 @@ class Execute(RunStrategy):
         if not action.does_something:
             ctx.set("outcome", None)
             return
+        decision = ctx.get_or("decision")
+        if decision is not None and decision.kind in REVIEWED_BY_THE_PERSON:
+            # time passed while the person decided: act only on the screen they saw
+            moved = await rc.control.interruptible(screen_moved_since_review(rc.screen_tree, action,
+                                                                            ctx.get("controls")))
+            if moved:
+                rc.events.message(f"Step {ctx.step}: {moved}")
+                ctx.set("outcome", ActionOutcome(False, moved))
+                return
         outcome = await rc.executor.execute(action, ctx.get("controls"))
         ctx.set("outcome", outcome)
         if isinstance(action.args, AskUser) and outcome.success:

@@ -16,7 +16,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from app.core.perception.controls import Control
 
-Status = Literal["CONTINUE", "FINISH", "FAIL"]
+Status = Literal["CONTINUE", "CONFIRM", "FINISH", "FAIL"]
+"""CONFIRM (seed 002): the action runs only once a person has confirmed it, in every mode; then as CONTINUE."""
 NO_ACTION = ""  # function of a FINISH/FAIL reply that does nothing more
 
 
@@ -149,8 +150,8 @@ class Action(BaseModel):
         if self.function.lower() in ("none", "finish", "fail", "done", "stop"):
             self.function = NO_ACTION
         if self.function == NO_ACTION:
-            if self.status == "CONTINUE":
-                raise ValueError("a CONTINUE action needs a function; use status FINISH or FAIL when done")
+            if self.status in ("CONTINUE", "CONFIRM"):
+                raise ValueError(f"a {self.status} action needs a function; use status FINISH or FAIL when done")
         elif self.function not in ARGUMENT_MODELS:
             raise ValueError(f"unknown function '{self.function}'; use one of: {', '.join(FUNCTION_NAMES)}")
         else:

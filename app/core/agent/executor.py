@@ -27,10 +27,13 @@ from .actions import (
 )
 from .actions import Action
 from .memory import ActionOutcome
+from .sensitive import secret_in_text
 from .supervisor import RunControl
 from .typing_check import checkable, typing_mismatch
 
 AskPerson = Callable[[str], Awaitable[str]]
+SECRET_REFUSED = ("Refused: the text holds the stored API key or the API token, and these are never typed on a "
+                  "phone. Nothing was typed.")
 
 
 @dataclass(frozen=True)
@@ -97,6 +100,8 @@ class ActionExecutor:
             await device.long_press(*target.center)
             return f"Long-pressed “{target.name}” at {target.center}"
         if isinstance(args, TypeText):
+            if secret_in_text(args.text):      # whoever asked: the model, a person's edit, a skill, a replay
+                raise ActionRejected(SECRET_REFUSED)
             where = ""
             field = next((control for control in controls if control.focused), None)
             if args.control_id is not None:

@@ -17,7 +17,8 @@ from .collection_strategies import RunStrategy
 from .events import HandedBack, StepStarted, TakenOver
 from .pipeline import ComposedStrategy, ProcessingPhase, StepContext, StepProcessor
 from .states import AgentStatus
-from .supervisor import Proposal, action_target, sensitive_reason
+from .sensitive import action_sensitivity, action_target
+from .supervisor import Proposal
 from .take_over import PERSON, hand_back_note
 
 if TYPE_CHECKING:
@@ -73,7 +74,7 @@ class PersonsAction(RunStrategy):
             step=ctx.step, action=action, action_text=describe_action(action, controls),
             comment="done by the person", controls=controls, screen_size=shot.size, screenshot=shot.image,
             target=target, proposed_by=PERSON,
-            sensitive_reason=sensitive_reason(action, target, self.rc.settings.agent.sensitive_words)))
+            sensitive_reason=action_sensitivity(action, controls, self.rc.settings.agent.sensitive_words)))
 
 
 def persons_processor(rc: RunContext, processor: StepProcessor) -> StepProcessor:

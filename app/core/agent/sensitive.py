@@ -2,16 +2,58 @@
 
 Every door that acts on the phone (the model's proposal, a person's edit, a skill, a
 replay) asks `action_sensitivity`; the answer is the reason in words, "" when the
-action may run without asking.
+action may run without asking. The check sees the action however its target is named:
+by control id, by a point (the control under it, else the text near it), typing (the
+field's kind). Words compare as a person reads them: case, NFKC and every dash aside.
+`secret_in_text` is the stronger rule for typing: the stored key or the API token is
+never typed at all (the executor refuses it, whoever asked).
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from app.core.perception.controls import Control
+from app.core.secrets import known_secrets
 
-from .actions import Action, ClickControl, LongPressControl, TypeText
+from .actions import (NO_ACTION, Action, AskUser, ClickControl, LongPressControl, ModelReply, Swipe, Tap, TypeText,
+                      Wait)
+
+_DASHES = re.compile("[\u00ad\u2010-\u2015\u2043\u2212\u2e3a\u2e3b\ufe58\ufe63\uff0d]")
+NEAR_POINT = 0.06
+"""With no control under a point, controls within this share of the screen's width of it give its text."""
+MIN_NEAR_PIXELS = 48
+
+FIELD_KINDS = (
+    ("a password field", ("password", "passcode", "passwd", "pin code")),
+    ("a payment field", ("card number", "card no", "cardnumber", "card_number", "credit card", "debit card", "cvv",
+                         "cvc", "cvv2", "security code", "iban", "expiry", "expiration date", "routing number",
+                         "account number", "sort code")),
+    ("a one-time code field", ("otp", "one-time", "one time code", "verification code", "verify code",
+                               "auth code", "2fa", "security token", "sms code", "confirmation code")),
+)
+"""What a typed-into field is, by the words of its resource-id, hint or name."""
+
+
+def as_read(text: str) -> str:
+    """Text as a person reads it: NFKC, case-folded, every dash and hyphen a plain "-"."""
+    return _DASHES.sub("-", unicodedata.normalize("NFKC", text)).casefold()
+
+
+def word_in(word: str, text: str) -> bool:
+    """Whether `word` stands in `text` as a word (not inside a longer one), read as a person reads."""
+    word = as_read(word).strip()
+    return bool(word) and re.search(rf"(?<![^\W\d_]){re.escape(word)}(?![^\W\d_])", as_read(text)) is not None
+
+
+def sensitive_word_in(text: str, words: list[str]) -> str:
+    """The first sensitive word that stands in `text`, else ""."""
+    return next((word for word in words if word_in(word, text)), "")
+
+
+def control_label(control: Control) -> str:
+    return " ".join(filter(None, (control.name, control.text, control.content_desc, control.resource_id)))
 
 
 def action_target(action: Action, controls: list[Control]) -> Control | None:
@@ -22,20 +64,112 @@ def action_target(action: Action, controls: list[Control]) -> Control | None:
     return next((c for c in controls if c.id == control_id), None)
 
 
-def action_sensitivity(action: Action, controls: list[Control], words: list[str], *, request: str = "",
-                       screen_only: bool = False) -> str:
-    """Why `action` needs a person even in auto mode; "" when it does not."""
-    return sensitive_reason(action, action_target(action, controls), words)
-
-
-def sensitive_reason(action: Action, target: Control | None, sensitive_words: list[str]) -> str:
+def action_point(action: Action) -> tuple[float, float] | None:
+    """Where an action by coordinates touches the screen (a swipe: where it starts)."""
     args = action.args
-    if isinstance(args, TypeText) and target is not None and (
-            target.password or "password" in target.resource_id.lower()):
-        return "it types into a password field"
-    if target is not None and isinstance(args, (ClickControl, LongPressControl, TypeText)):
-        label = " ".join(filter(None, (target.name, target.text, target.content_desc, target.resource_id)))
-        for word in sensitive_words:
-            if word and re.search(rf"(?<![a-z]){re.escape(word.lower())}(?![a-z])", label.lower()):
-                return f"its target “{target.name}” matches the sensitive word “{word}”"
+    if isinstance(args, Tap):
+        return args.x, args.y
+    if isinstance(args, Swipe):
+        return args.start_x, args.start_y
+    return None
+
+
+def _contains(control: Control, x: float, y: float) -> bool:
+    left, top, right, bottom = control.rect
+    return left <= x < right and top <= y < bottom
+
+
+def controls_under(x: float, y: float, controls: list[Control]) -> list[Control]:
+    """The smallest control under a point, and the smallest clickable one (what a tap presses) if another."""
+    under = [c for c in controls if _contains(c, x, y)]
+    if not under:
+        return []
+    smallest = min(under, key=lambda c: c.width * c.height)
+    pressed = [c for c in under if c.clickable or c.long_clickable]
+    found = [smallest]
+    if pressed and (press := min(pressed, key=lambda c: c.width * c.height)) is not smallest:
+        found.append(press)
+    return found
+
+
+def controls_near(x: float, y: float, controls: list[Control]) -> list[Control]:
+    """Controls whose rect lies close to a point (the screen text around a tap on nothing)."""
+    span = max((c.rect[2] for c in controls), default=0)
+    reach = max(MIN_NEAR_PIXELS, NEAR_POINT * span)
+
+    def distance(c: Control) -> float:
+        left, top, right, bottom = c.rect
+        return max(left - x, 0, x - right) + max(top - y, 0, y - bottom)
+    return [c for c in controls if distance(c) <= reach]
+
+
+def field_kind(field: Control) -> str:
+    """'a password field', 'a payment field', 'a one-time code field', or "" for any other field."""
+    if field.password:
+        return "a password field"
+    label = " ".join(filter(None, (field.resource_id.replace("_", " "), field.resource_id, field.name,
+                                   field.content_desc)))
+    for kind, words in FIELD_KINDS:
+        if sensitive_word_in(label, list(words)):
+            return kind
     return ""
+
+
+def secret_in_text(text: str) -> bool:
+    """Whether `text` holds a registered secret (the stored API key, the API token), as typed or read."""
+    if not text:
+        return False
+    read = as_read(text)
+    return any(secret in text or as_read(secret) in read for secret in known_secrets())
+
+
+def target_sensitivity(control: Control, words: list[str], subject: str = "its target “{name}”") -> str:
+    """'its target “Pay” matches the sensitive word “pay”', or "" when no word matches."""
+    word = sensitive_word_in(control_label(control), words)
+    return f"{subject.format(name=control.name)} matches the sensitive word “{word}”" if word else ""
+
+
+def action_sensitivity(action: Action, controls: list[Control], words: list[str], *, request: str = "",
+                       screen_only: bool = False, seen: str = "") -> str:
+    """Why `action` needs a person even in auto mode; "" when it does not.
+
+    `controls` are the step's; `request` is the person's request and `seen` what else is known of
+    the screen (the model's description of it), both read only when the step has no controls
+    (`screen_only`): then any action on the phone asks when either shows a sensitive word.
+    """
+    args = action.args
+    if action.function == NO_ACTION or isinstance(args, (Wait, AskUser)):
+        return ""
+    if screen_only:
+        for where, text in (("the request", request), ("the screen", seen)):
+            if word := sensitive_word_in(text, words):
+                return f"the screen's controls could not be read and {where} mentions “{word}”"
+    target = action_target(action, controls)
+    if isinstance(args, TypeText):
+        field = target or next((c for c in controls if c.focused), None)
+        if field is not None and (kind := field_kind(field)):
+            return f"it types into {kind} (“{field.name}”)"
+    if target is not None and isinstance(args, (ClickControl, LongPressControl, TypeText)):
+        return target_sensitivity(target, words)
+    point = action_point(action)
+    if point is not None:
+        gesture = f"the {'swipe from' if isinstance(args, Swipe) else 'tap at'} ({point[0]:.0f}, {point[1]:.0f})"
+        under = [control for control in controls_under(*point, controls) if control_label(control).strip()]
+        for control in under or controls_near(*point, controls):     # on nothing named: the text around it
+            where = "is on" if under else "is next to"
+            if reason := target_sensitivity(control, words, gesture + f" {where} " + "“{name}”, which"):
+                return reason
+    return ""
+
+
+def reply_sensitivity(reply: ModelReply, action: Action, controls: list[Control], words: list[str], *,
+                      request: str = "", screen_only: bool = False) -> str:
+    """Why the model's proposal needs a person: a CONFIRM reply (seed 002: the model itself asks for the
+    person's word) first, then whatever `action_sensitivity` finds. `action` is the reply's, in device pixels."""
+    reasons = []
+    if action.status == "CONFIRM":
+        asks = " ".join((reply.comment or reply.thought or "this action").split())
+        reasons.append(f"the model asks you to confirm: {asks[:300]}")
+    found = action_sensitivity(action, controls, words, request=request, screen_only=screen_only,
+                               seen=f"{reply.thought}\n{reply.comment}")
+    return "; ".join(filter(None, (*reasons, found)))

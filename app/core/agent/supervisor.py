@@ -10,7 +10,6 @@ agent's own time (`AgentClock`), never the time spent waiting for the person.
 from __future__ import annotations
 
 import asyncio
-import re
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -20,7 +19,7 @@ from PIL import Image
 
 from app.core.perception.controls import Control
 
-from .actions import Action, ClickControl, LongPressControl, TypeText
+from .actions import Action
 from .pipeline import ControlFlow, cancel_and_wait
 from .take_over import TakeOver
 
@@ -85,28 +84,6 @@ class Supervisor(Protocol):
     async def review(self, proposal: Proposal) -> ReviewAnswer: ...
 
     async def ask(self, question: str) -> str: ...
-
-
-def action_target(action: Action, controls: list[Control]) -> Control | None:
-    args = action.args
-    control_id = getattr(args, "control_id", None)
-    if control_id is None:
-        return None
-    return next((c for c in controls if c.id == control_id), None)
-
-
-def sensitive_reason(action: Action, target: Control | None, sensitive_words: list[str]) -> str:
-    """Why an action needs a person even in auto mode; "" when it does not."""
-    args = action.args
-    if isinstance(args, TypeText) and target is not None and (
-            target.password or "password" in target.resource_id.lower()):
-        return "it types into a password field"
-    if target is not None and isinstance(args, (ClickControl, LongPressControl, TypeText)):
-        label = " ".join(filter(None, (target.name, target.text, target.content_desc, target.resource_id)))
-        for word in sensitive_words:
-            if word and re.search(rf"(?<![a-z]){re.escape(word.lower())}(?![a-z])", label.lower()):
-                return f"its target “{target.name}” matches the sensitive word “{word}”"
-    return ""
 
 
 class RunStopped(ControlFlow):

@@ -25,7 +25,8 @@ from app.core.agent.collection_strategies import RunStrategy
 from app.core.agent.completion_check import REPLAY_FINAL_SCREEN
 from app.core.agent.pipeline import ComposedStrategy, ProcessingPhase, StepContext, Strategy
 from app.core.agent.run_context import RunContext
-from app.core.agent.supervisor import Proposal, action_target, sensitive_reason
+from app.core.agent.sensitive import action_sensitivity, action_target
+from app.core.agent.supervisor import Proposal
 from app.core.device.errors import DeviceError
 from app.core.perception.controls import Control
 from app.core.perception.locator import summarize_control
@@ -326,7 +327,8 @@ class ReplayOrDecide(RunStrategy):
         ctx.set("proposal", Proposal(
             step=ctx.step, action=action, action_text=describe_action(action, controls), thought=thought,
             comment=comment, controls=controls, screen_size=shot.size, screenshot=shot.image, target=target,
-            sensitive_reason=sensitive_reason(action, target, rc.settings.agent.sensitive_words),
+            sensitive_reason=action_sensitivity(action, controls, rc.settings.agent.sensitive_words,
+                                                request=rc.request, screen_only=bool(ctx.get_or("screen_only"))),
             proposed_by=player.what))
         expect = planned.expect.model_dump() if planned.expect is not None else None
         ctx.set("reply", ModelReply(thought=thought, action=action, comment=comment, expect=expect))
