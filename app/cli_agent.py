@@ -23,7 +23,7 @@ from app.core.device.errors import DeviceError
 from app.core.device.phone_session import PhoneRegistry
 from app.core.providers import pricing_for
 from app.core.redaction import setup_logging
-from app.core.runs.handle import RunHandle
+from app.core.runs.handle import NothingToAnswer, RunHandle
 from app.core.runs.service import (MissingApiKey, RunRefused, RunRequest, RunService, api_key_for, provider_overrides,
                                    settings_for)
 from app.core.secrets import NO_KEYRING_HELP, SESSION_ONLY, SecretStore, env_source, provider_key_variable
@@ -76,15 +76,24 @@ def follow_on_console(handle: RunHandle, console: ConsoleSupervisor) -> None:
         asking.add(task)
         task.add_done_callback(asking.discard)
 
+    def late(what: str, exc: NothingToAnswer) -> None:
+        console.say(f"  ✗ Your {what} was not used: {exc}")
+
     async def review(proposal) -> None:
         answer = await console.review(proposal)
-        if handle.awaiting_review:
-            handle.answer(answer)
+        try:
+            handle.answer(proposal.id, answer)       # only the proposal shown: never a later one
+        except NothingToAnswer as exc:               # decided elsewhere meanwhile, or the run moved on
+            if not handle.finished:
+                late(f"decision on step {proposal.step}", exc)
 
-    async def ask(question: str) -> None:
+    async def ask(question: str, question_id: str) -> None:
         text = await console.ask(question)
-        if handle.awaiting_answer:
-            handle.answer_question(text)
+        try:
+            handle.answer_question(question_id, text)
+        except NothingToAnswer as exc:
+            if not handle.finished:
+                late("answer", exc)
 
     def on_event(event) -> None:
         if isinstance(event, StepRecorded):
@@ -96,7 +105,7 @@ def follow_on_console(handle: RunHandle, console: ConsoleSupervisor) -> None:
         elif isinstance(event, ReviewRequested):
             spawn(review(event.proposal))
         elif isinstance(event, QuestionAsked):
-            spawn(ask(event.question))
+            spawn(ask(event.question, event.question_id))
 
     handle.events.subscribe(on_event)
 

@@ -117,6 +117,8 @@ class ConsoleSupervisor:
         self.say(f"  action:  {proposal.action_text}")
         if proposal.sensitive_reason:
             self.say(f"  ⚠ needs your approval: {proposal.sensitive_reason}")
+        if proposal.id:
+            self.say(f"  (your answer is for {proposal.id}, this proposal only)")
         while True:
             line = await read_line(f"  {CHOICES}\n  > ")
             if line is None:

@@ -192,7 +192,10 @@ def create_app(board: TaskBoard, phones, token: str, settings: Callable[[], Sett
               tags=["tasks"])
     async def decide(task_id: str, body: DecisionRequest) -> MobileTaskResult:
         """Answer what the task waits for (its `waiting_for`): approve, edit, reject with feedback, override,
-        stop, or answer a question."""
+        stop, or answer a question, naming it by `proposal_id` (`waiting_for.proposal_id`). A decision for
+        anything else — an older step, one already decided — is 409 and does nothing. A sensitive step
+        (`waiting_for.needs_person`) is approved, edited or overridden only by a person (403) unless the
+        desk's setting api.programs_may_approve_sensitive is on."""
         board.decide(task_id, body)
         await asyncio.sleep(0)      # the run takes the answer in before the result is read
         return board.result(task_id)

@@ -128,12 +128,16 @@ def build_server(desk: DeskClient) -> MCPServer:
         return await desk.json("POST", f"/v1/tasks/{task_id}/cancel")
 
     @server.tool()
-    async def decide_task(task_id: str, decision: str, feedback: str | None = None,
+    async def decide_task(task_id: str, decision: str, proposal_id: str | None = None, feedback: str | None = None,
                           action: dict[str, Any] | None = None, answer: str | None = None) -> dict[str, Any]:
         """Answer what a task waits for (its waiting_for): approve, reject (with feedback for the agent), edit
-        or override (with action {"function", "arguments"}), stop, or answer (a question, with answer)."""
-        body = {key: value for key, value in (("decision", decision), ("feedback", feedback), ("action", action),
-                                               ("answer", answer)) if value is not None}
+        or override (with action {"function", "arguments"}), stop, or answer (a question, with answer).
+        proposal_id is waiting_for.proposal_id, the proposal or question decided (every decision but stop needs
+        it); a decision for anything else is refused and does nothing. A sensitive step (waiting_for.needs_person)
+        is approved by a person in the desk's window unless the desk lets programs approve it."""
+        body = {key: value for key, value in (("decision", decision), ("proposal_id", proposal_id),
+                                               ("feedback", feedback), ("action", action), ("answer", answer))
+                if value is not None}
         return await desk.json("POST", f"/v1/tasks/{task_id}/decision", json=body)
 
     @server.tool()

@@ -27,7 +27,9 @@ class TaskParameters(_Request):
     mode: Literal["auto", "step"] = Field("auto", description="auto: runs on its own and asks a person only for "
                                           "sensitive actions; step: every action waits for a decision")
     confirm_sensitive: bool = Field(True, description="in auto mode, sensitive actions (pay, delete, send…) wait "
-                                    "for a person's decision; false lets the task take them without asking")
+                                    "for a person's decision; false lets the task take them without asking — "
+                                    "only where the desk's setting api.programs_may_approve_sensitive is on "
+                                    "(else the task is refused with 403)")
     review_timeout_seconds: float | None = Field(None, gt=0, le=86_400, description="a decision nobody gives "
                                                  "ends the task failed after this long (default: the desk's "
                                                  "setting, 10 minutes)")
@@ -91,9 +93,12 @@ class ActionBody(_Request):
 
 
 class DecisionRequest(_Request):
-    """A person's (or a program's) answer to what a task waits for."""
+    """A program's answer to what a task waits for, naming it by the id the task showed (`waiting_for`)."""
 
     decision: Literal["approve", "edit", "reject", "override", "stop", "answer"]
+    proposal_id: str | None = Field(None, max_length=200, description="the id of the proposal or question decided "
+                                    "(waiting_for.proposal_id); required for every decision but stop. A "
+                                    "decision for anything else is refused with 409 and does nothing")
     action: ActionBody | None = Field(None, description="edit / override: the action to take instead")
     feedback: str | None = Field(None, max_length=4000, description="reject: why, told to the model")
     answer: str | None = Field(None, max_length=4000, description="answer: the reply to the agent's question")
@@ -128,6 +133,7 @@ class PendingDecision(BaseModel):
     """What a task waiting for a person waits for."""
 
     kind: Literal["review", "question"]
+    proposal_id: str = ""                                      # what every decision names (DecisionRequest)
     step: int | None = None
     action: dict[str, Any] | None = None
     description: str = ""
@@ -135,6 +141,7 @@ class PendingDecision(BaseModel):
     sensitive_reason: str = ""
     question: str = ""
     decisions: list[str] = Field(default_factory=list)       # what may be posted to /decision
+    needs_person: bool = False       # a sensitive step programs may not approve (api.programs_may_approve_sensitive)
 
 
 class MobileTaskResult(BaseModel):

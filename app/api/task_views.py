@@ -25,6 +25,7 @@ from app.core.runs.handle import RunHandle
 from .schemas import ActionResult, MobileTaskResult, PendingDecision, UIAction
 
 REVIEW_DECISIONS = ["approve", "edit", "reject", "override", "stop"]
+PERSON_ONLY_DECISIONS = ["reject", "stop"]      # what a program may post on a step only a person may approve
 
 
 def task_status(handle: RunHandle) -> str:
@@ -43,18 +44,18 @@ def _steps(handle: RunHandle) -> list[Any]:
 
 
 def ui_action(task_id: str, item: Any) -> UIAction | None:
-    """Seed 004's UIAction for one step that acted (None for a step without an action)."""
+    """Seed 004's UIAction for one step that acted (None for a step without an action, and for one whose
+    action never ran: rejected, stopped at its review, taken over, or refused before it was done — such a
+    step's record still names the action it proposed)."""
     action = item.action or {}
     function = action.get("function") or ""
-    if not function or function == "none":
+    outcome = item.result
+    if not function or function == "none" or outcome is None:
         return None
     arguments = dict(action.get("arguments") or {})
-    outcome = item.result
-    result = None
-    if outcome is not None:
-        result = ActionResult(action_id=f"{task_id}-{item.step}", success=outcome.success,
-                              error=None if outcome.success else (outcome.message or "failed"),
-                              execution_time_ms=round(outcome.duration_ms))
+    result = ActionResult(action_id=f"{task_id}-{item.step}", success=outcome.success,
+                          error=None if outcome.success else (outcome.message or "failed"),
+                          execution_time_ms=round(outcome.duration_ms))
     element = arguments.get("control_id")
     text = arguments.get("text") if isinstance(arguments.get("text"), str) else None
     return UIAction(action_id=f"{task_id}-{item.step}", step=item.step, action_type=function,
@@ -63,14 +64,20 @@ def ui_action(task_id: str, item: Any) -> UIAction | None:
                     decision=item.decision.kind if item.decision is not None else None, result=result)
 
 
-def pending_decision(handle: RunHandle) -> PendingDecision | None:
+def pending_decision(handle: RunHandle, programs_may_approve_sensitive: bool = False) -> PendingDecision | None:
+    """What the task waits for, with the id a decision must name; a sensitive step shows that only a person
+    may approve it unless the desk lets programs."""
     if handle.awaiting_review and handle.pending_proposal is not None:
         proposal: Proposal = handle.pending_proposal
-        return PendingDecision(kind="review", step=proposal.step, action=proposal.action.model_dump(),
-                               description=proposal.action_text, thought=proposal.thought,
-                               sensitive_reason=proposal.sensitive_reason, decisions=REVIEW_DECISIONS)
+        person_only = proposal.is_sensitive and not programs_may_approve_sensitive
+        return PendingDecision(kind="review", proposal_id=proposal.id, step=proposal.step,
+                               action=proposal.action.model_dump(), description=proposal.action_text,
+                               thought=proposal.thought, sensitive_reason=proposal.sensitive_reason,
+                               decisions=PERSON_ONLY_DECISIONS if person_only else REVIEW_DECISIONS,
+                               needs_person=person_only)
     if handle.awaiting_answer:
-        return PendingDecision(kind="question", question=handle.pending_question, decisions=["answer", "stop"])
+        return PendingDecision(kind="question", proposal_id=handle.pending_question_id,
+                               question=handle.pending_question, decisions=["answer", "stop"])
     return None
 
 
@@ -81,7 +88,8 @@ def report_url(result: RunResult | None) -> str | None:
     return path.resolve().as_uri() if path.is_absolute() else None
 
 
-def task_result(handle: RunHandle, finished_at: float | None = None) -> MobileTaskResult:
+def task_result(handle: RunHandle, finished_at: float | None = None, *,
+                programs_may_approve_sensitive: bool = False) -> MobileTaskResult:
     """The task as seed 004's result. The steps' part is built once per new event (status polls are many)."""
     result = handle.result
     steps, actions = _steps_and_actions(handle)
@@ -90,7 +98,7 @@ def task_result(handle: RunHandle, finished_at: float | None = None) -> MobileTa
     else:
         elapsed_ms = round((time.time() - handle.created) * 1000)
     error = result.error if result is not None else (_crash(handle) if handle.finished else "")
-    pending = pending_decision(handle)
+    pending = pending_decision(handle, programs_may_approve_sensitive)
     view = {
         "task_id": handle.id, "device_id": handle.phone, "ai_prompt": handle.request, "status": task_status(handle),
         "steps_taken": result.steps_taken if result is not None else len(steps),
@@ -130,7 +138,8 @@ def _crash(handle: RunHandle) -> str:
 
 
 def _proposal(proposal: Proposal) -> dict[str, Any]:
-    return {"step": proposal.step, "action": proposal.action.model_dump(), "description": proposal.action_text,
+    return {"proposal_id": proposal.id, "step": proposal.step, "action": proposal.action.model_dump(),
+            "description": proposal.action_text,
             "thought": proposal.thought, "comment": proposal.comment, "plan": list(proposal.plan),
             "sensitive_reason": proposal.sensitive_reason,
             "target": proposal.target.name if proposal.target is not None else None}
@@ -165,7 +174,7 @@ def event_json(event: RunEvent) -> dict[str, Any]:
     elif isinstance(event, ReviewAnswered):
         data.update(step=event.step, answer=_answer(event.answer), by=event.by)
     elif isinstance(event, QuestionAsked):
-        data.update(question=event.question)
+        data.update(question=event.question, proposal_id=event.question_id)
     elif isinstance(event, QuestionAnswered):
         data.update(question=event.question, answer=event.answer)
     elif isinstance(event, ActionExecuted):

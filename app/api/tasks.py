@@ -16,6 +16,7 @@ from typing import Callable, Protocol
 
 from app.core.agent.actions import Action
 from app.core.agent.screen_query import schema_problem
+from app.core.agent.sensitive import action_sensitivity
 from app.core.agent.supervisor import ReviewAnswer
 from app.core.config import Settings
 from app.core.device.phone_id import PhoneId
@@ -27,6 +28,9 @@ from .schemas import DecisionRequest, MobileTaskRequest, MobileTaskResult
 from .task_views import task_result
 
 log = logging.getLogger(__name__)
+
+PERSON_DECIDES = ("a person must decide it, in the desk's window or its console (or turn on the setting "
+                  "“Programs may approve sensitive actions”, api.programs_may_approve_sensitive)")
 
 
 class TaskProblem(Exception):
@@ -73,6 +77,10 @@ class TaskBoard:
             problem = schema_problem(body.output.json_schema)
             if problem:
                 raise TaskProblem(422, f"output.json_schema is {problem}", "output.json_schema")
+        if not body.parameters.confirm_sensitive and not settings.api.programs_may_approve_sensitive:
+            raise TaskProblem(403, "parameters.confirm_sensitive is false, but a task may take sensitive actions "
+                                   f"without asking only where the desk allows it: {PERSON_DECIDES}.",
+                              "parameters.confirm_sensitive")
         session = await self._phone(body.device_id)
         request = self._run_request(body, session, settings)
         try:
@@ -124,7 +132,8 @@ class TaskBoard:
     def result(self, task_id: str) -> MobileTaskResult:
         handle = self.handle(task_id)
         task = self._tasks.get(task_id)
-        return task_result(handle, task.finished_at if task is not None else None)
+        return task_result(handle, task.finished_at if task is not None else None,
+                           programs_may_approve_sensitive=self._settings().api.programs_may_approve_sensitive)
 
     def results(self, status: str | None = None, device: str | None = None) -> list[MobileTaskResult]:
         """Every task of this desk's runs, oldest first, filtered by status and phone (id or serial)."""
@@ -144,21 +153,50 @@ class TaskBoard:
     # ------------------------------------------------------------------ answering
 
     def decide(self, task_id: str, body: DecisionRequest) -> None:
+        """A program's decision on what the task waits for, naming it by `proposal_id` (stop may leave it out:
+        it stops whatever waits). Anything but the pending id is 409 and does nothing, the same decision
+        sent again too; approving a sensitive step (or editing / overriding into a sensitive action) is 403
+        unless the desk lets programs, and the step keeps waiting for the person."""
         handle = self.handle(task_id)
         if handle.finished:
             raise TaskProblem(409, f"Task {task_id} has ended ({handle.result.status if handle.result else 'failed'});"
                                    " there is nothing to decide.")
+        if body.proposal_id is None and body.decision != "stop":
+            raise TaskProblem(422, "A decision needs the field proposal_id: the id of what the task waits for "
+                                   "(waiting_for.proposal_id in GET /v1/tasks/{id}).", "proposal_id")
         try:
+            decided = body.proposal_id if body.proposal_id is not None else handle.pending_id
+            handle.check_pending(decided)
             if body.decision == "answer":
                 if body.answer is None:
                     raise TaskProblem(422, "An answer needs the field answer.", "answer")
-                handle.answer_question(body.answer)
+                handle.answer_question(decided, body.answer)
             elif body.decision == "stop" and handle.awaiting_answer:
                 handle.stop("stopped through the API while the agent asked a question")
             else:
-                handle.answer(self._review_answer(body))
+                answer = self._review_answer(body)
+                self._check_program_may(handle, answer)
+                handle.answer(decided, answer)
         except NothingToAnswer as exc:
             raise TaskProblem(409, str(exc)) from None
+
+    def _check_program_may(self, handle: RunHandle, answer: ReviewAnswer) -> None:
+        """403 when a program approves a sensitive step, or edits / overrides into a sensitive action, and the
+        desk's setting leaves those to a person."""
+        settings = self._settings()
+        proposal = handle.pending_proposal
+        if settings.api.programs_may_approve_sensitive or proposal is None or answer.kind not in (
+                "approve", "edit", "override"):
+            return
+        if proposal.is_sensitive:
+            raise TaskProblem(403, f"Step {proposal.step} is sensitive ({proposal.sensitive_reason}): "
+                                   f"{PERSON_DECIDES}. The step still waits.", "decision")
+        if answer.action is not None:
+            reason = action_sensitivity(answer.action, proposal.controls, settings.agent.sensitive_words,
+                                        request=handle.request, screen_only=not proposal.controls)
+            if reason:
+                raise TaskProblem(403, f"The action sent to {answer.kind} step {proposal.step} is sensitive "
+                                       f"({reason}): {PERSON_DECIDES}. The step still waits.", "action")
 
     @staticmethod
     def _review_answer(body: DecisionRequest) -> ReviewAnswer:

@@ -225,6 +225,10 @@ class ApiSettings(_Section):
     review_timeout_seconds: float = Field(600.0, gt=0, le=86_400, description="a task waiting for a person's "
                                           "decision that nobody gives ends after this long")
     max_body_kb: int = Field(256, ge=1, le=65_536, description="largest request body accepted")
+    programs_may_approve_sensitive: bool = Field(False, description="a program (the task API, MCP) may approve, "
+                                                 "edit or override a sensitive action and post tasks that take "
+                                                 "them without asking; off: a person decides them, in the window "
+                                                 "or the console")
 
 
 class LearningSettings(_Section):

@@ -85,14 +85,14 @@ async def test_mcp_is_a_thin_client_of_a_running_desk_whose_person_decides(make_
                     break
                 waiting = structured(await session.call_tool("get_task", {"task_id": task_id, "wait_seconds": 0.2}))
             assert waiting["status"] == "waiting_for_person" and waiting["waiting_for"]["kind"] == "review"
-            desk.api.board.decide(task_id, _approve())            # the person, in the window
+            desk.api.board.decide(task_id, _approve(waiting["waiting_for"]["proposal_id"]))
             stopped = structured(await session.call_tool("cancel_task", {"task_id": task_id}))
             assert stopped["status"] == "stopped"
     errors = (agent_home.parent / "mcp-stderr.txt").read_text()
     assert "using the desk at" in errors and TOKEN not in errors
 
 
-def _approve():
+def _approve(proposal_id: str):
     from app.api.schemas import DecisionRequest
 
-    return DecisionRequest(decision="approve")
+    return DecisionRequest(decision="approve", proposal_id=proposal_id)

@@ -75,9 +75,11 @@ async def test_a_step_mode_task_waits_for_decisions_posted_by_the_caller(make_de
         if decisions == 1:        # the second proposal: reject once, the model is told why
             desk.model.script.insert(0, click("Network & internet"))     # what the model proposes again
             answer = await desk.http.post(f"/v1/tasks/{task_id}/decision",
-                                          json={"decision": "reject", "feedback": "tap Network & internet"})
+                                          json={"decision": "reject", "feedback": "tap Network & internet",
+                                                "proposal_id": waiting["proposal_id"]})
         else:
-            answer = await desk.http.post(f"/v1/tasks/{task_id}/decision", json={"decision": "approve"})
+            answer = await desk.http.post(f"/v1/tasks/{task_id}/decision",
+                                          json={"decision": "approve", "proposal_id": waiting["proposal_id"]})
         assert answer.status_code == 200, answer.text
         decisions += 1
     assert result["status"] == "success", result
@@ -204,13 +206,15 @@ async def test_broken_json_an_oversized_body_and_a_full_queue_are_refused_plainl
 async def test_decisions_that_do_not_fit_are_refused_naming_the_field(make_desk):
     desk = await make_desk(WIFI_SCRIPT)
     task_id = (await desk.post_task("Turn on Wi-Fi", parameters={"mode": "step"})).json()["task_id"]
-    while (await desk.http.get(f"/v1/tasks/{task_id}")).json()["status"] != "waiting_for_person":
+    while (waiting := (await desk.http.get(f"/v1/tasks/{task_id}")).json())["status"] != "waiting_for_person":
         await asyncio.sleep(0.05)
+    pending = waiting["waiting_for"]["proposal_id"]
     for body, field in (({"decision": "edit"}, "action"), ({"decision": "reject"}, "feedback"),
                         ({"decision": "maybe"}, "body.decision"),
                         ({"decision": "override", "action": {"function": "fly", "arguments": {}}}, "action"),
-                        ({"decision": "answer"}, "answer")):
-        response = await desk.http.post(f"/v1/tasks/{task_id}/decision", json=body)
+                        ({"decision": "answer"}, "answer"), ({"decision": "approve", "proposal_id": None},
+                                                             "proposal_id")):
+        response = await desk.http.post(f"/v1/tasks/{task_id}/decision", json={"proposal_id": pending, **body})
         assert response.status_code in (409, 422), (body, response.text)
         if response.status_code == 422:
             assert response.json()["field"] == field, body
@@ -262,14 +266,16 @@ async def test_the_openapi_schema_and_docs_are_served(make_desk):
 
 @pytest.mark.parametrize("confirm", [True, False])
 async def test_sensitive_actions_in_auto_mode_wait_for_a_person_unless_the_task_says_not_to(make_desk, confirm):
-    desk = await make_desk(WIFI_SCRIPT, agent={"sensitive_words": ["network"]})
+    """Where the desk lets programs approve sensitive actions (see test_decision_binding.py for the default)."""
+    desk = await make_desk(WIFI_SCRIPT, agent={"sensitive_words": ["network"]}, programs_may_approve_sensitive=True)
     task_id = (await desk.post_task("Turn on Wi-Fi", parameters={"confirm_sensitive": confirm})).json()["task_id"]
     waited = []
     while True:
         result = (await desk.http.get(f"/v1/tasks/{task_id}", params={"wait_seconds": 0.2})).json()
         if result["status"] == "waiting_for_person":
             waited.append(result["waiting_for"])
-            await desk.http.post(f"/v1/tasks/{task_id}/decision", json={"decision": "approve"})
+            await desk.http.post(f"/v1/tasks/{task_id}/decision",
+                                 json={"decision": "approve", "proposal_id": result["waiting_for"]["proposal_id"]})
         elif result["status"] not in ("queued", "running"):
             break
     assert result["status"] == "success" and desk.phone().state()["wifi"] is True

@@ -129,7 +129,7 @@ async def test_the_handle_stops_the_clock_while_it_waits_for_an_answer():
     handle = RunHandle("r1", "do it", "phone")
     control = RunControl(0.2)
     handle.begin(control)
-    asyncio.get_running_loop().call_later(0.4, handle.answer_question, "yes")
+    asyncio.get_running_loop().call_later(0.4, lambda: handle.answer_question(handle.pending_question_id, "yes"))
     assert await control.interruptible(handle.ask("Which one?")) == "yes"
     assert control.clock.waiting_seconds >= 0.35
     assert control.clock.agent_seconds < 0.2

@@ -76,12 +76,12 @@ class ScriptedPerson:
                 self.shown.append(event.proposal)
                 if not self.answers:
                     self.unexpected.append(event.proposal.action_text)
-                    handle.answer(ReviewAnswer.stop())
+                    handle.answer(event.proposal.id, ReviewAnswer.stop())
                     return
-                handle.answer(self.answers.pop(0)(event.proposal))
+                handle.answer(event.proposal.id, self.answers.pop(0)(event.proposal))
             elif isinstance(event, QuestionAsked):
                 self.questions.append(event.question)
-                handle.answer_question(self.replies.pop(0))
+                handle.answer_question(event.question_id, self.replies.pop(0))
         handle.events.subscribe(on_event)
 
 

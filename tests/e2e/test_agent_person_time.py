@@ -37,7 +37,7 @@ class SlowPerson(ScriptedPerson):
 
         def approve_if_still_asked() -> None:
             if handle.awaiting_review:
-                handle.answer(ReviewAnswer.approve())
+                handle.answer(handle.pending_id, ReviewAnswer.approve())
 
         def on_event(event) -> None:
             if isinstance(event, ReviewRequested):

@@ -60,7 +60,7 @@ async def test_locked_phone_is_unlocked_by_the_person_then_the_run_goes_on(phone
         seen.update(question=question, screen_on=phone.screen_on, locked=phone.keyguard_showing,
                     stay_on=phone.state()["stay_on_while_plugged_in"], model_calls=len(model.chat_requests))
         phone.unlock_by_hand()
-        handle.answer_question("unlocked")
+        handle.answer_question(handle.pending_question_id, "unlocked")
 
     result, model = await run_locked(phone_server, [OPEN_SETTINGS, FINISH, FINISH], person_unlocks)
     assert result.status == "success", result

@@ -67,7 +67,7 @@ class TakingOverPerson(ScriptedPerson):
                     handle.take_over()
                     self.task = asyncio.ensure_future(drive(event.proposal))
                 else:
-                    handle.answer(ReviewAnswer.approve())
+                    handle.answer(event.proposal.id, ReviewAnswer.approve())
         handle.events.subscribe(on_event)
 
 

@@ -146,7 +146,7 @@ async def test_a_run_started_elsewhere_shows_on_its_tile_and_closing_leaves_noth
         ours = await window.core.run(_tasks_of_the_grid())
         assert ours == []
         assert not handle.finished and handle.awaiting_review     # the run goes on, waiting for someone
-        window.core.call(handle.answer, ReviewAnswer.approve())
+        window.core.call(lambda: handle.answer(handle.pending_id, ReviewAnswer.approve()))
         await until(lambda: handle.awaiting_review and handle.pending_proposal.step == 2, 20)
         window.core.call(handle.stop, "test over")
         await until(lambda: handle.finished, 20)

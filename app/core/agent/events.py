@@ -97,6 +97,7 @@ class ReviewAnswered(RunEvent):
 class QuestionAsked(RunEvent):
     kind: ClassVar[str] = "question_asked"
     question: str
+    question_id: str = ""           # the id every answer names (RunHandle.answer_question)
 
 
 @dataclass(frozen=True)

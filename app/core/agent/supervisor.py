@@ -10,6 +10,8 @@ agent's own time (`AgentClock`), never the time spent waiting for the person.
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -42,10 +44,33 @@ class Proposal:
     target: Control | None = None          # the control the action acts on, if any
     sensitive_reason: str = ""             # why auto mode stopped to ask ("" = not sensitive)
     proposed_by: str = "the model"         # who proposes it, for the person: "the model", "skill “…”", "the replay…"
+    id: str = ""                           # names the run, the step and the proposal as shown (`review_id`);
+                                           # set by the run's handle when it asks; every decision sends it back
 
     @property
     def is_sensitive(self) -> bool:
         return bool(self.sensitive_reason)
+
+
+def _short_hash(*parts) -> str:
+    return hashlib.sha256(json.dumps(parts, default=str, ensure_ascii=False).encode()).hexdigest()[:12]
+
+
+def review_id(run_id: str, proposal: Proposal, shown: int) -> str:
+    """The id of one proposal as shown for review: a hash of the run, the step, what it proposes (action, its
+    words, its target) and `shown` (the run's count of reviews), so a proposal made again after a rejection
+    is a new id. Readable as "step<n>-<hash>"; never contains "/"."""
+    target = proposal.target
+    where = (target.id, target.name, target.resource_id, str(target.rect)) if target is not None else None
+    digest = _short_hash(run_id, proposal.step, shown, proposal.action.model_dump(mode="json"),
+                         proposal.action_text, where)
+    return f"step{proposal.step}-{digest}"
+
+
+def question_id(run_id: str, step: int, question: str, asked: int) -> str:
+    """The id of one question the run asks: the run, its step, the words, and `asked` (the run's count of
+    questions), so the same question asked again is a new id."""
+    return f"question{asked}-{_short_hash(run_id, step, question, asked)}"
 
 
 @dataclass

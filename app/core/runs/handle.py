@@ -16,6 +16,11 @@ lets an auto-mode run take its sensitive actions without asking (the caller vouc
 
 Time spent waiting for an answer is the person's, not the agent's: the run's clock stands
 still meanwhile, so the run's time limit never ends a run while someone decides.
+
+Every review and question has an id (`Proposal.id`, `pending_question_id`) naming the run, the
+step and what was shown; a face answers with the id it showed. A decision for anything but the
+pending id is refused (`NotPending`) and does nothing; a decision for an id already decided is
+refused too (`AlreadyDecided`), so the same decision sent twice is acted on once.
 """
 
 from __future__ import annotations
@@ -34,10 +39,11 @@ from app.core.agent.events import (
     ReviewAnswered,
     ReviewRequested,
     RunFinished,
+    StepStarted,
 )
 from app.core.agent.memory import RunResult
 from app.core.agent.actions import Action
-from app.core.agent.supervisor import NeedsPerson, Proposal, ReviewAnswer, RunControl
+from app.core.agent.supervisor import NeedsPerson, Proposal, ReviewAnswer, RunControl, question_id, review_id
 from app.core.agent.take_over import NotTakenOver
 
 PersonPolicy = Literal["person", "hold", "fail"]
@@ -58,6 +64,14 @@ def _duration(seconds: float) -> str:
 
 class NothingToAnswer(RuntimeError):
     """An answer came while the run waits for no decision (or for another kind of answer)."""
+
+
+class NotPending(NothingToAnswer):
+    """A decision names a proposal or question other than the one the run waits for: nothing was done."""
+
+
+class AlreadyDecided(NotPending):
+    """A decision names a proposal or question that was already decided: it was acted on once, not again."""
 
 
 class RunHandle:
@@ -82,6 +96,9 @@ class RunHandle:
         self._question: asyncio.Future | None = None
         self.pending_proposal: Proposal | None = None
         self.pending_question: str = ""
+        self.pending_question_id: str = ""
+        self._shown = itertools.count(1)         # reviews and questions asked, for their ids
+        self._decided: dict[str, str] = {}       # id → what was decided (a repeat is refused, naming it)
         self._pause_first = paused
         self._stop_reason = ""
         self.waiting_for_phone = False           # queued behind another run on the phone (set by the service)
@@ -101,6 +118,7 @@ class RunHandle:
             control.stop(self._stop_reason)
 
     async def review(self, proposal: Proposal) -> ReviewAnswer:
+        proposal.id = review_id(self.id, proposal, next(self._shown))
         if not self.sensitive_needs_person and self.mode == "auto" and proposal.is_sensitive:
             answer = ReviewAnswer.approve()
             self.events.emit(ReviewAnswered(proposal.step, answer, by="the task's parameters"))
@@ -127,13 +145,14 @@ class RunHandle:
             raise NeedsPerson(f"The agent asked “{question}”, and this run has nobody to ask.")
         self._question = asyncio.get_running_loop().create_future()
         self.pending_question = question
+        self.pending_question_id = question_id(self.id, self._step_now(), question, next(self._shown))
         self.state = "waiting_for_person"
-        self.events.emit(QuestionAsked(question))
+        self.events.emit(QuestionAsked(question, self.pending_question_id))
         try:
             with self._person_time():
                 answer = await self._wait_for_person(self._question, "an answer")
         finally:
-            self._question, self.pending_question = None, ""
+            self._question, self.pending_question, self.pending_question_id = None, "", ""
             if self.state == "waiting_for_person":
                 self.state = "running"
         self.events.emit(QuestionAnswered(question, answer))
@@ -149,6 +168,10 @@ class RunHandle:
             future.cancel()
             raise NeedsPerson(f"Nobody gave {what} within {_duration(self.review_timeout)} "
                               "(the task's review timeout).") from None
+
+    def _step_now(self) -> int:
+        """The step the run is at (0 before its first)."""
+        return next((event.step for event in reversed(self.events.history) if isinstance(event, StepStarted)), 0)
 
     def _person_time(self) -> ContextManager[None]:
         """While the run waits for the person, its clock (and so its time limit) stands still."""
@@ -177,15 +200,39 @@ class RunHandle:
     def paused(self) -> bool:
         return self.control.paused if self.control is not None else self._pause_first
 
-    def answer(self, answer: ReviewAnswer) -> None:
-        """A decision about the proposal waiting for review."""
-        if not self.awaiting_review:
+    @property
+    def pending_id(self) -> str:
+        """The id of the proposal or question the run waits for ("" when it waits for none)."""
+        if self.awaiting_review and self.pending_proposal is not None:
+            return self.pending_proposal.id
+        return self.pending_question_id if self.awaiting_answer else ""
+
+    def check_pending(self, decision_id: str) -> None:
+        """Raise unless `decision_id` names what the run waits for now (see the module's docstring)."""
+        if decision_id in self._decided:
+            raise AlreadyDecided(f"{decision_id} was already decided ({self._decided[decision_id]}); "
+                                 "it was acted on once and nothing was done again.")
+        pending = self.pending_id
+        if not pending:
             raise NothingToAnswer(f"Run {self.id} is not waiting for a decision.")
+        if decision_id != pending:
+            raise NotPending(f"Run {self.id} waits for a decision on {pending}, not on “{decision_id}”: "
+                             "nothing was done. Read the task again and decide on what it shows now.")
+
+    def answer(self, proposal_id: str, answer: ReviewAnswer) -> None:
+        """A decision about the proposal waiting for review; `proposal_id` is the id the face showed."""
+        self.check_pending(proposal_id)
+        if not self.awaiting_review:
+            raise NotPending(f"Run {self.id} waits for an answer to its question {proposal_id}, not a decision.")
+        self._decided[proposal_id] = answer.kind
         self._review.set_result(answer)
 
-    def answer_question(self, text: str) -> None:
+    def answer_question(self, question_id: str, text: str) -> None:
+        """The answer to the question the run asked; `question_id` is the id the face showed."""
+        self.check_pending(question_id)
         if not self.awaiting_answer:
-            raise NothingToAnswer(f"Run {self.id} has asked no question.")
+            raise NotPending(f"Run {self.id} waits for a decision on {question_id}, not an answer to a question.")
+        self._decided[question_id] = "answered"
         self._question.set_result(text)
 
     def pause(self) -> None:
@@ -220,8 +267,10 @@ class RunHandle:
                                if not self.finished else f"Run {self.id} has ended.")
         self.control.take_over.begin()
         if self.awaiting_review:
+            self._decided[self.pending_id] = "taken over"
             self._review.set_result(ReviewAnswer.take_over())
         if self.awaiting_answer:
+            self._decided[self.pending_id] = "taken over"
             self._question.set_result("(The person took over the phone instead of answering.)")
         if self.control.paused:
             self.control.resume()          # the run's loop wakes up to carry out the person's actions

@@ -66,6 +66,7 @@ class PhoneFollower(QObject):
         self._queue: list[RunHandle] = []        # runs on this phone waiting to be shown, oldest first
         self._seen: set[str] = set()
         self._step, self._last_action = 0, ""
+        self._review_id, self._question_id = "", ""    # what the tile shows: the person's answers name it
         self._tasks: set[asyncio.Future] = set()           # on the GUI loop
         self._closed = False
         self._frames_wanted = True
@@ -75,9 +76,10 @@ class PhoneFollower(QObject):
         self._unsubscribe: dict[str, Callable[[], None]] = {}
         tile.run_requested.connect(self.run)
         tile.stop_requested.connect(lambda: self._to_run("stop", "stopped by the person"))
-        tile.approve_requested.connect(lambda: self._to_run("answer", ReviewAnswer.approve()))
-        tile.reject_requested.connect(lambda why: self._to_run("answer", ReviewAnswer.reject(why or REJECTED)))
-        tile.question_answered.connect(lambda text: self._to_run("answer_question", text))
+        tile.approve_requested.connect(lambda: self._to_run("answer", self._review_id, ReviewAnswer.approve()))
+        tile.reject_requested.connect(lambda why: self._to_run("answer", self._review_id,
+                                                               ReviewAnswer.reject(why or REJECTED)))
+        tile.question_answered.connect(lambda text: self._to_run("answer_question", self._question_id, text))
         tile.show_requested.connect(self.show_in_main_window)
 
     # ------------------------------------------------------------------ plumbing
@@ -271,10 +273,12 @@ class PhoneFollower(QObject):
             self._last_action = event.action_text + ("" if event.success else " (failed)")
             tile.set_step(self._step, self._last_action)
         elif isinstance(event, ReviewRequested):
+            self._review_id = event.proposal.id
             tile.show_review(event.proposal.action_text, event.proposal.sensitive_reason)
         elif isinstance(event, ReviewAnswered):
             tile.clear_review()
         elif isinstance(event, QuestionAsked):
+            self._question_id = event.question_id
             tile.show_question(event.question)
         elif isinstance(event, QuestionAnswered):
             tile.clear_question()

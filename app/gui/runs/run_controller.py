@@ -67,6 +67,8 @@ class RunController(QObject):
         self._own_ids: set[str] = set()
         self.shows_phone: Callable[[str], bool] = lambda _phone: True   # runs on other phones are not offered
         self.person_has_phone = False
+        self.shown_proposal_id = ""      # the ids of the proposal and the question the window last showed:
+        self.shown_question_id = ""      # the person's answers name them (never a later one)
 
     @property
     def running(self) -> bool:
@@ -143,9 +145,21 @@ class RunController(QObject):
 
     def _to_gui(self, signal, *args: Any) -> None:
         """Emit `signal` on the GUI thread (called from the core thread)."""
+        self._on_gui(signal.emit, *args)
+
+    def _on_gui(self, function: Callable[..., Any], *args: Any) -> None:
         loop = self._gui_loop
         if loop is not None and not loop.is_closed():
-            loop.call_soon_threadsafe(signal.emit, *args)
+            loop.call_soon_threadsafe(function, *args)
+
+    def _show_review(self, proposal) -> None:
+        """On the GUI thread: the proposal the window shows now, and the id the person's decision names."""
+        self.shown_proposal_id = proposal.id
+        self.review_requested.emit(proposal)
+
+    def _show_question(self, question: str, question_id: str) -> None:
+        self.shown_question_id = question_id
+        self.question_asked.emit(question)
 
     def _on_event(self, event: RunEvent) -> None:
         """On the core loop: each event the window shows becomes its signal."""
@@ -158,9 +172,9 @@ class RunController(QObject):
         elif isinstance(event, ProposalMade):
             self._to_gui(self.proposal_shown, event.proposal)
         elif isinstance(event, ReviewRequested):
-            self._to_gui(self.review_requested, event.proposal)
+            self._on_gui(self._show_review, event.proposal)
         elif isinstance(event, QuestionAsked):
-            self._to_gui(self.question_asked, event.question)
+            self._on_gui(self._show_question, event.question, event.question_id)
         elif isinstance(event, RunStarted):
             self._to_gui(self.run_started, Path(event.run_dir), event.request)
         elif isinstance(event, Message):
@@ -168,9 +182,7 @@ class RunController(QObject):
         elif isinstance(event, ModelWords):
             self._to_gui(self.model_words, event.step, event.text_so_far)
         elif isinstance(event, (TakenOver, HandedBack)):
-            loop = self._gui_loop
-            if loop is not None and not loop.is_closed():
-                loop.call_soon_threadsafe(self._set_taken_over, isinstance(event, TakenOver))
+            self._on_gui(self._set_taken_over, isinstance(event, TakenOver))
 
     def _set_taken_over(self, taken: bool) -> None:
         if taken != self.person_has_phone:
@@ -192,11 +204,12 @@ class RunController(QObject):
         self.core.call(call)
 
     def answer(self, answer: ReviewAnswer) -> None:
-        """The person decided about the proposal on screen."""
-        self._to_run("answer", answer)
+        """The person decided about the proposal on screen (a late click never decides a later one)."""
+        self._to_run("answer", self.shown_proposal_id, answer)
 
     def answer_question(self, text: str) -> None:
-        self._to_run("answer_question", text)
+        """The person's answer to the question on screen."""
+        self._to_run("answer_question", self.shown_question_id, text)
 
     def pause(self) -> None:
         self._to_run("pause")

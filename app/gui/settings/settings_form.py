@@ -43,9 +43,10 @@ class Spin:
 
 @dataclass(frozen=True)
 class Check:
-    """A check box row with this text."""
+    """A check box row with this text (and `name` for a screen reader, when the row's caption does not say it)."""
 
     text: str
+    name: str = ""
 
 
 # (label, "section.field", editor kind): see field_editor.
@@ -107,6 +108,9 @@ CONNECTION_ROWS = (
     ("Port", "api.port", Spin(special="Any free port")),
     ("Decision timeout", "api.review_timeout_seconds", Spin(" s", step=60)),
     ("Tasks at once", "api.max_queued_tasks", Spin(" waiting or running")),
+    ("Sensitive actions", "api.programs_may_approve_sensitive",
+     Check("Programs may approve sensitive actions (off: a person decides them, here or in the console)",
+           name="Programs may approve sensitive actions")),
 )
 APPEARANCE_ROWS = (
     ("Theme", "appearance.theme", [("Follow the system (light or dark)", "system"), ("Light", "light"),
@@ -127,6 +131,8 @@ def field_editor(key: str, spec: Any) -> FieldWidget:
         editor = _spin_box(field, spec)
     elif isinstance(spec, Check):
         editor = QCheckBox(spec.text)
+        if spec.name:
+            editor.setAccessibleName(spec.name)
     elif isinstance(spec, str):
         editor = QLineEdit(placeholderText=spec)
     else:

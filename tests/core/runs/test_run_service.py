@@ -172,12 +172,12 @@ async def test_hold_policy_waits_until_someone_answers(service, two_phone_server
                 break
             await asyncio.sleep(0.02)
         assert handle.state == "waiting_for_person" and handle.pending_proposal.step == 1
-        handle.answer(ReviewAnswer.approve())
+        handle.answer(handle.pending_id, ReviewAnswer.approve())
         for _ in range(200):
             if handle.awaiting_review:
                 break
             await asyncio.sleep(0.02)
-        handle.answer(ReviewAnswer.approve())      # the FINISH
+        handle.answer(handle.pending_id, ReviewAnswer.approve())      # the FINISH
         result = await handle.wait()
     assert result.status == "success" and len(tapped_xs(two_phone_server.devices[0])) == 1
 
