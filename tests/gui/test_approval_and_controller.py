@@ -254,3 +254,43 @@ async def test_a_crash_inside_the_run_reaches_the_window_and_ends_the_run(core, 
     assert handle.finished and not core.service.live()     # the service holds no half-ended run
     assert not core.phones.get(None).busy                   # and the phone is free for the next one
     assert list((tmp_path / "data" / "runs").iterdir())     # the run folder was made and stays
+
+
+@pytest.mark.asyncio
+async def test_a_click_on_step_1s_approve_that_arrives_after_step_2_began_waiting_never_approves_step_2(
+        core, virtual_adb, monkeypatch):
+    """The window's answer names the proposal it showed. Step 1 is approved elsewhere (a script through the
+    API) while the person is about to click; the window has not yet shown step 2 when the click reaches the
+    run: the click is refused and step 2 still waits."""
+    controller = core.controller()
+    panel = ApprovalPanel()
+    panel.answered.connect(controller.answer)
+    controller.review_requested.connect(panel.show_proposal)
+    shown: list[Proposal] = []
+    controller.review_requested.connect(shown.append)
+    script = [json_reply(act("launch_app", package_name="com.android.settings")), click("Network & internet"),
+              json_reply(act("", status="FINISH"))]
+    core.use(AndroidDevice(AdbTransport("127.0.0.1", virtual_adb.port), "emulator-5554"))
+
+    async def until(condition) -> None:
+        for _ in range(400):
+            if condition():
+                return
+            await asyncio.sleep(0.05)
+        raise AssertionError("timed out")
+
+    with FakeOpenAIServer(script) as model:
+        core.settings = Settings(provider=ProviderSettings(base_url=model.base_url, model="gpt-4o"),
+                                 agent=AgentSettings(mode="step", settle_seconds=0))
+        handle = await controller.start(RunRequest("Turn on Wi-Fi", api_key="sk-test-gui-0123456789"))
+        await until(lambda: len(shown) == 1)
+        monkeypatch.setattr(controller, "_show_review", lambda proposal: None, raising=False)   # a busy window
+        step_1 = shown[0].id
+        core.thread.call(lambda: handle.answer(step_1, ReviewAnswer.approve()))      # decided elsewhere
+        await until(lambda: handle.awaiting_review and handle.pending_proposal.step == 2)
+        panel.approve()                                        # the person's click on step 1, as shown
+        await core.thread.run(asyncio.sleep(0))                # the click has reached the run
+        assert handle.awaiting_review and handle.pending_proposal.step == 2
+        controller.stop()
+        result = await asyncio.wait_for(controller.task, 30)
+    assert result.status == "stopped"

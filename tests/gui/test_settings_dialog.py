@@ -217,6 +217,17 @@ def test_the_mirror_tab_shows_and_saves_the_mirror_settings(make_dialog):
         "show_touches": False, "record_runs": False}
 
 
+def test_programs_may_approve_sensitive_actions_is_off_unless_the_person_turns_it_on(make_dialog):
+    dialog = make_dialog()
+    box = dialog._fields["api.programs_may_approve_sensitive"]
+    assert box.accessibleName() == "Programs may approve sensitive actions" and not box.isChecked()
+    assert box.isEnabled()                  # it holds for MCP's own desk too, served or not
+    assert dialog.result_settings().api.programs_may_approve_sensitive is False
+    box.setChecked(True)
+    dialog.accept()
+    assert dialog.result_settings().api.programs_may_approve_sensitive is True
+
+
 def test_screenshots_only_greys_out_what_only_the_stream_uses(make_dialog):
     dialog = make_dialog()
     fields = dialog._fields
