@@ -36,6 +36,7 @@ from typing import Any
 from PIL import Image
 
 from app.core.agent.records import RECORD_VERSION, RunRecord, RunResult, StepRecord, now_iso
+from app.core.agent.steps_seal import STEPS_SEAL_KEY, seal
 from app.core.agent.run_liveness import RunningMark
 from app.core.paths import runs_dir
 from app.core.redaction import redact, redact_data
@@ -196,9 +197,17 @@ class TrajectoryWriter:
             data = self._run.to_dict()
             if self.screen_recordings:
                 data[SCREEN_RECORDINGS_KEY] = list(self.screen_recordings)
+            data[STEPS_SEAL_KEY] = self._steps_seal()
             write_text_atomically(self.run_dir / RUN_FILE, _to_json(data, indent=2))
             if self._running is not None:
                 self._running.release()
+
+    def _steps_seal(self) -> str:
+        """The seal of steps.jsonl as written ("" when it cannot be read): a replay checks it (steps_seal)."""
+        try:
+            return seal(self.run_dir, (self.run_dir / STEPS_FILE).read_bytes())
+        except OSError:
+            return ""
 
 
 @dataclass

@@ -112,7 +112,8 @@ def import_map(source: Path, root: Path | None = None, as_kind: str | None = Non
     store = TransitionStore(root)
     path = store.path_for(kind)
     known = set(path.read_bytes().splitlines()) if path.is_file() else set()
-    fresh = [line for line in lines if line.strip() and line not in known]
+    fresh = [marked for line in lines if line.strip() and line not in known
+             and (marked := marked_imported(line)) not in known]
     report.transitions_known = sum(1 for line in lines if line.strip()) - len(fresh)
     root.mkdir(parents=True, exist_ok=True)
     if fresh:
@@ -132,6 +133,20 @@ def import_map(source: Path, root: Path | None = None, as_kind: str | None = Non
             report.screens_added += name.endswith(".json")
     report.names_added = _take_edits(MapEditsStore(root), kind, edits if isinstance(edits, dict) else {})
     return report
+
+
+def marked_imported(line: bytes) -> bytes:
+    """A transition line of a map file marked as imported (`Transition.imported`): its ways are asked before their
+    first step in auto mode until a run here takes them. A line that is no JSON object stays as it is (reading
+    skips it and says so)."""
+    try:
+        data = json.loads(line)
+    except (ValueError, RecursionError):
+        return line
+    if not isinstance(data, dict):
+        return line
+    data["imported"] = True
+    return json.dumps(data, ensure_ascii=False).encode("utf-8")
 
 
 def _take_edits(store: MapEditsStore, kind: str, incoming: dict) -> int:

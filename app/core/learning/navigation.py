@@ -11,7 +11,9 @@ skill, without the model: each step's control is found again by its locator, and
 the phone must show the screen the route expects (`screens_before`); at the end it must show the
 destination (`arrival`). At the first surprise — an edge that now leads elsewhere, a control that
 is gone — the player hands back to the model, told where it stopped. The steps taken are recorded
-as transitions like any other, so an edge that keeps failing loses reliability and fades.
+as transitions like any other, so an edge that keeps failing loses reliability and fades. A way with
+an action known only from an imported map asks before its first step, even in auto mode
+(`ReplayScript.approval_needed`); once a run here has taken it, it is this map's own.
 """
 
 from __future__ import annotations
@@ -143,6 +145,9 @@ class MapGuide:
                 screen=ExpectedScreen(package=source.app if source is not None and edge.function != LAUNCH else "")))
             members = frozenset(source.members) if source is not None and edge.from_id != ANYWHERE else frozenset()
             before.append(frozenset() if edge.function == LAUNCH else members)
+        if any(edge.imported for edge in route):
+            script.approval_needed = (f"the way to “{name}” came from an imported map and no run here has "
+                                      "taken it, so you approve its first step")
         goal = self.graph.nodes[way.goal]
         return script, before, frozenset(goal.members)
 

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Callable
 
 from app.core.agent.records import RunResult
+from app.core.agent.trajectory import load_run
 from app.core.config import Settings
 
 from .recorded_steps import ReplayScript, script_from_run
@@ -121,6 +122,14 @@ async def plan_run(request: str, *, replay: ReplayScript | None, use_skills: boo
                    model_available=model_available, used=[(skill, player)])
 
 
+def _person_approved(run_dir: Path, step: int) -> bool:
+    """Whether the run's record says a person approved (edited, or chose) its step `step`."""
+    if step <= 0:
+        return False
+    return any(record.step == step and record.decision is not None and record.decision.by == "person"
+               and record.decision.kind in ("approve", "edit", "override") for record in load_run(run_dir).steps)
+
+
 def _learn(plan: RunPlan, result: RunResult, run_dir: Path, settings: Settings, store: SkillStore,
            request: str) -> list[str]:
     """The blocking part of learn_from_run; returns what to tell."""
@@ -130,13 +139,15 @@ def _learn(plan: RunPlan, result: RunResult, run_dir: Path, settings: Settings, 
         store.record_outcome(earlier.name, False)
     if skill is not None and player is not None:
         worked = result.succeeded and player.finished
-        store.record_outcome(skill.name, worked)
+        store.record_outcome(skill.name, worked, approved=worked and _person_approved(run_dir, player.first_step))
         if worked or not result.succeeded or not settings.learning.save_skills:
             return told
         if plan.exact:       # the model finished what the skill began: the skill learns the way that works now
             renewed = skill_from_script(script_from_run(run_dir), name=skill.name)
             if renewed.steps:
-                renewed.history, renewed.created_at = (store.find(skill.name) or skill).history, skill.created_at
+                stored = store.find(skill.name) or skill
+                renewed.history, renewed.created_at = stored.history, skill.created_at
+                renewed.imported, renewed.approved_runs = stored.imported, stored.approved_runs
                 store.save(renewed, replace=True)
                 told.append(f"Skill “{skill.name}” was renewed from this run (its old steps stopped fitting).")
             return told

@@ -18,13 +18,18 @@ from typing import Any
 
 from app.core.agent.completion_check import normalise
 from app.core.agent.records import StepRecord, read_record
-from app.core.agent.trajectory import load_run
+from app.core.agent.steps_seal import is_sealed
+from app.core.agent.trajectory import RUN_FILE, STEPS_FILE, load_run
 from app.core.perception.locator import TargetLocator
 
 TARGETED_FUNCTIONS = ("click_control", "long_press_control", "type_text", "scroll")
 """Functions whose `control_id` names a control that must be found again on the current screen."""
 
 QUESTION_FUNCTION = "ask_user"
+
+UNSEALED_RUN = ("this run folder's steps are not as this desk recorded them (edited, copied from elsewhere, "
+                "or never finished), so you approve its first step")
+"""Why an edited run folder's replay asks before its first step, even in auto mode."""
 
 OLD_CONTROL_NUMBER = re.compile(r"\s*\(#\d+\)")
 """The "(#3)" a recorded step's words carry: a number that held on the recorded screen only."""
@@ -89,6 +94,8 @@ class ReplayScript:
     finish_comment: str = ""                          # what the run said when it finished
     final_screen: str = ""                            # the screen_signature the recorded run finished on
     problems: list[str] = field(default_factory=list)   # what could not be read from the run
+    approval_needed: str = ""     # why a person approves its first step even in auto mode ("": no need),
+                                  # e.g. the steps were imported or edited, or take new values
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -98,43 +105,57 @@ class ReplayScript:
         return read_record(cls, data, where)
 
     def with_parameters(self, values: dict[str, str], recorded: dict[str, str]) -> ReplayScript:
-        """A copy in which each recorded parameter value (`recorded[name]`, e.g. "Wi-Fi") is replaced by the
-        new one (`values[name]`, e.g. "Bluetooth") in typed texts, targets' labels and the request."""
+        """A copy in which each recorded parameter value (`recorded[name]`, e.g. "Wi‑Fi") is replaced by the
+        new one (`values[name]`, e.g. "Bluetooth") only where a step used exactly that value: a typed text
+        that is the value, a target whose `recorded_label` is the value. Never inside another label: "Network
+        & internet, Mobile, Wi‑Fi, hotspot" and "Use Wi‑Fi" stay as recorded."""
         script = copy.deepcopy(self)
         swaps = [(recorded[name], values[name]) for name in values if recorded.get(name) and values[name]]
-        if not swaps:
-            return script
-
-        def swap(text: str) -> str:
-            """`text` with a recorded value replaced: the whole text, or a row's label ("Wi‑Fi" of "Wi‑Fi, Off");
-            compared as a person reads (case, dashes and spaces aside)."""
-            for old, new in swaps:
-                if normalise(text) == normalise(old):
-                    return new
-                head, comma, rest = text.partition(",")
-                if comma and normalise(head) == normalise(old):
-                    return new + comma + rest
-            return text
-
         for old, new in swaps:
             script.request = script.request.replace(old, new)
         for step in script.steps:
-            arguments = step.arguments
-            if "text" in arguments and isinstance(arguments["text"], str):
-                arguments["text"] = swap(arguments["text"])
-            if "control_name" in arguments and isinstance(arguments["control_name"], str):
-                arguments["control_name"] = swap(arguments["control_name"])
             for old, new in swaps:
-                step.action_text = step.action_text.replace(old, new)
-            target = step.target
-            if target is not None:
-                changed = swap(target.name) != target.name or swap(target.text) != target.text or \
-                    swap(target.content_desc) != target.content_desc
-                target.name, target.text, target.content_desc = swap(target.name), swap(target.text), \
-                    swap(target.content_desc)
-                if changed:          # the old position and neighbours describe the old control, not the new one
-                    target.xpath, target.node_path, target.bounds, target.anchors = "", [], [], []
+                if _swap_value(step, old, new):
+                    break
         return script
+
+
+def recorded_label(target: TargetLocator) -> str:
+    """The words a control was recorded by: its text, else its description, else its name's first part (the
+    row "Wi‑Fi, Off" is "Wi‑Fi"; the row "Network & internet, Mobile, Wi‑Fi, hotspot" is "Network & internet")."""
+    return target.text or target.content_desc or target.name.split(",", 1)[0].strip()
+
+
+def _same(text: str, value: str) -> bool:
+    """Whether `text` is exactly `value` as a person reads it (case, dashes and spaces aside)."""
+    return bool(text) and normalise(text) == normalise(value)
+
+
+def _swap_value(step: RecordedStep, old: str, new: str) -> bool:
+    """Put `new` in place of `old` in the step where it used exactly `old` (see `with_parameters`);
+    whether it did."""
+    arguments = step.arguments
+    if step.function == "type_text":
+        typed = arguments.get("text")
+        if not isinstance(typed, str) or not _same(typed, old):
+            return False
+        arguments["text"] = new
+        step.action_text = step.action_text.replace(typed, new, 1)
+        return True
+    target = step.target
+    shown = recorded_label(target) if target is not None else ""
+    if not _same(shown, old):
+        return False
+    label, comma, rest = target.name.partition(",")
+    if _same(label, old):                  # the row's label, its state after the comma kept: "Wi‑Fi, Off"
+        target.name = new + comma + rest
+    if isinstance(arguments.get("control_name"), str) and _same(arguments["control_name"].partition(",")[0], old):
+        arguments["control_name"] = new + "".join(arguments["control_name"].partition(",")[1:])
+    step.action_text = step.action_text.replace(shown, new, 1)
+    target.text = new if target.text else ""
+    target.content_desc = new if _same(target.content_desc, old) else target.content_desc
+    target.xpath, target.node_path, target.bounds, target.anchors = "", [], [], []   # they described the old one
+    return True
 
 
 def _inside(inner: list[int], outer: list[int]) -> bool:
@@ -207,4 +228,6 @@ def script_from_run(run_dir: Path | str) -> ReplayScript:
     script = script_from_steps(request, loaded.steps, source=str(run_dir), recorded_on={**loaded.run.device, "started_at": loaded.run.started_at},
                                ended=ended)
     script.problems = list(loaded.problems)
+    if not is_sealed(run_dir, RUN_FILE, STEPS_FILE):
+        script.approval_needed = UNSEALED_RUN
     return script

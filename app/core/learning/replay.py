@@ -78,6 +78,7 @@ class ScriptPlayer:
         self.done = 0                         # recorded steps done again
         self.skipped = 0                      # recorded steps skipped as already done
         self.finished = False                 # every step done (or skipped) and FINISH proposed
+        self.first_step = 0                   # the run's step at which it proposed its first action (0: none yet)
         self._last_toggle: tuple[RecordedStep, Control] | None = None
 
     @property
@@ -307,6 +308,15 @@ class ReplayOrDecide(RunStrategy):
         except DeviceError:
             return []
 
+    def _approval_needed(self, ctx: StepContext) -> str:
+        """Why the player's first proposal waits for a person even in auto mode (imported, edited or with new
+        values: `ReplayScript.approval_needed`); "" for its later ones."""
+        player = self.player
+        if player.first_step not in (0, ctx.step):
+            return ""
+        player.first_step = ctx.step
+        return player.script.approval_needed
+
     def _propose(self, ctx: StepContext, planned: Planned) -> None:
         rc, player = self.rc, self.player
         controls = ctx.get("controls")
@@ -328,7 +338,8 @@ class ReplayOrDecide(RunStrategy):
             step=ctx.step, action=action, action_text=describe_action(action, controls), thought=thought,
             comment=comment, controls=controls, screen_size=shot.size, screenshot=shot.image, target=target,
             sensitive_reason=action_sensitivity(action, controls, rc.settings.agent.sensitive_words,
-                                                request=rc.request, screen_only=bool(ctx.get_or("screen_only"))),
+                                                request=rc.request, screen_only=bool(ctx.get_or("screen_only")))
+            or self._approval_needed(ctx),
             proposed_by=player.what))
         expect = planned.expect.model_dump() if planned.expect is not None else None
         ctx.set("reply", ModelReply(thought=thought, action=action, comment=comment, expect=expect))

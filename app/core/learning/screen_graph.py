@@ -110,6 +110,7 @@ class GraphEdge:
     median_ms: float = 0.0
     stale: bool = False
     runs: list[str] = field(default_factory=list)
+    imported: bool = False                     # known only from an imported map: no run here took it
 
     @property
     def function(self) -> str:
@@ -363,7 +364,8 @@ def build_graph(kind: str, transitions: list[Transition], edits: MapEdits | None
             attempts=len(recent), arrivals=arrivals, failures=sum(1 for move in recent if failed(move)),
             since_arrival=len(every) - 1 - last,
             median_ms=float(statistics.median(move.duration_ms for move in used)), stale=not now,
-            runs=list(dict.fromkeys(move.run_id for move in used))))
+            runs=list(dict.fromkeys(move.run_id for move in used)),
+            imported=all(move.imported for move in moves)))
     for rep, held in graph.nodes.items():
         held.runs = len(runs.get(rep, ()))
         held.stale = rep not in fresh

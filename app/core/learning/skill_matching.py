@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 
 import yaml
 
-from app.core.learning.recorded_steps import RecordedStep
+from app.core.learning.recorded_steps import RecordedStep, recorded_label
 from app.core.redaction import PASSWORD_MASK
 
 if TYPE_CHECKING:
@@ -203,9 +203,9 @@ def _values_used(steps: list[RecordedStep]) -> list[tuple[str, str]]:
         if step.function == "type_text":
             found.append(("text", step.arguments.get("text")))
         elif step.function in TAPPING_FUNCTIONS and target is not None:
-            role = _role(target.resource_id)
-            row_label = target.name.split(",", 1)[0]       # a row's label: "Wi‑Fi" of "Wi‑Fi, Off"
-            found += [(role, label) for label in (target.text, target.content_desc, target.name, row_label)]
+            # only what `ReplayScript.with_parameters` can put a new value in: the words the control was
+            # recorded by, never words inside a longer name ("Network & internet, Mobile, Wi‑Fi, hotspot")
+            found.append((_role(target.resource_id), recorded_label(target)))
     return [(role, value) for role, value in found
             if isinstance(value, str) and value.strip() and PASSWORD_MASK not in value]
 

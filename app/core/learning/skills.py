@@ -85,6 +85,8 @@ class Skill:
     parameters: dict[str, str] = field(default_factory=dict)     # placeholder name → value as recorded
     request: str = ""                                            # the recorded request
     enabled: bool = True
+    imported: bool = False        # its steps came from outside this desk's own runs: a file, an edited run folder
+    approved_runs: int = 0        # runs of it that a person approved (its first step) and that succeeded
     history: SkillHistory = field(default_factory=SkillHistory)
     recorded_on: dict[str, Any] = field(default_factory=dict)   # model, android, screen size, app versions…
     source_run: str = ""                                         # the run folder it was made from
@@ -112,12 +114,25 @@ class Skill:
                               finish_comment=self.finish_comment,
                               final_screen=self.final_screen if same_values else "")   # other values: other end
         script = script.with_parameters(chosen, self.parameters)
+        script.approval_needed = self.approval_needed(same_values)
         if chosen and self.trigger:
             try:
                 script.request = fill_trigger(self.trigger, {**self.parameters, **chosen})
             except TriggerError:
                 pass                         # a loaded skill's trigger was checked; the swapped request stands
         return script
+
+    def approval_needed(self, same_values: bool = True) -> str:
+        """Why a person approves its first step even in auto mode ("": no need): until a person has approved
+        a run of it once, an imported skill always, and one used with other values than it was recorded with."""
+        if self.approved_runs > 0:
+            return ""
+        if self.imported:
+            return f"the skill “{self.name}” was imported and has not been approved by you yet"
+        if not same_values:
+            return (f"the skill “{self.name}” is used with new values for the first time and has not been "
+                    "approved by you yet")
+        return ""
 
     def to_dict(self) -> dict[str, Any]:
         """The skill as written to its file: empty parts of a step's locator and screen left out."""
@@ -186,7 +201,8 @@ def skill_from_script(script: ReplayScript, name: str | None = None) -> Skill:
     trigger, parameters = pull_parameters(request, steps)
     fallback = f"skill from {Path(script.source).name}" if script.source else "skill"
     return Skill(name=(name or "").strip() or request or fallback, trigger=trigger, parameters=parameters,
-                 request=request, steps=steps, recorded_on=copy.deepcopy(script.recorded_on),
+                 request=request, imported=bool(script.approval_needed), steps=steps,
+                 recorded_on=copy.deepcopy(script.recorded_on),
                  source_run=script.source, final_screen=script.final_screen,
                  finish_comment=script.finish_comment)
 
@@ -335,8 +351,9 @@ class SkillStore:
         skill, problems = read_skill_file(path)
         if skill is None:
             raise SkillFileError(problems)
-        text = path.read_bytes().decode("utf-8-sig")
-        suffix = FORMAT_SUFFIX[SUFFIXES.get(path.suffix.lower(), "yaml")]
+        fmt = SUFFIXES.get(path.suffix.lower(), "yaml")
+        text = _marked_imported(skill, path.read_bytes().decode("utf-8-sig"), fmt)
+        suffix = FORMAT_SUFFIX[fmt]
         with self._lock:
             found = self._scan()[2].get(name_key(skill.name))
             if found is not None and not replace:
@@ -355,10 +372,12 @@ class SkillStore:
         write_text_atomically(path, skill_to_text(skill, fmt))
         return path
 
-    def record_outcome(self, name: str, success: bool) -> Skill:
-        """Count one more run with the skill, and how it went (written to its file at once)."""
+    def record_outcome(self, name: str, success: bool, approved: bool = False) -> Skill:
+        """Count one more run with the skill, and how it went (written to its file at once); a success whose
+        first step a person `approved` counts in `approved_runs`."""
         with self._lock:
             skill, path = self._get(name)
+            skill.approved_runs += bool(success and approved)
             history = skill.history
             history.successes += bool(success)
             history.failures += not success
@@ -436,6 +455,19 @@ class SkillStore:
                 if mine is not None:
                     mine.unlink(missing_ok=True)
                 return target
+
+
+def _marked_imported(skill: Skill, text: str, fmt: str) -> str:
+    """An imported file's text with `skill` (as read from it) marked imported and not approved: YAML keeps its
+    comments (the two lines replaced or added), unless that would read back otherwise; JSON is rewritten."""
+    skill.imported, skill.approved_runs = True, 0
+    if fmt == "yaml":
+        kept = re.sub(r"(?m)^(imported|approved_runs)[ \t]*:.*(\n|$)", "", text).rstrip("\n")
+        marked = f"{kept}\nimported: true\napproved_runs: 0\n"
+        checked, _ = skill_from_text(marked, fmt, "the imported file")
+        if checked == skill:
+            return marked
+    return skill_to_text(skill, fmt)
 
 
 def _taken(found: tuple[Skill, Path]) -> SkillExists:

@@ -74,6 +74,7 @@ class Transition(TolerantRecord):
     phone_model: str = ""
     android_version: str = ""
     app_version: str = ""                           # "" when unknown
+    imported: bool = False                          # from another desk's map file (map_sharing), not run here
     problems: list[str] = field(default_factory=list, compare=False, repr=False)   # from reading; never written
 
     @property
