@@ -106,7 +106,8 @@ def cmd_skills(args) -> int:
             print(f"Deleted the skill “{args.name}”.")
         elif action == "import":
             skill = store.import_file(Path(args.file))
-            print(f"Imported the skill “{skill.name}” ({len(skill.steps)} steps).")
+            print(f"Imported the skill “{skill.name}” ({len(skill.steps)} steps). It asks you before its first "
+                  "step, even in auto mode, until you have approved a run of it.")
         elif action == "export":
             store.export(args.name, Path(args.file))
             print(f"Wrote the skill “{args.name}” to {args.file}")

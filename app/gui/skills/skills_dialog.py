@@ -383,7 +383,8 @@ class SkillsDialog(LoadingDialog):
             said = f"{chosen[0].name} could not be imported: {exc}"
         else:
             if isValid(self):
-                self.show_notice(f"Imported “{skill.name}” from {chosen[0].name}.", "success")
+                self.show_notice(f"Imported “{skill.name}” from {chosen[0].name}. It asks you before its first "
+                                 "step, even in auto mode, until you have approved a run of it.", "success")
                 await self.reload(select=skill.name)
             return
         if isValid(self):

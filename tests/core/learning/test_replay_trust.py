@@ -9,6 +9,7 @@ import json
 import shutil
 from dataclasses import asdict
 
+from app.cli import main
 from app.core.agent.records import ActionOutcome, Decision, StepRecord
 from app.core.agent.steps_seal import STEPS_SEAL_KEY
 from app.core.learning.map_sharing import export_map, import_map
@@ -172,3 +173,13 @@ def test_an_imported_maps_way_asks_before_its_first_step_until_a_run_here_took_i
 
     TransitionStore(mine).append(settings_runs())                          # a run here took the same way
     assert wifi_way(mine).approval_needed == ""
+
+
+def test_the_skills_import_command_marks_the_skill_and_says_it_will_ask(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("AGENTDESK_HOME", str(tmp_path / "home"))
+    shared = SkillStore(tmp_path / "theirs")
+    shared.save(wifi_in_settings(tmp_path))
+    file = shared.export("Turn on Wi-Fi in Settings", tmp_path / "shared.yaml")
+    assert main(["skills", "import", str(file)]) == 0
+    assert "It asks you before its first step, even in auto mode" in capsys.readouterr().out
+    assert SkillStore().find("Turn on Wi-Fi in Settings").script().approval_needed
