@@ -341,13 +341,16 @@ def main(argv: list[str] | None = None) -> int:
         from app.__main__ import main as desktop_app
 
         return desktop_app()
-    try:
-        return args.func(args)
-    except DeviceError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 3
-    except KeyboardInterrupt:
-        return 130
+    from app.core.redaction import redacted_terminal
+
+    with redacted_terminal():          # no registered key reaches the terminal, whatever a command prints
+        try:
+            return args.func(args)
+        except DeviceError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 3
+        except KeyboardInterrupt:
+            return 130
 
 
 if __name__ == "__main__":

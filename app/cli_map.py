@@ -63,7 +63,11 @@ def cmd_map(args) -> int:
         return 0
     if action == "export":
         try:
-            path = export_map(_kind(args.kind), Path(args.file))
+            from app.core.config import load_settings
+            from app.core.paths import settings_path
+
+            never_send = load_settings(settings_path())[0].images.never_send_apps   # their pictures stay home
+            path = export_map(_kind(args.kind), Path(args.file), never_send_apps=never_send)
         except FileNotFoundError as exc:
             raise SystemExit(f"error: {exc}") from None
         print(f"Wrote {path}")

@@ -15,6 +15,7 @@ from app.core.agent.actions import ARGUMENT_MODELS, Action
 from app.core.agent.records import StepRecord
 from app.core.agent.run_words import decision_word, result_words, step_action_text
 from app.core.agent.supervisor import Proposal, ReviewAnswer
+from app.core.redaction import redact, redact_partial
 
 CHOICES = "[Enter]=approve  e=edit (each value in turn)  o=override  r=reject with feedback  s=stop"
 
@@ -73,13 +74,13 @@ class ConsoleSupervisor:
 
     def say(self, text: str = "") -> None:
         self.end_live_line()
-        print(text, file=self.out, flush=True)
+        print(redact(text), file=self.out, flush=True)
 
     def model_words(self, step: int, text_so_far: str) -> None:
         """The model's reply so far, on the live line (terminals only)."""
         if not self.is_terminal:
             return
-        words = " ".join(text_so_far.split())
+        words = redact_partial(" ".join(text_so_far.split()))     # the rest of a key may be on its way
         if len(words) > LIVE_WORDS_WIDTH:
             words = "…" + words[-(LIVE_WORDS_WIDTH - 1):]
         self.out.write(f"\r\x1b[2K  step {step}, the model writes: {words}")

@@ -5,16 +5,26 @@ a credential (an Authorization/Bearer header, `api_key=…`, an OpenAI-style `sk
 with "[redacted]". `setup_logging` sends the app's log to a rotating file through
 `RedactingFilter`, so a key that slips into a log message never reaches the disk.
 A password field's text is never recorded at all: records keep PASSWORD_MASK instead.
+
+The one redactor sits at each boundary where a run's words leave the process: the trajectory's
+writer, the screens graph's transitions and cards (`redacted_json`), the map and script exports,
+the skill files, the API's views and events, the log, and the terminal (`RedactingWriter` around
+the CLI's stdout and stderr; `redact_partial` for text still streaming in, which may end in the
+first characters of a key).
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import re
+import sys
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from logging.handlers import RotatingFileHandler
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from app.core.paths import log_dir
 from app.core.secrets import known_secrets
@@ -24,6 +34,8 @@ PASSWORD_MASK = "••••"
 """What a record keeps instead of a password field's text (or text typed into one)."""
 PASSWORD_HIDDEN = "(hidden: password field)"
 """What the model is shown instead of a password field's text."""
+PARTIAL_MIN_LENGTH = 4
+"""A streaming text's end is cut when it matches at least this many first characters of a secret."""
 LOG_FILE_NAME = "agentdesk.log"
 LOG_MAX_BYTES = 1_000_000
 LOG_BACKUPS = 5
@@ -48,6 +60,17 @@ def redact(text: str) -> str:
     return text
 
 
+def redact_partial(text: str) -> str:
+    """`text` redacted, and its end cut where it could be the first characters of a registered secret
+    (text that is still streaming in: the rest of the key may follow)."""
+    text = redact(text)
+    for secret in known_secrets():
+        for length in range(min(len(secret) - 1, len(text)), PARTIAL_MIN_LENGTH - 1, -1):
+            if text.endswith(secret[:length]):
+                return text[:-length] + REDACTED
+    return text
+
+
 def redact_data(obj: Any) -> Any:
     """A copy of JSON-like data (dicts, lists, tuples, strings) with every string redacted."""
     if isinstance(obj, str):
@@ -57,6 +80,41 @@ def redact_data(obj: Any) -> Any:
     if isinstance(obj, (list, tuple)):
         return type(obj)(redact_data(value) for value in obj)
     return obj
+
+
+def redacted_json(data: Any) -> str:
+    """One line of JSON for a file that may be shared (graph, cards, exports): every string redacted."""
+    return json.dumps(redact_data(data), ensure_ascii=False)
+
+
+class RedactingWriter:
+    """A text stream (stdout, stderr) whose every write is redacted first; everything else is the stream's."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        self.stream.write(redact(text))
+        return len(text)
+
+    def writelines(self, lines: Iterable[str]) -> None:
+        for line in lines:
+            self.write(line)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.stream, name)
+
+
+@contextmanager
+def redacted_terminal() -> Iterator[None]:
+    """While inside, everything printed to stdout and stderr passes through the redactor."""
+    out, err = sys.stdout, sys.stderr
+    sys.stdout = out if isinstance(out, RedactingWriter) else RedactingWriter(out)    # type: ignore[assignment]
+    sys.stderr = err if isinstance(err, RedactingWriter) else RedactingWriter(err)    # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = out, err
 
 
 class RedactingFilter(logging.Filter):

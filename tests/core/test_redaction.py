@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import io
 import logging
 import uuid
 from logging.handlers import RotatingFileHandler
 
 import pytest
 
-from app.core.redaction import RedactingFilter, redact, redact_data, setup_logging
+from app.core.redaction import PARTIAL_MIN_LENGTH, RedactingFilter, redact, redact_data, setup_logging
 from app.core.secrets import register_secret
 
 
@@ -137,3 +138,18 @@ def test_setup_logging_moves_to_a_new_log_folder(home, clean_root_logger, tmp_pa
     assert [h.baseFilename for h in ours] == [str(path)]
     ours[0].flush()
     assert "after the move" in path.read_text(encoding="utf-8")
+
+
+def test_the_consoles_live_line_never_shows_the_start_of_a_key_still_streaming(secret):
+    from app.console import ConsoleSupervisor
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    out = Terminal()
+    console = ConsoleSupervisor(out)
+    console.model_words(1, f'{{"thought": "type {secret[:12]}')       # the rest of the key has not arrived yet
+    console.model_words(1, f'{{"thought": "type {secret}", "action"')
+    console.say(f"  action:  type_text {secret}")
+    assert secret[:PARTIAL_MIN_LENGTH] not in out.getvalue() and "[redacted]" in out.getvalue()

@@ -25,7 +25,7 @@ from app.android.keycodes import keycode_from_string
 from app.core.agent.actions import ARGUMENT_MODELS, Action, describe_action
 from app.core.learning.recorded_steps import OLD_CONTROL_NUMBER, RecordedStep, ReplayScript
 from app.core.perception.locator import LOCATOR_TEXT_LIMIT, TargetLocator, xpath_literal
-from app.core.redaction import PASSWORD_MASK
+from app.core.redaction import PASSWORD_MASK, redact
 
 FORMATS = ("uiautomator2", "python", "yaml")
 """What `export_script` knows: "uiautomator2" and "python" are the same Python script."""
@@ -435,7 +435,7 @@ def export_script(script: ReplayScript, fmt: str, *, serial: str = "") -> str:
     Raises ValueError naming the known formats for anything else."""
     key = fmt.strip().lower() if isinstance(fmt, str) else ""
     if key in ("uiautomator2", "python"):
-        return to_uiautomator2(script, serial)
+        return redact(to_uiautomator2(script, serial))      # the one redactor: a script is shared like a file
     if key == "yaml":
-        return to_yaml_flow(script)
+        return redact(to_yaml_flow(script))
     raise ValueError(f"unknown export format {fmt!r}: use one of {', '.join(FORMATS)}")

@@ -16,10 +16,14 @@ from __future__ import annotations
 import json
 import os
 import zipfile
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from app.core.paths import data_dir
+from app.core.perception.private_screen import has_password_field, private_reason
+from app.core.redaction import redact, redacted_json
 
 from .map_edits import MapEditsStore
 from .transitions import TransitionStore
@@ -51,8 +55,11 @@ def _root(root: Path | None) -> Path:
     return Path(root) if root is not None else data_dir() / "graph"
 
 
-def export_map(kind: str, target: Path, root: Path | None = None) -> Path:
-    """Write the kind's map to the zip file `target`; FileNotFoundError when this machine has no map of it."""
+def export_map(kind: str, target: Path, root: Path | None = None, never_send_apps: Collection[str] = ()) -> Path:
+    """Write the kind's map to the zip file `target`; FileNotFoundError when this machine has no map of it.
+
+    What goes out is redacted again (a key registered since it was recorded), and no picture of a screen
+    of an app in `never_send_apps`, or of a screen with a password field, goes out (its card does)."""
     root = _root(root)
     transitions = TransitionStore(root).path_for(kind)
     if not transitions.is_file():
@@ -63,17 +70,48 @@ def export_map(kind: str, target: Path, root: Path | None = None) -> Path:
     temporary = target.with_name(target.name + ".part")
     with zipfile.ZipFile(temporary, "w", compression=zipfile.ZIP_DEFLATED) as archive:
         archive.writestr("about.json", json.dumps({"format": FORMAT, "version": VERSION, "kind": kind}))
-        archive.write(transitions, "transitions.jsonl")
+        archive.writestr("transitions.jsonl", _redacted_lines(transitions.read_bytes()))
         edits = MapEditsStore(root).path_for(kind)
         if edits.is_file():
-            archive.write(edits, "map.json")
+            archive.writestr("map.json", _redacted_lines(edits.read_bytes()))
         screens = root / f"screens-{kind}"
-        if screens.is_dir():
-            for path in sorted(screens.iterdir()):
-                if path.suffix in (".json", ".png") and path.is_file():
-                    archive.write(path, f"screens/{path.name}")
+        private: set[str] = set()           # the stems of cards whose pictures stay home
+        cards = sorted(screens.glob("*.json")) if screens.is_dir() else []
+        for path in cards:
+            card = _json_or_none(path.read_bytes())
+            if isinstance(card, dict) and _private_card(card, never_send_apps):
+                private.add(path.stem)
+            archive.writestr(f"screens/{path.name}", _redacted_lines(path.read_bytes()))
+        pictures = sorted(screens.glob("*.png")) if screens.is_dir() else []
+        for path in pictures:
+            if path.stem not in private and path.is_file():
+                archive.write(path, f"screens/{path.name}")
     os.replace(temporary, target)
     return target
+
+
+def _json_or_none(data: bytes) -> Any:
+    try:
+        return json.loads(data)
+    except (ValueError, RecursionError):
+        return None
+
+
+def _redacted_lines(data: bytes) -> bytes:
+    """JSON lines (or one JSON document) with every string redacted; a line that is no JSON is redacted as text."""
+    lines = []
+    for line in data.split(b"\n"):
+        parsed = _json_or_none(line) if line.strip() else None
+        lines.append(redacted_json(parsed).encode("utf-8") if parsed is not None
+                     else redact(line.decode("utf-8", "replace")).encode("utf-8"))
+    return b"\n".join(lines)
+
+
+def _private_card(card: dict, never_send_apps: Collection[str]) -> bool:
+    """A screen whose picture stays home: its app is never sent, or it shows a password field."""
+    controls = card.get("controls") if isinstance(card.get("controls"), list) else []
+    return bool(private_reason(str(card.get("app") or ""), never_send_apps,
+                               password_in_use=has_password_field([c for c in controls if isinstance(c, dict)])))
 
 
 def _read(archive: zipfile.ZipFile, name: str, source: Path) -> bytes:

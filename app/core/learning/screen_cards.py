@@ -26,6 +26,7 @@ from PIL import Image
 from app.core.agent.records import REQUIRED, TolerantRecord
 from app.core.device.app_catalog import WELL_KNOWN_LABELS
 from app.core.perception.locator import ControlSummary
+from app.core.redaction import redacted_json
 
 log = logging.getLogger(__name__)
 
@@ -143,7 +144,7 @@ class CardStore:
         if picture is not None:
             self.write_picture(card.id, picture)
         temporary = self.card_path(card.id).with_suffix(".json.part")
-        temporary.write_text(json.dumps(card.to_dict(), ensure_ascii=False), encoding="utf-8")
+        temporary.write_text(redacted_json(card.to_dict()), encoding="utf-8")     # a control may show a key
         os.replace(temporary, self.card_path(card.id))
 
     def write_picture(self, screen_id: str, picture: Any) -> None:

@@ -32,7 +32,7 @@ from app.core.agent.records import REQUIRED, TolerantRecord
 from app.core.learning.screen_cards import CardStore, ScreenCard, title_from_controls
 from app.core.learning.screen_signature import stable_signature
 from app.core.paths import data_dir
-from app.core.redaction import redact
+from app.core.redaction import redact, redacted_json
 from app.core.perception.locator import TargetLocator
 
 log = logging.getLogger(__name__)
@@ -132,7 +132,7 @@ class TransitionStore:
         """
         by_kind: dict[str, list[bytes]] = {}
         for transition in transitions:
-            line = json.dumps(transition.to_dict(), ensure_ascii=False) + "\n"
+            line = redacted_json(transition.to_dict()) + "\n"     # typed text, names, the request: like the run's
             by_kind.setdefault(transition.phone_kind, []).append(line.encode("utf-8"))
         if not by_kind:
             return
