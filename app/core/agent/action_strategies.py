@@ -20,7 +20,7 @@ from .prompts import ScreenContext
 from .run_context import ScreenRecord
 from .spending import SpendingCap, check_before_model_call
 from .states import AgentStatus
-from .screen_recheck import screen_moved_since_review
+from .screen_recheck import rechecked_after, screen_moved_since_review
 from .sensitive import action_target, reply_sensitivity
 from .supervisor import Proposal, ReviewAnswer, RunStopped
 from .take_over import PERSON, PersonTookOver
@@ -266,10 +266,6 @@ class Review(RunStrategy):
         ctx.set("decision", decision)
 
 
-REVIEWED_BY_THE_PERSON = ("approve", "edit", "override")
-"""Decisions after which the screen is checked again before acting (the person took their time)."""
-
-
 class Execute(RunStrategy):
     """Phase 3: act on the phone. Failures are recorded; the run goes on."""
 
@@ -283,7 +279,7 @@ class Execute(RunStrategy):
             ctx.set("outcome", None)
             return
         decision = ctx.get_or("decision")
-        if decision is not None and decision.kind in REVIEWED_BY_THE_PERSON:
+        if decision is not None and rechecked_after(decision.kind, action):
             # time passed while the person decided: act only on the screen they saw
             moved = await rc.control.interruptible(screen_moved_since_review(rc.screen_tree, action,
                                                                             ctx.get("controls")))

@@ -16,6 +16,15 @@ from .actions import Action, TypeText
 from .sensitive import action_point, action_target, controls_under
 
 
+def rechecked_after(decision: str, action: Action) -> bool:
+    """Whether the screen is read again before acting: after a person approved or edited the proposal (it
+    showed the step's screen), and after an override that names a control of that screen by id. A point
+    the person gave in an override is on the screen they see now (the live mirror): not checked."""
+    if decision in ("approve", "edit"):
+        return True
+    return decision == "override" and action_point(action) is None
+
+
 def approved_target(action: Action, controls: list[Control]) -> Control | None:
     """The control the approved action acts on: named by id, else the smallest one under its point."""
     target = action_target(action, controls)

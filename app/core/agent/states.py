@@ -1,7 +1,8 @@
 """The agent's states (seed 001, plus seed 002's CONFIRM) in a registry, with the transition matrix.
 
 NONE → CONTINUE when a run starts. CONTINUE runs the 4-phase pipeline and goes on to
-CONTINUE, CONFIRM (an action waits for the person), FINISH or FAIL. CONFIRM returns to
+CONTINUE, CONFIRM (an action waits for the person: every one in step mode, a sensitive one in auto
+mode, and any the model's reply marks CONFIRM, in every mode), FINISH or FAIL. CONFIRM returns to
 CONTINUE once the person has decided (or FINISH/FAIL when they stop or the model ends).
 FAIL always passes to FINISH for cleanup; FINISH stays FINISH.
 """
