@@ -323,6 +323,7 @@ class ReplayOrDecide(RunStrategy):
         shot = ctx.get("screenshot")
         action = planned.action
         target = action_target(action, controls)
+        not_approved = self._approval_needed(ctx)          # noted as the player's first step even when sensitive
         if planned.step is None:
             thought = f"{player.status_line()}; the request should now be done."
             comment = self.player.script.finish_comment or "the recorded steps are done"
@@ -339,7 +340,7 @@ class ReplayOrDecide(RunStrategy):
             comment=comment, controls=controls, screen_size=shot.size, screenshot=shot.image, target=target,
             sensitive_reason=action_sensitivity(action, controls, rc.settings.agent.sensitive_words,
                                                 request=rc.request, screen_only=bool(ctx.get_or("screen_only")))
-            or self._approval_needed(ctx),
+            or not_approved,
             proposed_by=player.what))
         expect = planned.expect.model_dump() if planned.expect is not None else None
         ctx.set("reply", ModelReply(thought=thought, action=action, comment=comment, expect=expect))
