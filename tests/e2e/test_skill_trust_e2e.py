@@ -130,3 +130,24 @@ async def test_an_imported_maps_way_asks_before_its_first_step_until_a_run_here_
     again = await run_agent("Please enable wireless networking", script, ScriptedPerson(), mode="auto",
                             request_options=NO_SKILLS)
     assert again.result.status == "success" and again.state["wifi"] is True
+
+
+async def test_a_first_step_that_is_also_sensitive_is_asked_once(run_agent, phone_server, tmp_path):
+    """An imported skill whose first step is sensitive too: one review, not a second one at its next step."""
+    phone = phone_server.devices[0].phone
+    await run_agent("Turn on Wi-Fi", WIFI_SCRIPT, mode="auto")
+    store = SkillStore()
+    skill = store.find("Turn on Wi-Fi")
+    skill.steps = skill.steps[1:]                          # it begins in Settings, on "Network & internet"
+    store.save(skill)
+    shared = store.export(skill.name, tmp_path / "shared.yaml")
+    store.delete(skill.name)
+    store.import_file(shared)
+    put_back(phone)
+    phone.launch("com.android.settings")
+
+    person = ScriptedPerson([approve_because("Network")])
+    outcome = await run_agent("Turn on Wi-Fi", [], person, mode="auto", sensitive_words=["network"])
+    assert outcome.result.status == "success", outcome.result
+    assert len(person.shown) == 1
+    assert SkillStore().find(skill.name).approved_runs == 1
