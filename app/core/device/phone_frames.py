@@ -263,6 +263,12 @@ class PhoneFrames(FrameFanOut):
                 session.packet_listeners.remove(listener)
         return remove
 
+    def request_key_frame(self) -> None:
+        """Ask the stream for a fresh key frame (a recording going on after a cut); nothing on screenshots."""
+        session = self._session
+        if session is not None:
+            session.send(ResetVideo())
+
     @staticmethod
     def _attach_listeners(session: ScrcpySession, listeners: list) -> None:
         if not listeners:

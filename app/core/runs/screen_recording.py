@@ -15,6 +15,10 @@ what happened between the step screenshots, at the stream's pace.
   the queue is full, until the next key frame (counted in `dropped`). Memory stays bounded.
 - A config packet with another codec or size (the phone turned) ends the file and starts the
   next: screen.mp4, screen-2.mp4, …
+- A *screened* recording (a run's) keeps what leaves the computer free of private screens: packets wait
+  until a look at the screen (`mark`, from `recording_privacy.py`) says whether the screen was private
+  (an app on the never-send list, a password field being typed into); a stretch that ends or starts at
+  a private look is cut (counted in `cut`), and the file goes on from a fresh key frame after it.
 - A write error (disk full, a folder that is gone) stops the recording with one warning; it
   never reaches the run. A file that cannot be finished is removed; nothing empty is left.
 
@@ -72,10 +76,18 @@ class ScreenRecording:
     """Writes fed scrcpy packets into MP4 files in `folder`. `feed` never blocks; `close` finishes."""
 
     def __init__(self, folder: Path | str, base_name: str = "screen", *, max_packets: int = MAX_QUEUED_PACKETS,
-                 max_bytes: int = MAX_QUEUED_BYTES, clock: Callable[[], float] = time.monotonic) -> None:
+                 max_bytes: int = MAX_QUEUED_BYTES, clock: Callable[[], float] = time.monotonic,
+                 screened: bool = False, request_key_frame: Callable[[], None] | None = None) -> None:
         self.folder = Path(folder)
         self.base_name = base_name
         self.dropped = 0               # packets left out because the queue was full
+        self.cut = 0                   # packets left out because they may show a private screen
+        self._screened = screened      # packets wait in _pending for a look at the screen (`mark`)
+        self._pending: collections.deque[_Item] = collections.deque()
+        self._pending_bytes = 0
+        self._last_private = False     # what the latest look said
+        self._need_key = False         # after a cut: nothing goes on until a key frame
+        self._request_key_frame = request_key_frame
         self.problem = ""              # the write error that stopped the recording, in words
         self._max_packets = max_packets
         self._max_bytes = max_bytes
@@ -108,19 +120,66 @@ class ScreenRecording:
         with self._lock:
             if self._closing or self.problem:
                 return
-            if self._skipping and not (item.config or item.key_frame):
-                self.dropped += 1
+            if self._screened:
+                self._hold(item)
                 return
-            full = (len(self._queue) >= self._max_packets
-                    or self._queued_bytes + len(item.data) > self._max_bytes)
-            if full and not item.config:      # config packets are small and keep the file's set-up right
-                self._skipping = True
-                self.dropped += 1
-                return
-            self._skipping = False
-            self._queue.append(item)
-            self._queued_bytes += len(item.data)
-            self._lock.notify()
+            self._enqueue(item)
+
+    def _hold(self, item: _Item) -> None:
+        """Under the lock: keep a screened packet until a look at the screen decides on it (bounded as the queue)."""
+        full = (len(self._pending) >= self._max_packets
+                or self._pending_bytes + len(item.data) > self._max_bytes)
+        if full and not item.config:
+            self.dropped += 1
+            self._need_key = True           # what follows cannot be decoded without a key frame
+            return
+        self._pending.append(item)
+        self._pending_bytes += len(item.data)
+
+    def mark(self, private: bool, at: float | None = None) -> None:
+        """A look at the screen at `at` (default now): whether it showed a private screen. The packets that
+        arrived since the look before go to the file, or are cut when either look was private."""
+        at = self._clock() if at is None else at
+        with self._lock:
+            cut = private or self._last_private
+            self._release(lambda item: item.arrived <= at, cut)
+            ask_key_frame = self._last_private and not private
+            self._last_private = private
+        if ask_key_frame and self._request_key_frame is not None:
+            try:
+                self._request_key_frame()          # so the file can go on at once
+            except Exception as exc:      # noqa: BLE001 - the stream's business: the next key frame will do
+                log.debug("screen recording: no key frame could be asked for (%s)", exc)
+
+    def _release(self, due: Callable[[_Item], bool], cut: bool) -> None:
+        """Under the lock: hand the due pending packets to the writer, or cut them (config packets always go)."""
+        while self._pending and due(self._pending[0]):
+            item = self._pending.popleft()
+            self._pending_bytes -= len(item.data)
+            if item.config:
+                self._enqueue(item)
+            elif cut or (self._need_key and not item.key_frame):
+                self.cut += 1
+                self._need_key = True
+            else:
+                self._need_key = False
+                self._enqueue(item)
+
+    def _enqueue(self, item: _Item) -> None:
+        """Under the lock: queue a packet for the writer, or drop it when the queue is full."""
+        if self._skipping and not (item.config or item.key_frame):
+            self.dropped += 1
+            return
+        full = (len(self._queue) >= self._max_packets
+                or self._queued_bytes + len(item.data) > self._max_bytes)
+        if full and not item.config:      # config packets are small and keep the file's set-up right
+            self._skipping = True
+            self.dropped += 1
+            return
+        self._skipping = False
+        self._queue.append(item)
+        self._queued_bytes += len(item.data)
+        self._lock.notify()
 
     def attach(self, detach: Callable[[], None]) -> None:
         """The function that stops the packets coming (called first thing by `close`)."""
@@ -146,6 +205,7 @@ class ScreenRecording:
             with self._lock:
                 if not self._closing:
                     self._closed_at = self._clock()
+                    self._release(lambda item: True, self._last_private)    # the end is as the last look saw it
                 self._closing = True
                 self._queue.append(_CLOSE)
                 self._lock.notify()
@@ -304,9 +364,10 @@ class _Mp4File:
             pass
 
 
-def record_run_screen(frames: Any, folder: Path | str, enabled: bool) -> ScreenRecording | None:
+def record_run_screen(frames: Any, folder: Path | str, enabled: bool, screened: bool = False) -> ScreenRecording | None:
     """Record the run's screen into `folder` when enabled and the frames come from scrcpy's stream
     (a frame source with `add_packet_listener`); None otherwise (screenshot polling: nothing to record).
+    `screened`: packets wait for the run's looks at the screen (`ScreenRecording.mark`).
     Never raises: a recording that cannot start is a warning, not a reason to stop the run."""
     add_listener = getattr(frames, "add_packet_listener", None)
     if not enabled or add_listener is None:
@@ -316,7 +377,7 @@ def record_run_screen(frames: Any, folder: Path | str, enabled: bool) -> ScreenR
     except ImportError as exc:
         log.warning("The run's screen is not recorded: PyAV is not installed (%s)", exc)
         return None
-    recording = ScreenRecording(folder)
+    recording = ScreenRecording(folder, screened=screened, request_key_frame=getattr(frames, "request_key_frame", None))
     try:
         recording.attach(add_listener(recording.feed))
     except Exception as exc:          # noqa: BLE001

@@ -43,6 +43,7 @@ from app.core.secrets import SecretStore, env_source, provider_key_variable, reg
 from .handle import PersonPolicy, RunHandle, new_run_id
 from .phone_ready import run_on_ready_phone
 from .recorder import RunRecorder, guard_pipeline
+from .recording_privacy import watch_privacy
 from .screen_recording import record_run_screen
 
 log = logging.getLogger(__name__)
@@ -272,7 +273,9 @@ class RunService:
         session.device.limits = InputLimits.from_settings(settings.limits)   # this run's caps on dumps and pictures
         hold = getattr(session.frames, "hold", None)     # the stream runs for the whole run, watched or not
         release_stream = hold() if hold is not None else (lambda: None)
-        screen = record_run_screen(session.frames, writer.run_dir, settings.mirror.record_runs)   # None: polling
+        screen = record_run_screen(session.frames, writer.run_dir, settings.mirror.record_runs, screened=True)
+        if screen is not None:          # private screens are cut from it (None: polling, nothing recorded)
+            watch_privacy(events, screen, settings.images.never_send_apps)
         use_skills = settings.learning.use_skills if request.use_skills is None else request.use_skills
         plan: RunPlan = await plan_run(handle.request, replay=request.replay, use_skills=use_skills,
                                        model_available=model_available, phone=phone)
