@@ -21,6 +21,9 @@ from typing import Any
 
 from PIL import Image, UnidentifiedImageError
 
+from app.core.perception.private_screen import blurred, password_in_use, typed_into_password
+from app.core.perception.protected_screen import PROTECTED_REASON
+
 from .history_words import rejected_reviews
 from .records import StepRecord
 
@@ -47,14 +50,15 @@ class Pictures:
         self._by_path: dict[Path, Picture | None] = {}
         self._definitions: list[str] = []
 
-    def picture(self, path: Path | None, screen: Path | None = None) -> Picture | None:
+    def picture(self, path: Path | None, screen: Path | None = None, private: bool = False) -> Picture | None:
         """The picture of `path` (None if unreadable); `screen` is the full-size screenshot whose size gives
-        the phone's pixels (the annotated image sent to the model may be smaller)."""
+        the phone's pixels (the annotated image sent to the model may be smaller). A `private` screen (see
+        `step_is_private`) is embedded blurred: the report is shared, its pictures with it."""
         if path is None:
             return None
         if path in self._by_path:
             return self._by_path[path]
-        encoded = _encoded(path)
+        encoded = _encoded(path, private)
         picture = None
         if encoded is not None:
             data_url, own_size = encoded
@@ -73,8 +77,16 @@ class Pictures:
                 + "".join(self._definitions) + "</defs></svg>")
 
 
-def _encoded(path: Path) -> tuple[str, tuple[int, int]] | None:
-    """The image as a JPEG data URL (longest side at most THUMBNAIL_MAX_SIDE) and its own size; None if unreadable."""
+def step_is_private(step: StepRecord) -> bool:
+    """Whether a step's screen must not be shared: its app is on the never-send list (its picture was withheld
+    from the model for that), a password field had focus, or the step typed into one."""
+    withheld = step.images_withheld and step.images_withheld != PROTECTED_REASON     # protected: black anyway
+    return bool(withheld) or password_in_use(step.controls) or typed_into_password(step)
+
+
+def _encoded(path: Path, private: bool = False) -> tuple[str, tuple[int, int]] | None:
+    """The image as a JPEG data URL (longest side at most THUMBNAIL_MAX_SIDE; blurred when `private`) and its
+    own size; None if unreadable."""
     if not path.is_file():
         return None
     try:
@@ -83,6 +95,8 @@ def _encoded(path: Path) -> tuple[str, tuple[int, int]] | None:
     except (OSError, UnidentifiedImageError):
         return None
     size = image.size
+    if private:
+        image = blurred(image)
     image.thumbnail((THUMBNAIL_MAX_SIDE, THUMBNAIL_MAX_SIDE))
     buffer = io.BytesIO()
     image.save(buffer, format="JPEG", quality=THUMBNAIL_QUALITY, optimize=True)

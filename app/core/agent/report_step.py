@@ -14,7 +14,7 @@ from app.core.redaction import redact
 from .history_words import (PHASE_WORDS, human_ms, question_words, questions_of, rejected_reviews, review_words,
                             step_decision, step_decision_note)
 from .records import ModelReplyRecord, StepRecord
-from .report_images import FINAL_SCREEN_FILE, Picture, Pictures, figure, step_marks
+from .report_images import FINAL_SCREEN_FILE, Picture, Pictures, figure, step_is_private, step_marks
 from .run_words import (NEUTRAL, SCREEN_ONLY_NOTE, action_words, decision_word, result_words, step_outcome_word,
                         target_words)
 from .trajectory import step_file
@@ -44,8 +44,9 @@ def row(label: str, value_html: str) -> str:
 def step_picture(pictures: Pictures, run_dir: Path, step: StepRecord) -> Picture | None:
     """The step's screen as the model saw it (numbered controls), else the plain screenshot."""
     screen = step_file(run_dir, step.screenshot)
+    private = step_is_private(step)
     for name in (step.annotated_screenshot, step.screenshot):
-        picture = pictures.picture(step_file(run_dir, name), screen)
+        picture = pictures.picture(step_file(run_dir, name), screen, private)
         if picture is not None:
             return picture
     return None
@@ -68,7 +69,7 @@ def _shots(pictures: Pictures, run_dir: Path, step: StepRecord, after_step: Step
         shots.append(figure(after, "After", f"the screen after step {step.step}",
                             missing="The next screen was not saved."))
     else:
-        final = pictures.picture(run_dir / FINAL_SCREEN_FILE, run_dir / FINAL_SCREEN_FILE)
+        final = pictures.picture(run_dir / FINAL_SCREEN_FILE, run_dir / FINAL_SCREEN_FILE, step_is_private(step))
         shots.append(figure(final, "After: the screen the run left", f"the screen after step {step.step}",
                             missing="The screen after the last step was not recorded."))
     return f'<div class="shots">{"".join(shots)}</div>'

@@ -63,9 +63,48 @@ def has_password_field(controls: Sequence[Any]) -> bool:
     return False
 
 
+def typed_into_password(step: Any) -> bool:
+    """Whether a step (a MemoryItem or StepRecord: its `action` and `controls` summaries) typed into a password field."""
+    action = getattr(step, "action", None) or {}
+    if not isinstance(action, dict) or action.get("function") != "type_text":
+        return False
+    arguments = action.get("arguments") or {}
+    control_id = arguments.get("control_id") if isinstance(arguments, dict) else None
+    for control in getattr(step, "controls", None) or []:
+        flags = getattr(control, "flags", None) or ()
+        if "password" in flags and (getattr(control, "id", None) == control_id
+                                    or control_id is None and "focused" in flags):
+            return True
+    return False
+
+
 def blurred(image: Image.Image) -> Image.Image:
     """The picture with nothing readable left: shrunk to BLUR_SIDE pixels, blown up, then smoothed."""
     scale = BLUR_SIDE / max(image.width, image.height, 1)
     small = image.convert("RGB").resize((max(1, round(image.width * scale)), max(1, round(image.height * scale))),
                                         Image.Resampling.BOX)
     return small.resize(image.size, Image.Resampling.BILINEAR).filter(ImageFilter.GaussianBlur(8))
+
+
+def with_sentence(image: Image.Image, sentence: str) -> Image.Image:
+    """The picture with `sentence` written across its top, dark on a light band, wrapped to its width."""
+    from PIL import ImageDraw, ImageFont
+
+    picture = image.convert("RGB")
+    size = max(12, picture.width // 28)
+    font = ImageFont.load_default(size)
+    draw = ImageDraw.Draw(picture)
+    words, lines, line = sentence.split(), [], ""
+    for word in words:
+        trial = f"{line} {word}".strip()
+        if line and draw.textlength(trial, font=font) > picture.width - 2 * size:
+            lines.append(line)
+            line = word
+        else:
+            line = trial
+    lines.append(line)
+    band = (len(lines) + 1) * size * 1.3
+    draw.rectangle((0, 0, picture.width, band), fill=(245, 245, 245))
+    for number, text in enumerate(lines):
+        draw.text((size, size * 0.6 + number * size * 1.3), text, fill=(20, 20, 20), font=font)
+    return picture

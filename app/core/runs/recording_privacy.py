@@ -11,28 +11,12 @@ such a screen nor the way out of it is in `screen.mp4`.
 from __future__ import annotations
 
 from collections.abc import Collection
-from typing import Any, Callable
+from typing import Callable
 
 from app.core.agent.events import EventStream, ObservationReady, RunEvent, StepFinished
-from app.core.perception.private_screen import password_in_use, private_reason
+from app.core.perception.private_screen import password_in_use, private_reason, typed_into_password
 
 from .screen_recording import ScreenRecording
-
-TYPING = "type_text"
-
-
-def typed_into_password(item: Any) -> bool:
-    """Whether a finished step (a MemoryItem) typed into a password field."""
-    action = getattr(item, "action", None) or {}
-    if not isinstance(action, dict) or action.get("function") != TYPING:
-        return False
-    arguments = action.get("arguments") or {}
-    control_id = arguments.get("control_id") if isinstance(arguments, dict) else None
-    for control in getattr(item, "controls", None) or []:
-        flags = getattr(control, "flags", None) or ()
-        if "password" in flags and (control_id is None and "focused" in flags or getattr(control, "id", None) == control_id):
-            return True
-    return False
 
 
 def watch_privacy(events: EventStream, recording: ScreenRecording,
