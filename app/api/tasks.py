@@ -29,6 +29,7 @@ from .task_views import task_result
 
 log = logging.getLogger(__name__)
 
+PROGRAM = "a program through the task API"      # who decided, as a run's history says it
 PERSON_DECIDES = ("a person must decide it, in the desk's window or its console (or turn on the setting "
                   "“Programs may approve sensitive actions”, api.programs_may_approve_sensitive)")
 
@@ -176,7 +177,7 @@ class TaskBoard:
             else:
                 answer = self._review_answer(body)
                 self._check_program_may(handle, answer)
-                handle.answer(decided, answer)
+                handle.answer(decided, answer, by=PROGRAM)
         except NothingToAnswer as exc:
             raise TaskProblem(409, str(exc)) from None
 

@@ -51,6 +51,8 @@ async def test_an_approval_resent_after_step_2_is_waiting_gets_409_and_step_2_st
     after = (await desk.http.get(f"/v1/tasks/{task_id}")).json()
     assert after["status"] == "waiting_for_person" and after["waiting_for"]["proposal_id"] == second["proposal_id"]
     assert [a["action_type"] for a in after["actions_executed"]] == ["launch_app"]    # step 2 never ran
+    answered = [event for event in desk.service.get(task_id).events.history if event.kind == "review_answered"]
+    assert [(event.step, event.by) for event in answered] == [(1, "a program through the task API")]
     await desk.http.post(f"/v1/tasks/{task_id}/cancel")
 
 

@@ -99,6 +99,7 @@ class RunHandle:
         self.pending_question_id: str = ""
         self._shown = itertools.count(1)         # reviews and questions asked, for their ids
         self._decided: dict[str, str] = {}       # id → what was decided (a repeat is refused, naming it)
+        self._answered_by = "person"             # who gave the last decision (the window and console: the person)
         self._pause_first = paused
         self._stop_reason = ""
         self.waiting_for_phone = False           # queued behind another run on the phone (set by the service)
@@ -137,7 +138,7 @@ class RunHandle:
             self._review, self.pending_proposal = None, None
             if self.state == "waiting_for_person":
                 self.state = "running"
-        self.events.emit(ReviewAnswered(proposal.step, answer))
+        self.events.emit(ReviewAnswered(proposal.step, answer, by=self._answered_by))
         return answer
 
     async def ask(self, question: str) -> str:
@@ -219,12 +220,14 @@ class RunHandle:
             raise NotPending(f"Run {self.id} waits for a decision on {pending}, not on “{decision_id}”: "
                              "nothing was done. Read the task again and decide on what it shows now.")
 
-    def answer(self, proposal_id: str, answer: ReviewAnswer) -> None:
-        """A decision about the proposal waiting for review; `proposal_id` is the id the face showed."""
+    def answer(self, proposal_id: str, answer: ReviewAnswer, *, by: str = "person") -> None:
+        """A decision about the proposal waiting for review; `proposal_id` is the id the face showed, `by` who
+        decided as the run's history says it ("person", or e.g. "a program through the task API")."""
         self.check_pending(proposal_id)
         if not self.awaiting_review:
             raise NotPending(f"Run {self.id} waits for an answer to its question {proposal_id}, not a decision.")
         self._decided[proposal_id] = answer.kind
+        self._answered_by = by
         self._review.set_result(answer)
 
     def answer_question(self, question_id: str, text: str) -> None:
@@ -268,6 +271,7 @@ class RunHandle:
         self.control.take_over.begin()
         if self.awaiting_review:
             self._decided[self.pending_id] = "taken over"
+            self._answered_by = "person"
             self._review.set_result(ReviewAnswer.take_over())
         if self.awaiting_answer:
             self._decided[self.pending_id] = "taken over"
