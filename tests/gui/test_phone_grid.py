@@ -153,6 +153,35 @@ async def test_a_run_started_elsewhere_shows_on_its_tile_and_closing_leaves_noth
         assert foreground(two_phones, SECOND) == NOTES
 
 
+@pytest.mark.asyncio
+async def test_a_tiles_approve_that_reaches_the_run_after_step_2_began_waiting_never_approves_step_2(
+        grid_window, two_phones, monkeypatch):
+    """The tile's answer names the proposal it shows: step 1 approved elsewhere while the tile had not yet
+    caught up, the tile's Approve (still on step 1) is refused and step 2 still waits."""
+    window = grid_window
+    script = [json_reply(act("launch_app", package_name=NOTES)), json_reply(act("launch_app", package_name=CLOCK)),
+              json_reply(act("", status="FINISH"))]
+    with FakeOpenAIServer(script) as model:
+        grid = await open_grid(window, model)
+        first = grid.tile_for(FIRST)
+        follower = next(f for f in grid.followers.values() if f.tile is first)
+        first.request.setText("open the notes app")
+        first.mode_box.setCurrentIndex(first.mode_box.findData("step"))
+        first.run_button.click()
+        await until(lambda: first.awaiting_review, 20)
+        handle = follower.handle
+        monkeypatch.setattr(follower, "_event", lambda *_: None)        # the tile is busy: it shows step 1 still
+        step_1 = handle.pending_id
+        window.core.call(lambda: handle.answer(step_1, ReviewAnswer.approve()))     # decided elsewhere
+        await until(lambda: handle.awaiting_review and handle.pending_proposal.step == 2, 20)
+        first.approve_button.click()
+        await window.core.run(asyncio.sleep(0))                          # the click has reached the run
+        assert handle.awaiting_review and handle.pending_proposal.step == 2
+        window.core.call(handle.stop, "test over")
+        await until(lambda: handle.finished, 20)
+    assert foreground(two_phones, FIRST) == NOTES
+
+
 async def _tasks_of_the_grid() -> list[str]:
     return [repr(t) for t in asyncio.all_tasks() if "PhoneFollower" in repr(t.get_coro())
             or "PhoneGridWindow" in repr(t.get_coro())]
