@@ -89,9 +89,12 @@ async def test_a_program_cannot_override_a_step_into_a_sensitive_action(make_des
     second = (await waiting_for(desk, task_id, step=2))["waiting_for"]
     assert second["needs_person"] is False and second["action"]["function"] == "press_key"
     tree = (await desk.http.get(f"/v1/devices/{desk.phone_ids[0]}/ui-tree")).json()
-    network = next(e["element_id"] for e in tree["elements"] if e["name"].startswith("Network & internet"))
-    sensitive = {"function": "click_control", "arguments": {"control_id": network}}
-    for kind in ("override", "edit"):
+    network = next(e for e in tree["elements"] if e["name"].startswith("Network & internet"))
+    box = network["bounds"]
+    by_id = {"function": "click_control", "arguments": {"control_id": network["element_id"]}}
+    by_point = {"function": "tap", "arguments": {"x": (box["left"] + box["right"]) // 2,
+                                                  "y": (box["top"] + box["bottom"]) // 2}}
+    for kind, sensitive in (("override", by_id), ("edit", by_id), ("override", by_point)):
         refused = await decide(desk, task_id, decision=kind, action=sensitive, proposal_id=second["proposal_id"])
         assert refused.status_code == 403 and refused.json()["field"] == "action", refused.text
         assert "network" in refused.json()["error"].lower()
