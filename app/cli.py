@@ -287,8 +287,10 @@ def build_parser() -> argparse.ArgumentParser:
     doctor.add_argument("--model", help="check this model instead of the one in Settings")
     doctor.set_defaults(func=lambda a: _agent_command("cmd_doctor", a, "cli_doctor"))
 
-    key = sub.add_parser("key", help="store the API key in the OS keyring")
-    key.add_argument("action", choices=["set", "delete", "status"])
+    key = sub.add_parser("key", help="store the API key in the OS keyring, and say which servers it goes to")
+    key.add_argument("action", choices=["set", "delete", "status", "allow", "disallow"],
+                     help="allow / disallow ORIGIN: let the key go to one more server (scheme://host:port), or not")
+    key.add_argument("origin", nargs="?", metavar="ORIGIN", help="for allow / disallow: the server's origin")
     key.add_argument("--name", default="default", help="which key (default: default)")
     key.set_defaults(func=lambda a: _agent_command("cmd_key", a))
 

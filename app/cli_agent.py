@@ -18,7 +18,7 @@ from app.core.data_folder import data_folder_problem
 from app.core.agent.events import Message, ModelWords, QuestionAsked, ReviewRequested, StepRecorded
 from app.core.agent.run_words import counted, ending_words
 from app.core.agent.spending import SpendingCap, with_spending_caps
-from app.core.config import Settings, describe_validation_error, load_settings, needs_api_key
+from app.core.config import Settings, describe_validation_error, load_settings, needs_api_key, save_settings
 from app.core.device.errors import DeviceError
 from app.core.device.phone_session import PhoneRegistry
 from app.core.providers import pricing_for
@@ -26,7 +26,9 @@ from app.core.redaction import setup_logging
 from app.core.runs.handle import NothingToAnswer, RunHandle
 from app.core.runs.service import (MissingApiKey, RunRefused, RunRequest, RunService, api_key_for, provider_overrides,
                                    settings_for)
-from app.core.secrets import NO_KEYRING_HELP, SESSION_ONLY, SecretStore, env_source, provider_key_variable
+from app.core.key_origins import env_key_origins, origin_of
+from app.core.secrets import (NO_KEYRING_HELP, PROVIDER_KEY_VARIABLES, SESSION_ONLY, SecretStore, env_source,
+                              provider_key_variable)
 from app.phone_connection import open_phone
 
 
@@ -46,6 +48,7 @@ def run_request_from_args(args) -> RunRequest:
                       timeout_seconds=getattr(args, "timeout", None),
                       provider=provider_overrides(getattr(args, "preset", None), args.base_url, args.model),
                       api_key_env=getattr(args, "api_key_env", None), replay=getattr(args, "replay_script", None),
+                      env_key_to_base_url=bool(args.base_url),    # the person named the server: their key goes
                       use_skills=False if getattr(args, "no_skills", False) else None,
                       model_takes_over=not getattr(args, "no_model", False))
 
@@ -169,9 +172,11 @@ class SignalStop:
         self.handle.stop(f"stopped by {how}")
 
 
-def key_source_line(key: str | None, source: str) -> str:
-    """The console's line saying which API key a run uses: its source, never the key."""
-    return f"API key: from {source}" if key else "API key: none (a local server needs none)"
+def key_source_line(key: str | None, source: str, base_url: str) -> str:
+    """The console's line saying which API key a run uses and which origin it goes to: its source, never the key."""
+    if not key:
+        return "API key: none (a local server needs none)"
+    return f"API key: from {source}; it goes to {origin_of(base_url)} and nowhere else"
 
 
 async def run_request(args) -> int:
@@ -198,7 +203,8 @@ async def _start_and_follow(args, console: ConsoleSupervisor, stopper: SignalSto
         base = run_spending_caps(args, base)
         settings = settings_for(base, request)
         try:
-            key, key_source = await asyncio.to_thread(api_key_for, settings, None, None, request.api_key_env)
+            key, key_source = await asyncio.to_thread(api_key_for, settings, None, None, request.api_key_env,
+                                                       env_goes_anywhere=request.env_key_to_base_url)
         except MissingApiKey:
             if request.replay is None:
                 raise
@@ -232,7 +238,7 @@ async def _start_and_follow(args, console: ConsoleSupervisor, stopper: SignalSto
         else:
             console.say(f"Running “{args.request}” on {connection.session.id} with {settings.provider.model} "
                         f"({settings.agent.mode} mode, at most {settings.agent.max_steps} steps)")
-            console.say(key_source_line(key, key_source))
+            console.say(key_source_line(key, key_source, settings.provider.base_url))
         if caps := spending_caps_line(settings):
             console.say(caps)
         with console.clearing_live_line_for_logs():
@@ -308,8 +314,10 @@ def cmd_run(args) -> int:
 
 
 def cmd_key(args) -> int:
-    """Store, delete or show the API key. Storing needs a keyring: a key kept only for this process
-    would be gone when the command ends, so that is an error that names what to install."""
+    """Store, delete or show the API key, or allow it further origins. Storing needs a keyring: a key kept only
+    for this process would be gone when the command ends, so that is an error that names what to install."""
+    if args.action in ("allow", "disallow"):
+        return key_origins_command(args.action, getattr(args, "origin", None))
     store = SecretStore()
     name = args.name
     if args.action == "set":
@@ -327,6 +335,7 @@ def cmd_key(args) -> int:
             print(f"error: could not store the API key: the keyring refused it. {NO_KEYRING_HELP}", file=sys.stderr)
             return 1
         print(f"API key '{name}' stored in {where}.")
+        print(key_belongs_to_saved_url(name))
         return 0
     if args.action == "delete":
         store.delete(name)
@@ -335,15 +344,67 @@ def cmd_key(args) -> int:
     return key_status(name, store)
 
 
+def key_belongs_to_saved_url(name: str) -> str:
+    """After `key set`: the key belongs to the base URL in Settings (saved so); what to say about it."""
+    settings, warnings = load_settings(paths.settings_path())
+    if name != settings.provider.key_name:
+        return f"Runs use the key '{settings.provider.key_name}' (Settings), not '{name}'."
+    origin = origin_of(settings.provider.base_url)
+    if not warnings and settings.provider.key_origin != origin:
+        save_settings(settings.model_copy(update={"provider": settings.provider.model_copy(
+            update={"key_origin": origin})}), paths.settings_path())
+    return (f"It goes only to {origin} (the base URL in Settings); allow another server with "
+            "`agentdesk key allow ORIGIN`.")
+
+
+def key_origins_command(action: str, given: str | None) -> int:
+    """`agentdesk key allow|disallow ORIGIN`: let the key go to one more origin, or no longer."""
+    try:
+        origin = origin_of(given or "")
+    except ValueError as exc:
+        print(f"error: {exc}. Give the server's origin, e.g. `agentdesk key {action} https://llm.example.com`.",
+              file=sys.stderr)
+        return 2
+    settings, warnings = load_settings(paths.settings_path())
+    if warnings:
+        for warning in warnings:
+            print(f"warning: {warning}", file=sys.stderr)
+        print("error: the settings file has problems (above); fix them first, so that saving keeps what you wrote.",
+              file=sys.stderr)
+        return 2
+    also = [other for other in settings.provider.key_also_for if other != origin]
+    if action == "allow":
+        also.append(origin)
+    save_settings(settings.model_copy(update={"provider": settings.provider.model_copy(
+        update={"key_also_for": also})}), paths.settings_path())
+    if action == "allow":
+        print(f"The API key (and the provider's key in the environment) may now also go to {origin}.")
+    else:
+        print(f"The API key no longer goes to {origin}." if origin != settings.provider.key_origin else
+              f"{origin} is the server the key was stored for, so it still goes there "
+              "(`agentdesk key delete` forgets the key).")
+    return 0
+
+
 def key_status(name: str, store: SecretStore) -> int:
-    """Say where the key is stored and whether the environment gives runs another one (which wins)."""
+    """Say where the key is stored, which origins it goes to, and whether the environment gives runs another one."""
     settings = load_user_settings()
-    variable = provider_key_variable(settings.provider.base_url, getattr(settings.provider, "api_key_env", None))
+    provider = settings.provider
+    variable = provider_key_variable(provider.base_url)
     stored = store.get(name)
     print(f"API key '{name}': {'found in ' + store.location() if stored else 'not stored'}.")
+    if stored:
+        print(f"It goes to {provider.key_origin} (the server it was stored for).")
+    if provider.key_also_for:
+        print(f"Also sent to: {', '.join(provider.key_also_for)}.")
     given = os.environ.get(variable, "").strip()
     if given:
         print(f"Runs use the key from {env_source(variable)}" + (", not the stored one." if stored else "."))
+    base = origin_of(provider.base_url)
+    if (stored or given) and base not in {provider.key_origin, *provider.key_also_for} \
+            and base not in env_key_origins(variable, PROVIDER_KEY_VARIABLES):
+        print(f"The base URL in Settings ({base}) is another origin: runs there get no key until you allow it "
+              f"(`agentdesk key allow {base}`).")
     if store.notice:
         print(store.notice)
     return 0 if stored or given else 1

@@ -17,6 +17,7 @@ from app.core.config import ProviderSettings, Settings, describe_validation_erro
 from app.core.data_folder import data_folder_problem
 from app.core.device.errors import ADB_KEYBOARD_FIX, DeviceError
 from app.core.device.input_commands import ADB_KEYBOARD_IME
+from app.core.key_origins import origin_of
 from app.core.runs.service import MissingApiKey, api_key_for
 from app.core.secrets import SecretStore
 from app.display_check import qt_platform_problem
@@ -29,7 +30,7 @@ class Check:
     detail: str
 
 
-async def run_checks(settings: Settings) -> list[Check]:
+async def run_checks(settings: Settings, env_key_goes_there: bool = False) -> list[Check]:
     from app.core.device.adb_transport import AdbTransport
     from app.core.device.android_device import AndroidDevice
 
@@ -60,8 +61,9 @@ async def run_checks(settings: Settings) -> list[Check]:
     store = SecretStore()
     checks.append(Check("Keyring", store.keyring_available, store.location() if store.keyring_available else store.notice))
     try:
-        key, source = api_key_for(settings, store)
-        checks.append(Check("API key", True, f"from {source}" if key else "not needed for a local server"))
+        key, source = api_key_for(settings, store, env_goes_anywhere=env_key_goes_there)
+        checks.append(Check("API key", True, f"from {source}, sent to {origin_of(settings.provider.base_url)}"
+                            if key else "not needed for a local server"))
     except MissingApiKey as exc:
         key = None
         checks.append(Check("API key", False, str(exc)))
@@ -139,7 +141,8 @@ def cmd_doctor(args) -> int:
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    checks = asyncio.run(run_checks(settings))
+    named_here = bool((getattr(args, "base_url", None) or "").strip())   # the person at the terminal named it
+    checks = asyncio.run(run_checks(settings, env_key_goes_there=named_here))
     width = max(len(c.name) for c in checks)
     for check in checks:
         print(f"{'ok ' if check.ok else 'FIX'}  {check.name:<{width}}  {check.detail}")

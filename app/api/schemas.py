@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
 TaskStatus = Literal["queued", "running", "waiting_for_person", "success", "failed", "timeout", "stopped"]
 DONE_STATUSES = ("success", "failed", "timeout", "stopped")
@@ -36,6 +36,10 @@ class TaskParameters(_Request):
     preset: str | None = Field(None, max_length=64, description="a provider preset (OpenAI, Ollama, llama.cpp, …)")
     base_url: str | None = Field(None, max_length=2048, description="an OpenAI-compatible endpoint for this task")
     model: str | None = Field(None, max_length=256, description="the model for this task")
+    api_key: SecretStr | None = Field(None, min_length=1, max_length=1024, description="write-only: the task's "
+                                      "own key for its model server (base_url or preset); used alone, never "
+                                      "shown in results. Without it the desk's key goes only to the server it "
+                                      "was stored for (and the ones the person allowed)")
     max_tokens: int | None = Field(None, ge=0, le=1_000_000_000, description="end the task after this many "
                                    "tokens of model calls (0: no cap)")
     max_cost_usd: float | None = Field(None, ge=0, le=100_000, description="end the task after it cost this "

@@ -23,8 +23,9 @@ from app.core.device.phone_id import PhoneId
 from app.core.device.phone_session import PhoneSession
 from app.core.runs.handle import NothingToAnswer, PersonPolicy, RunHandle
 from app.core.runs.service import RunRefused, RunRequest, RunService, provider_overrides
+from app.core.secrets import register_secret
 
-from .schemas import DecisionRequest, MobileTaskRequest, MobileTaskResult
+from .schemas import DecisionRequest, MobileTaskRequest, MobileTaskResult, TaskParameters
 from .task_views import task_result
 
 log = logging.getLogger(__name__)
@@ -114,6 +115,7 @@ class TaskBoard:
             body.ai_prompt, phone=session.id, mode=parameters.mode, max_steps=body.max_steps,
             timeout_seconds=body.timeout_seconds, max_tokens=parameters.max_tokens,
             max_cost_usd=parameters.max_cost_usd, provider=provider, policy=self.policy, run_id=body.task_id,
+            api_key=own_key(parameters),
             review_timeout=parameters.review_timeout_seconds or settings.api.review_timeout_seconds,
             sensitive_needs_person=parameters.confirm_sensitive, use_skills=parameters.use_skills,
             use_map=parameters.use_map,
@@ -230,6 +232,13 @@ class TaskBoard:
         if handle.task is not None and not handle.finished:
             await asyncio.wait([handle.task], timeout=timeout)     # a timeout leaves the task running
         return self.result(task_id)
+
+
+def own_key(parameters: TaskParameters) -> str | None:
+    """The task's own key (`parameters.api_key`), registered for redaction; None when it brought none."""
+    key = parameters.api_key.get_secret_value().strip() if parameters.api_key is not None else ""
+    register_secret(key)
+    return key or None
 
 
 def _first_line(error: Exception) -> str:

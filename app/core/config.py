@@ -13,7 +13,9 @@ import re
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from app.core.key_origins import origin_of, origins_of
 
 log = logging.getLogger(__name__)
 
@@ -32,6 +34,10 @@ class ProviderSettings(_Section):
     base_url: str = "https://api.openai.com/v1"
     model: str = "gpt-4o"
     key_name: str = Field("default", description="which keyring entry holds the key")
+    key_origin: str = Field("", description="the origin (scheme://host:port) the stored key was stored for and "
+                            "goes to; empty: the base URL saved with it (a key stored before origins were kept)")
+    key_also_for: list[str] = Field(default_factory=list, description="further origins the person allowed the "
+                                    "key to go to (Settings › Also send this key to, `agentdesk key allow`)")
     timeout_seconds: float = Field(60.0, gt=0, le=3600, description="how long one reply may take; a local server "
                                    "that is busy generating may need minutes")
     http_retries: int = Field(3, ge=0, le=10, description="retries on 429 / 5xx / timeouts, with backoff (a local "
@@ -53,6 +59,29 @@ class ProviderSettings(_Section):
         if not value.startswith(("http://", "https://")):
             raise ValueError("the base URL must start with http:// or https://")
         return value
+
+    @model_validator(mode="before")
+    @classmethod
+    def _key_belongs_to_the_saved_url(cls, data: object) -> object:
+        """A key stored before origins were kept belongs to the base URL saved with it: pinned here, when the
+        saved settings are read, so that a run's other base URL (a task's, a preset's) never takes it along."""
+        if isinstance(data, dict) and not str(data.get("key_origin") or "").strip():
+            base_url = str(data.get("base_url") or cls.model_fields["base_url"].default)
+            try:
+                data = {**data, "key_origin": origin_of(base_url)}
+            except ValueError:
+                pass                       # the base URL's own error says what is wrong
+        return data
+
+    @field_validator("key_origin")
+    @classmethod
+    def _origin(cls, value: str) -> str:
+        return origin_of(value) if value.strip() else ""
+
+    @field_validator("key_also_for", mode="before")
+    @classmethod
+    def _origins(cls, value: object) -> object:
+        return origins_of(value) if isinstance(value, list) and all(isinstance(v, str) for v in value) else value
 
 
 LOCAL_HOSTS = ("localhost", "127.0.0.1", "[::1]", "0.0.0.0")

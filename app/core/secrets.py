@@ -5,6 +5,7 @@ works; otherwise an in-memory store that lasts until the app quits, with a `noti
 plain words saying where the key went and how to keep it. A key given for a run in the
 environment (OPENAI_API_KEY, or the provider's own variable such as GROQ_API_KEY) wins over the
 stored one (`resolve_api_key`), so a script can use another key without touching the keyring.
+Every key goes only to the origin it belongs to (see app/core/key_origins.py).
 
 This module never writes a secret to disk, never logs one, and no object here shows a
 secret in its repr(). Every secret it hands out or stores is added to a process-wide
@@ -16,8 +17,11 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from app.core.key_origins import env_key_origins, withheld_sentence
 
 # keyring is imported where it is used: importing it (and its backends) takes ~50 ms, which the
 # app's start, the log redaction and the model client need not pay.
@@ -174,8 +178,8 @@ class SecretStore:
 
 
 def provider_key_variable(base_url: str, declared: str | None = None) -> str:
-    """The environment variable that gives a run its key: the one the settings declare, else the
-    provider's own (by its endpoint's host), else OPENAI_API_KEY (OpenAI and any other endpoint)."""
+    """The environment variable that gives a run its key: the one declared, else the provider's own (by its
+    endpoint's host), else OPENAI_API_KEY (which still goes only to OpenAI's host unless allowed)."""
     if declared and declared.strip():
         return declared.strip()
     host = base_url.split("://", 1)[-1].split("/", 1)[0].rsplit("@", 1)[-1].split(":", 1)[0].lower()
@@ -187,26 +191,46 @@ def env_source(variable: str) -> str:
     return f"the {variable} environment variable"
 
 
-def resolve_api_key(name: str, env: Mapping[str, str] = os.environ,
-                    store: SecretStore | None = None, variable: str = ENV_API_KEY) -> tuple[str | None, str]:
-    """The API key and where it came from.
+@dataclass(frozen=True)
+class KeyChoice:
+    """The key a run's model server gets (None: none), where it came from, and, when a key exists but belongs
+    to another origin, the sentence saying so and how to allow it."""
 
-    A key given in the environment for this run (`variable`) wins over the stored one `name`;
-    when `variable` is a provider's own one, OPENAI_API_KEY is still used if nothing is stored
-    (as before). The keyring is not read when the environment already gives the key.
+    key: str | None
+    source: str
+    withheld: str = ""
+
+    def __repr__(self) -> str:
+        return f"KeyChoice(key={'…' if self.key else None}, source={self.source!r})"
+
+
+def resolve_api_key(name: str, env: Mapping[str, str] = os.environ, store: SecretStore | None = None,
+                    variable: str = ENV_API_KEY, *, goes_to: str, key_origin: str, also_for: Iterable[str] = (),
+                    env_goes_anywhere: bool = False) -> KeyChoice:
+    """The API key for a model server at the origin `goes_to`.
+
+    The key in the environment variable `variable` wins when it may go there: to its provider's own host,
+    to an origin the person allowed (`also_for`), or anywhere when the person at the terminal named the
+    server (`env_goes_anywhere`); the keyring is then not read. Else the stored key `name`, when it was
+    stored for `goes_to` (`key_origin`) or that origin is allowed. OPENAI_API_KEY is never sent to
+    another provider's host. A key that may not go there is withheld, with the sentence saying why.
     """
+    allowed = {key_origin, *also_for}
+    withheld: list[str] = []
     key = env.get(variable, "").strip()
     if key:
         register_secret(key)
-        return key, env_source(variable)
+        own = env_key_origins(variable, PROVIDER_KEY_VARIABLES)
+        if env_goes_anywhere or goes_to in own or goes_to in also_for:
+            return KeyChoice(key, env_source(variable))
+        withheld.append(withheld_sentence(f"The key in {variable}", " and ".join(sorted(own)) or
+                                          "no model server of its own", goes_to))
     store = store or SecretStore()
     key = store.get(name)
     if key:
-        return key, store.location()
-    if variable != ENV_API_KEY:
-        key = env.get(ENV_API_KEY, "").strip()
-        if key:
-            register_secret(key)
-            return key, env_source(ENV_API_KEY)
-        return None, f"nowhere: no API key is saved, and neither {variable} nor {ENV_API_KEY} is set"
-    return None, f"nowhere: no API key is saved, and {ENV_API_KEY} is not set"
+        if goes_to in allowed:
+            return KeyChoice(key, store.location())
+        withheld.append(withheld_sentence(f"The API key stored in {store.location()}", key_origin, goes_to))
+    if withheld:
+        return KeyChoice(None, f"none: no key may go to {goes_to}", withheld[-1])
+    return KeyChoice(None, f"nowhere: no API key is saved, and {variable} is not set")

@@ -16,7 +16,8 @@ from app.core.device.adb_servers import adb_servers
 from app.core.device.errors import DeviceError
 from app.core.device.phone_session import PhoneRegistry
 from app.core.loop_thread import LoopThread
-from app.core.runs.service import MissingApiKey, RunRefused, RunRequest, RunService, api_key_for
+from app.core.runs.service import (KeyForAnotherOrigin, MissingApiKey, RunRefused, RunRequest, RunService,
+                                   api_key_for)
 from app.core.secrets import SecretStore
 from app.core.agent.run_words import counted
 from app.core.providers import pricing_for
@@ -248,6 +249,9 @@ class MainWindow(QMainWindow):
             self.timeline.clear()
             self.phone.live_controls = False
             await self.controller.start(run_request)
+        except KeyForAnotherOrigin as exc:        # which origin, and how to allow it
+            self._run_refused(str(exc))
+            self.open_settings()
         except MissingApiKey:
             self._run_refused("Add an API key in Settings to run the agent.")
             self.open_settings()

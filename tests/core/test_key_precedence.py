@@ -103,25 +103,25 @@ def test_a_declared_variable_wins_over_the_host():
     assert provider_key_variable("https://api.groq.com/openai/v1", "MY_GROQ") == "MY_GROQ"
 
 
-def test_the_providers_own_variable_wins_and_openai_s_is_only_a_fallback(store):
+def test_the_providers_own_variable_wins_and_openai_s_never_goes_to_another_provider(store):
     groq = settings("https://api.groq.com/openai/v1")
     own, stored, openai = new_key(), new_key(), new_key()
     store.set("default", stored)
     both = {"GROQ_API_KEY": own, "OPENAI_API_KEY": openai}
     assert api_key_for(groq, store, env=both) == (own, "the GROQ_API_KEY environment variable")
-    # OpenAI's variable is not sent to another provider over a key stored for it ...
-    assert api_key_for(groq, store, env={"OPENAI_API_KEY": openai}) == (stored, store.location())
-    # ... but still serves when nothing is stored, as before
+    # a "Groq" preset with only OPENAI_API_KEY set gets no key: the refusal names Groq's own variable
     store.delete("default")
-    assert api_key_for(groq, store, env={"OPENAI_API_KEY": openai}) == (
-        openai, "the OPENAI_API_KEY environment variable")
+    with pytest.raises(MissingApiKey, match="GROQ_API_KEY") as refused:
+        api_key_for(groq, store, env={"OPENAI_API_KEY": openai})
+    assert openai not in str(refused.value)
 
 
 def test_without_any_key_the_refusal_names_the_providers_variable(store):
     with pytest.raises(MissingApiKey, match="GROQ_API_KEY"):
         api_key_for(settings("https://api.groq.com/openai/v1"), store, env={})
-    key, source = resolve_api_key("default", {}, store=store, variable="GROQ_API_KEY")
-    assert key is None and "GROQ_API_KEY" in source and "OPENAI_API_KEY" in source
+    choice = resolve_api_key("default", {}, store=store, variable="GROQ_API_KEY", goes_to="https://api.groq.com",
+                             key_origin="https://api.groq.com")
+    assert choice.key is None and "GROQ_API_KEY" in choice.source and "OPENAI_API_KEY" not in choice.source
 
 
 def test_a_local_server_needs_no_key(store):

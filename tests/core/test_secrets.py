@@ -9,7 +9,7 @@ import pytest
 from keyring.backends import chainer, fail, null
 from keyring.errors import KeyringError, PasswordSetError
 
-from app.core.secrets import SESSION_ONLY, SecretStore, known_secrets, register_secret, resolve_api_key
+from app.core.secrets import SESSION_ONLY, KeyChoice, SecretStore, known_secrets, register_secret, resolve_api_key
 from tests.support.memory_keyring import MemoryKeyring
 
 
@@ -128,19 +128,23 @@ def test_a_keyring_that_fails_on_reading_falls_back_too(use_backend, service):
     assert not store.keyring_available and store.notice
 
 
+TO_OPENAI = {"goes_to": "https://api.openai.com", "key_origin": "https://api.openai.com"}
+
+
 def test_resolve_prefers_the_environment_then_the_store(memory_keyring, service):
     store = SecretStore(service)
     env_key, stored_key = new_key(), new_key()
     store.set("default", stored_key)
-    assert resolve_api_key("default", {}, store=store) == (stored_key, store.location())
+    assert resolve_api_key("default", {}, store=store, **TO_OPENAI) == KeyChoice(stored_key, store.location())
     env = {"OPENAI_API_KEY": env_key}
-    assert resolve_api_key("default", env, store=store) == (env_key, "the OPENAI_API_KEY environment variable")
+    assert resolve_api_key("default", env, store=store, **TO_OPENAI) == KeyChoice(
+        env_key, "the OPENAI_API_KEY environment variable")
 
 
 def test_resolve_without_any_key_says_where_to_put_one(memory_keyring, service):
-    key, where = resolve_api_key("default", {}, store=SecretStore(service))
-    assert key is None
-    assert "OPENAI_API_KEY" in where
+    choice = resolve_api_key("default", {}, store=SecretStore(service), **TO_OPENAI)
+    assert choice.key is None and not choice.withheld
+    assert "OPENAI_API_KEY" in choice.source
 
 
 def test_every_key_handed_out_is_registered_for_redaction(memory_keyring, service):
@@ -149,7 +153,7 @@ def test_every_key_handed_out_is_registered_for_redaction(memory_keyring, servic
     store.set("default", stored)
     memory_keyring.passwords[(service, "other")] = typed_elsewhere
     assert store.get("other") == typed_elsewhere
-    resolve_api_key("missing", {"OPENAI_API_KEY": from_env}, store=store)
+    resolve_api_key("missing", {"OPENAI_API_KEY": from_env}, store=store, **TO_OPENAI)
     assert {stored, typed_elsewhere, from_env} <= set(known_secrets())
 
 

@@ -136,8 +136,12 @@ class ModelClient:
         register_secret(api_key)       # the app's log filter redacts it too
         import openai                  # here, not at the top: it takes ~350 ms, which the app's start need not wait
 
+        from .same_origin import stay_on_origin
+
+        # A redirect to another origin is refused, not followed: neither the key nor the screens go there.
+        http = openai.DefaultAsyncHttpxClient(event_hooks={"request": [stay_on_origin(provider.base_url)]})
         self._openai = openai.AsyncOpenAI(base_url=provider.base_url, api_key=api_key or "not-needed",
-                                          timeout=provider.timeout_seconds, max_retries=0)
+                                          timeout=provider.timeout_seconds, max_retries=0, http_client=http)
 
     estimate_cost = staticmethod(estimate_cost)   # also reachable as `client.estimate_cost(...)`
 

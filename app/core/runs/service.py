@@ -38,6 +38,7 @@ from app.core.learning.recorded_steps import ReplayScript
 from app.core.learning.replay import replaying
 from app.core.learning.navigation import map_guide
 from app.core.learning.transitions import TransitionRecorder, TransitionStore
+from app.core.key_origins import origin_of
 from app.core.secrets import SecretStore, env_source, provider_key_variable, register_secret, resolve_api_key
 
 from .handle import PersonPolicy, RunHandle, new_run_id
@@ -60,6 +61,11 @@ class MissingApiKey(RunRefused):
     pass
 
 
+class KeyForAnotherOrigin(MissingApiKey):
+    """A key exists, but it belongs to another origin than the run's model server: not sent. The message says
+    which origin and how to allow it."""
+
+
 @dataclass
 class RunRequest:
     """What a face asks for. Everything but `request` has a default from the settings."""
@@ -72,8 +78,10 @@ class RunRequest:
     max_tokens: int | None = None             # this run's spending caps (0: none); None: the saved ones
     max_cost_usd: float | None = None
     provider: dict[str, Any] = field(default_factory=dict)    # base_url, model, … for this run only
-    api_key: str | None = None                # given for this run: wins over a stored one
+    api_key: str | None = None                # given for this run (a task's own key for its own URL): used alone
     api_key_env: str | None = None            # the environment variable holding this run's key (wins too)
+    env_key_to_base_url: bool = False         # the person at the terminal named this base URL: the environment's
+                                              # key goes there (else a key goes only to its own origin)
     policy: PersonPolicy = "person"
     wait_if_busy: bool = True                 # queue behind the phone's current run, else refuse
     paused: bool = False                      # take one step, then pause
@@ -89,13 +97,18 @@ class RunRequest:
     model_takes_over: bool = True             # False: a replay that stops fitting ends, even with a model set up
 
 
+KEY_FIELDS = ("key_name", "key_origin", "key_also_for")
+"""Provider settings a run's overrides never change: which key, and which origins it may go to."""
+
+
 def settings_for(base: Settings, request: RunRequest) -> Settings:
     """The settings of one run: the saved ones with the request's overrides, validated like the file is."""
     agent = {key: value for key, value in (("mode", request.mode), ("max_steps", request.max_steps),
                                            ("timeout_seconds", request.timeout_seconds),
                                            ("max_tokens_per_run", request.max_tokens),
                                            ("max_cost_usd_per_run", request.max_cost_usd)) if value is not None}
-    provider = {key: value for key, value in request.provider.items() if value not in (None, "")}
+    provider = {key: value for key, value in request.provider.items()
+                if value not in (None, "") and key not in KEY_FIELDS}    # where the key goes is the person's
     try:
         return base.model_copy(update={   # every other section (images, prices, limits…) as saved
             "provider": ProviderSettings.model_validate({**base.provider.model_dump(), **provider}),
@@ -130,12 +143,15 @@ def provider_overrides(preset_name: str | None, base_url: str | None, model: str
 
 
 def api_key_for(settings: Settings, secrets: SecretStore | None, given: str | None = None,
-                api_key_env: str | None = None, env: Mapping[str, str] = os.environ) -> tuple[str | None, str]:
-    """The key for a run and where it came from; MissingApiKey when the endpoint needs one and there is none.
+                api_key_env: str | None = None, env: Mapping[str, str] = os.environ, *,
+                env_goes_anywhere: bool = False) -> tuple[str | None, str]:
+    """The key for a run and where it came from; MissingApiKey when the endpoint needs one and none may go there.
 
-    A key given for this run wins over a stored one: `given`, then the variable `api_key_env`
-    (which must then be set), then the provider's variable (its own, else OPENAI_API_KEY), then
-    the keyring. Blocking (the keyring may be slow): call it in a worker thread.
+    `given` (a task's own key for its own URL) is used alone; then the variable `api_key_env` (named at the
+    terminal, which must then be set); then the provider's variable and the keyring, each only for the origin
+    it belongs to (see resolve_api_key; `env_goes_anywhere`: the person at the terminal named the base URL).
+    A key that belongs to another origin is never sent: a server that needs none runs without, else the
+    refusal says which origin and how to allow it. Blocking (the keyring may be slow): call it in a worker thread.
     """
     if given:
         register_secret(given)
@@ -147,11 +163,16 @@ def api_key_for(settings: Settings, secrets: SecretStore | None, given: str | No
                                 "but it is not set or empty.")
         register_secret(key)
         return key, env_source(api_key_env)
-    variable = provider_key_variable(settings.provider.base_url, getattr(settings.provider, "api_key_env", None))
-    key, source = resolve_api_key(settings.provider.key_name, env, store=secrets, variable=variable)
-    if key is None and needs_api_key(settings.provider.base_url):
+    provider = settings.provider
+    variable = provider_key_variable(provider.base_url)
+    choice = resolve_api_key(provider.key_name, env, store=secrets, variable=variable,
+                             goes_to=origin_of(provider.base_url), key_origin=provider.key_origin,
+                             also_for=provider.key_also_for, env_goes_anywhere=env_goes_anywhere)
+    if choice.key is None and needs_api_key(provider.base_url):
+        if choice.withheld:
+            raise KeyForAnotherOrigin(choice.withheld)
         raise MissingApiKey(NO_API_KEY.replace("OPENAI_API_KEY", variable))
-    return key, source
+    return choice.key, choice.source
 
 
 class RunService:
@@ -180,7 +201,8 @@ class RunService:
         secrets = self.secrets
         try:
             key, key_source = await asyncio.to_thread(api_key_for, settings, secrets, request.api_key,
-                                                       request.api_key_env)
+                                                       request.api_key_env,
+                                                       env_goes_anywhere=request.env_key_to_base_url)
         except MissingApiKey:
             if request.replay is None:
                 raise

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (QCompleter, QDialog, QDialogButtonBox, QFormLayou
 
 from app.core.agent.llm_client import ModelClient, ModelError
 from app.core.config import DEFAULT_SENSITIVE_WORDS, ProviderSettings, Settings, describe_validation_error
+from app.core.key_origins import origin_of
 from app.core.redaction import redact
 from app.core.secrets import SESSION_NOTICE, SecretStore
 
@@ -43,6 +44,7 @@ READ_FROM_STORE = object()   # SettingsDialog reads the stored key itself
 TAB_OF_SECTION = {"provider": 0, "images": 1, "agent": 2, "learning": 2, "safety": 3, "mirror": 4, "adb": 5,
                   "api": 5, "appearance": 6}
 WORDS_KEY = "agent.sensitive_words"
+ALSO_FOR_KEY = "provider.key_also_for"
 CONNECTION_PROMPT = [{"role": "user", "content": "Reply with the single word: ok"}]
 
 
@@ -158,6 +160,15 @@ class SettingsDialog(QDialog):
         self.key_note = note_label()
         self._row(form, "API key", "provider.api_key",
                   hbox((self.key_edit, 1), (self.show_key_button, 0), (self.remove_key_button, 0)), self.key_note)
+        self.also_for_edit = QPlainTextEdit()
+        self.also_for_edit.setAccessibleName("Also send this key to, one origin per line")
+        self.also_for_edit.setPlaceholderText("https://llm.example.com:8443")
+        self.also_for_edit.setFixedHeight(self.also_for_edit.fontMetrics().lineSpacing() * 3 + 16)
+        self.also_for_edit.textChanged.connect(lambda: self._clear_error(ALSO_FOR_KEY))
+        also_note = note_label()
+        also_note.setText("The key goes only to the server it was stored for and to these, one origin "
+                          "(scheme://host:port) per line. A task or preset naming another server runs without it.")
+        self._row(form, "Also send this key to", ALSO_FOR_KEY, self.also_for_edit, also_note)
         self._add_rows(form, PROVIDER_ROWS)
 
         self.test_button = QPushButton("Test connection", autoDefault=False)
@@ -219,6 +230,7 @@ class SettingsDialog(QDialog):
             section, name = key.split(".")
             set_field_value(widget, getattr(getattr(settings, section), name))
         self.words_edit.setPlainText("\n".join(settings.agent.sensitive_words))
+        self.also_for_edit.setPlainText("\n".join(settings.provider.key_also_for))
         self._show_preset_help(preset_named(settings.provider.preset))
         self._sync_dependent_fields()
 
@@ -276,7 +288,8 @@ class SettingsDialog(QDialog):
         elif not self._secrets.keyring_available:
             note = self._secrets.notice or SESSION_NOTICE
         elif stored:
-            note = f"Stored in {self._secrets.location()}. Leave the field empty to keep it."
+            note = (f"Stored in {self._secrets.location()} for {self._original.provider.key_origin}. "
+                    "Leave the field empty to keep it.")
         else:
             note = f"No key is stored. A key you enter is kept in {self._secrets.location()}."
         self.key_note.setText(note)
@@ -295,7 +308,8 @@ class SettingsDialog(QDialog):
         first = next((key for key in problems if key in self._errors), None)
         if first is not None:
             self.tabs.setCurrentIndex(TAB_OF_SECTION["safety" if first == WORDS_KEY else first.split(".")[0]])
-            (self.words_edit if first == WORDS_KEY else self._fields.get(first, self.tabs)).setFocus()
+            editors = {WORDS_KEY: self.words_edit, ALSO_FOR_KEY: self.also_for_edit}
+            (editors.get(first) or self._fields.get(first, self.tabs)).setFocus()
         return not problems
 
     def _entered_data(self) -> dict[str, Any]:
@@ -306,6 +320,10 @@ class SettingsDialog(QDialog):
             data[section][name] = field_value(widget)
         words = (line.strip() for line in self.words_edit.toPlainText().splitlines())
         data["agent"]["sensitive_words"] = list(dict.fromkeys(word for word in words if word))
+        data["provider"]["key_also_for"] = [line for line in self.also_for_edit.toPlainText().splitlines()
+                                            if line.strip()]
+        if self.entered_key() is not None or self._remove_key:
+            data["provider"]["key_origin"] = ""     # a new key belongs to the base URL it is entered with
         return data
 
     # ------------------------------------------------------------------ connection test
@@ -320,6 +338,9 @@ class SettingsDialog(QDialog):
             return
         provider = ProviderSettings.model_validate({**self._entered_data()["provider"], "http_retries": 0})
         key = self.entered_key() or (None if self._remove_key else self._stored_key)
+        if self.entered_key() is None and origin_of(provider.base_url) not in {provider.key_origin,
+                                                                               *provider.key_also_for}:
+            key = None               # the stored key goes only to its own origin and the allowed ones
         self.test_button.setEnabled(False)
         self.test_spinner.show()
         self._set_test_result("Testing…", "muted")
