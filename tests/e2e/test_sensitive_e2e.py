@@ -128,3 +128,13 @@ async def test_a_screen_that_changed_during_the_review_gets_no_tap(run_agent, ph
     step = outcome.steps()[1]
     assert not step.result.success and "screen changed" in step.result.message
     assert taps(outcome) == []
+
+
+async def test_a_step_without_controls_asks_in_auto_mode_when_the_request_is_sensitive(run_agent, phone_server):
+    phone_server.devices[0].faults.failing_dumps = 3    # the device layer tries 3 times: a screenshot-only step
+    person = ScriptedPerson([lambda p: ReviewAnswer.stop()])
+    script = [json_reply(act("tap", x=270, y=600))]       # pixels of the sent 540x1200 image
+    outcome = await run_agent("Delete all my photos", script, person, mode="auto")
+    assert outcome.result.status == "stopped"
+    assert "could not be read" in person.shown[0].sensitive_reason and "delete" in person.shown[0].sensitive_reason
+    assert taps(outcome) == []
