@@ -378,7 +378,7 @@ def key_origins_command(action: str, given: str | None) -> int:
     save_settings(settings.model_copy(update={"provider": settings.provider.model_copy(
         update={"key_also_for": also})}), paths.settings_path())
     if action == "allow":
-        print(f"The API key (and the provider's key in the environment) may now also go to {origin}.")
+        print(f"The API key (stored, or OPENAI_API_KEY in the environment) may now also go to {origin}.")
     else:
         print(f"The API key no longer goes to {origin}." if origin != settings.provider.key_origin else
               f"{origin} is the server the key was stored for, so it still goes there "
