@@ -14,6 +14,9 @@ import os
 from pathlib import Path
 
 LOCK_FILE = "running.lock"
+_OPEN_FLAGS = os.O_RDWR if os.name == "nt" else os.O_RDONLY
+"""POSIX locks a file opened for reading: no file stays open for writing while the run goes (a disk can
+still be remounted read-only, as a failing disk is, and the run then sees that)."""
 
 if os.name == "nt":                                                  # pragma: no cover - Windows
     import msvcrt
@@ -44,7 +47,7 @@ class RunningMark:
     def take(cls, run_dir: Path) -> RunningMark | None:
         """The folder's lock, or None when another writer (of this process or another) holds it."""
         path = Path(run_dir) / LOCK_FILE
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        fd = os.open(path, _OPEN_FLAGS | os.O_CREAT, 0o600)
         try:
             _lock(fd)
         except OSError:
