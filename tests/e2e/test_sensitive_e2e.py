@@ -77,6 +77,7 @@ async def test_a_confirm_reply_stops_for_the_person_in_auto_mode_then_runs_as_co
     assert person.shown[0].sensitive_reason.startswith("the model asks you to confirm: Open the network settings?")
     steps = outcome.steps()
     assert steps[1].decision.kind == "approve" and steps[1].status == "CONTINUE"
+    assert steps[1].proposed_action is None          # confirmed as proposed: not "executed instead"
     assert outcome.state["wifi"] is True
 
 

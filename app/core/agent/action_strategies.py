@@ -333,6 +333,13 @@ class Execute(RunStrategy):
         ctx.set("outcome", ActionOutcome(False, f"The action could not be carried out: {error}"))
 
 
+def changed_by_the_person(proposed: Action, approved: Action) -> bool:
+    """Whether the action that ran is not the one proposed (an edit, an override); a confirmed CONFIRM that
+    runs as CONTINUE is the same action."""
+    return (proposed.function, proposed.arguments) != (approved.function, approved.arguments) or (
+        proposed.status != approved.status and proposed.status != "CONFIRM")
+
+
 class Remember(RunStrategy):
     """Phase 4: one memory item per step, written to the run folder at once (also after failures)."""
 
@@ -354,7 +361,8 @@ class Remember(RunStrategy):
             thought=proposal.thought if proposal else "", comment=proposal.comment if proposal else "",
             plan=list(rc.plan),
             action=executed.model_dump() if executed else {},
-            proposed_action=proposal.action.model_dump() if proposal and approved and approved != proposal.action else None,
+            proposed_action=proposal.action.model_dump() if proposal and approved and changed_by_the_person(
+                proposal.action, approved) else None,
             action_text=describe_action(executed, controls) if executed else "",
             status=executed.status if executed else "CONTINUE",
             decision=ctx.get_or("decision"), result=ctx.get_or("outcome"),

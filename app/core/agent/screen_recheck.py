@@ -53,5 +53,5 @@ async def screen_moved_since_review(tree: ScreenTree, action: Action, controls: 
     typing = isinstance(action.args, TypeText)
     if any(same_control(target, control, typing=typing) for control in now):
         return ""
-    return (f"Nothing was done: the screen changed while you decided — “{target.name}” is no longer where it was. "
-            "The next step looks at the screen again.")
+    return (f"Nothing was done: the screen changed while you decided — “{target.name}” is no longer where it "
+            "was. The next step looks at the screen again.")
