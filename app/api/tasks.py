@@ -235,9 +235,13 @@ class TaskBoard:
 
 
 def own_key(parameters: TaskParameters) -> str | None:
-    """The task's own key (`parameters.api_key`), registered for redaction; None when it brought none."""
+    """The task's own key (`parameters.api_key`), registered for redaction; None when it brought none. It goes
+    only to the server the task names: a key without `base_url` or `preset` is refused (422)."""
     key = parameters.api_key.get_secret_value().strip() if parameters.api_key is not None else ""
     register_secret(key)
+    if key and not (parameters.base_url or parameters.preset):
+        raise TaskProblem(422, "parameters.api_key goes with parameters.base_url or parameters.preset: a task's "
+                               "own key is sent only to the model server the task names.", "parameters.api_key")
     return key or None
 
 

@@ -127,6 +127,8 @@ async def test_a_task_s_own_key_goes_alone_to_its_own_server_and_is_never_shown(
                                 api_key=TASK_KEY)
         assert authorizations(its_server) == {f"Bearer {TASK_KEY}"}
         assert headers_carrying(its_server, STORED_KEY) == []
+    without_server = await desk.post_task("Open Settings", parameters={"api_key": TASK_KEY})
+    assert without_server.status_code == 422 and without_server.json()["field"] == "parameters.api_key"
     assert all(TASK_KEY not in body and STORED_KEY not in body for body in desk.bodies)
     for path in Path(result["run_dir"]).rglob("*"):
         if path.is_file():
