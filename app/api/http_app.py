@@ -236,7 +236,8 @@ def create_app(board: TaskBoard, phones, token: str, settings: Callable[[], Sett
     async def screenshot(device_id: str, ids: bool = Query(False, description="draw the controls' numbered "
                                                                                   "boxes")) -> Response:
         """The screen as a PNG, at the phone's resolution."""
-        return Response(await screenshot_png(phones, device_id, ids), media_type="image/png")
+        never_send = settings().images.never_send_apps          # such screens are answered blurred, saying why
+        return Response(await screenshot_png(phones, device_id, ids, never_send), media_type="image/png")
 
     api.add_middleware(BodyLimit, limit=lambda: settings().api.max_body_kb * 1024)
     return api

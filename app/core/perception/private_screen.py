@@ -83,7 +83,8 @@ def blurred(image: Image.Image) -> Image.Image:
     scale = BLUR_SIDE / max(image.width, image.height, 1)
     small = image.convert("RGB").resize((max(1, round(image.width * scale)), max(1, round(image.height * scale))),
                                         Image.Resampling.BOX)
-    return small.resize(image.size, Image.Resampling.BILINEAR).filter(ImageFilter.GaussianBlur(8))
+    middle = small.resize((max(1, image.width // 10), max(1, image.height // 10)), Image.Resampling.BILINEAR)
+    return middle.filter(ImageFilter.GaussianBlur(3)).resize(image.size, Image.Resampling.BICUBIC)
 
 
 def with_sentence(image: Image.Image, sentence: str) -> Image.Image:
