@@ -7,7 +7,7 @@ import signal
 import sys
 
 from app.core.data_folder import data_folder_problem
-from app.core.redaction import setup_logging
+from app.core.redaction import setup_logging, show_secret
 
 # The API's and the agent's modules are imported when a command runs, not when the parser is built.
 
@@ -35,7 +35,7 @@ def cmd_serve(args) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if args.print_token:
-        print(token.value)
+        show_secret(token.value)           # asked for: the one print that passes the terminal's redactor
         if not token.kept:
             print("note: no keyring is available, so this token is good for one process only; set "
                   "AGENTDESK_API_TOKEN to choose one that lasts.", file=sys.stderr)
@@ -93,7 +93,7 @@ async def _serve(args, settings, token) -> int:
         if token.kept:
             print(f"  token: from {token.source}; `agentdesk serve --print-token` shows it")
         else:
-            print(f"  token (this process only, no keyring): {token.value}")
+            show_secret(f"  token (this process only, no keyring): {token.value}")
         print("Press Ctrl+C to stop.", flush=True)
         await stop.wait()
         print("Stopping: tasks still running are stopped and recorded…", file=sys.stderr, flush=True)

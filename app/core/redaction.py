@@ -105,6 +105,12 @@ class RedactingWriter:
         return getattr(self.stream, name)
 
 
+def show_secret(text: str) -> None:
+    """Print a secret the person asked to see (`agentdesk serve --print-token`) on stdout, past the redactor."""
+    out = sys.stdout
+    print(text, file=out.stream if isinstance(out, RedactingWriter) else out, flush=True)
+
+
 @contextmanager
 def redacted_terminal() -> Iterator[None]:
     """While inside, everything printed to stdout and stderr passes through the redactor."""
