@@ -253,7 +253,7 @@ class Review(RunStrategy):
                 await self.decide.run(ctx)
                 continue
             action = answer.action if answer.kind in ("edit", "override") and answer.action else proposal.action
-            self._approve(ctx, action, Decision(answer.kind, feedback="; ".join(rejections)))
+            self._approve(ctx, action, Decision(answer.kind, by=answer.by, feedback="; ".join(rejections)))
             return
         raise TooManyRejections(f"The person rejected {len(rejections)} proposals in a row at step {ctx.step}.")
 

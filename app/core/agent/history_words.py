@@ -66,6 +66,8 @@ def who(by: str) -> str:
         return "you"
     if by == "auto":
         return "the auto mode"
+    if by == "program":
+        return "a program through the task API"
     return by
 
 

@@ -62,7 +62,7 @@ class Decision:
     """What the person (or the auto policy) decided about a proposed action."""
 
     kind: DecisionKind
-    by: Literal["person", "auto"] = "person"
+    by: Literal["person", "auto", "program"] = "person"   # program: through the task API or MCP
     feedback: str = ""            # the reason given with a rejection
     answer: str = ""              # the answer to an ask_user question
 

@@ -87,6 +87,8 @@ def decision_note(decision: Decision) -> str:
     notes = []
     if decision.by == "auto" and decision.kind != "auto":
         notes.append(BY_AUTO_POLICY)
+    elif decision.by == "program":
+        notes.append("by a program through the task API")
     if decision.feedback:
         notes.append(f"“{decision.feedback}”")
     if decision.answer:

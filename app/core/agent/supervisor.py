@@ -78,6 +78,7 @@ class ReviewAnswer:
     kind: Literal["approve", "edit", "override", "reject", "stop", "take_over"]
     action: Action | None = None     # the edited or overriding action (device pixels)
     feedback: str = ""               # why it was rejected: goes to the model
+    by: Literal["person", "program"] = "person"   # who decided: the window or console, or a program (API, MCP)
 
     @classmethod
     def approve(cls) -> "ReviewAnswer":

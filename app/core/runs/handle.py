@@ -26,6 +26,7 @@ refused too (`AlreadyDecided`), so the same decision sent twice is acted on once
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import itertools
 import time
 from contextlib import nullcontext
@@ -121,7 +122,7 @@ class RunHandle:
     async def review(self, proposal: Proposal) -> ReviewAnswer:
         proposal.id = review_id(self.id, proposal, next(self._shown))
         if not self.sensitive_needs_person and self.mode == "auto" and proposal.is_sensitive:
-            answer = ReviewAnswer.approve()
+            answer = ReviewAnswer("approve", by="program")
             self.events.emit(ReviewAnswered(proposal.step, answer, by="the task's parameters"))
             return answer
         if self.policy == "fail":
@@ -228,7 +229,7 @@ class RunHandle:
             raise NotPending(f"Run {self.id} waits for an answer to its question {proposal_id}, not a decision.")
         self._decided[proposal_id] = answer.kind
         self._answered_by = by
-        self._review.set_result(answer)
+        self._review.set_result(dataclasses.replace(answer, by="person" if by == "person" else "program"))
 
     def answer_question(self, question_id: str, text: str) -> None:
         """The answer to the question the run asked; `question_id` is the id the face showed."""

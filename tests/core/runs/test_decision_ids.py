@@ -88,3 +88,21 @@ async def test_a_repeated_question_is_a_new_id_and_an_answer_names_its_question(
     assert await second == "the home one"
     with pytest.raises(NothingToAnswer):
         handle.answer_question("question9-000000000000", "late")
+
+
+async def test_a_programs_decision_is_recorded_as_a_programs_not_the_persons():
+    """A skill counts a run as approved only when a person approved it: an approval sent through the task API
+    (under "Programs may approve sensitive actions") or a task's confirm_sensitive must not pass for one."""
+    handle = RunHandle("run-1", "do it", "phone")
+    review = await asked(handle, proposal(1))
+    handle.answer(handle.pending_id, ReviewAnswer.approve(), by="a program through the task API")
+    assert (await review).by == "program"
+
+    review = await asked(handle, proposal(2))
+    handle.answer(handle.pending_id, ReviewAnswer.approve())
+    assert (await review).by == "person"
+
+    unattended = RunHandle("run-2", "do it", "phone", mode="auto", sensitive_needs_person=False)
+    sensitive = proposal(1)
+    sensitive.sensitive_reason = "it pays"
+    assert (await unattended.review(sensitive)).by == "program"
