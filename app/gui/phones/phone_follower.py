@@ -32,7 +32,7 @@ from app.core.agent.supervisor import ReviewAnswer
 from app.core.device.adb_transport import AdbTransport
 from app.core.device.errors import DeviceError
 from app.core.runs.handle import NothingToAnswer, RunHandle
-from app.core.runs.service import MissingApiKey, RunRefused, RunRequest
+from app.core.runs.service import KeyForAnotherOrigin, MissingApiKey, RunRefused, RunRequest
 
 from app.gui.mirror.mirror_frames import frame_for_view, qimage_from_rgb
 from app.gui.phones.device_panel import DeviceEntry
@@ -214,6 +214,8 @@ class PhoneFollower(QObject):
             if secret_store is not None:
                 service.secrets = await secret_store()
             handle = await self.core.run(service.start(request))
+        except KeyForAnotherOrigin as exc:        # a key exists, for another server: which origin, how to allow it
+            self._refused(str(exc))
         except MissingApiKey:
             self._refused("Add an API key in Settings to run the agent.")
         except (RunRefused, DeviceError) as exc:
