@@ -222,3 +222,71 @@ async def test_an_agent_step_on_an_unchanged_screen_reuses_the_tree(run_agent, m
     assert len(steps) == 3 and all(s.screen_signature == steps[0].screen_signature for s in steps)
     assert outcome.trajectory_problems() == []
 
+
+
+# ---------------------------------------------------------------- a text-only change (issue 25 §4)
+
+NOTES = "com.agentdesk.notes"
+
+
+async def _frame_unlike(phone: Phone, before) -> object:
+    """The first frame with any pixel unlike `before` (the thumbnail of `picture_after_change` misses a digit)."""
+    from PIL import ImageChops
+    for _ in range(100):
+        frame = await phone.session.frames.frame_after()
+        if ImageChops.difference(before.image.convert("L"), frame.image.convert("L")).getbbox() is not None:
+            return frame
+        await asyncio.sleep(0.05)
+    raise AssertionError("the frames never showed the change")
+
+
+async def _notes_showing(phone: Phone, body: str) -> None:
+    notes = phone.phone.apps[NOTES]
+    notes.notes[0]["body"] = body
+    phone.phone.changed()
+
+
+@pytest.mark.asyncio
+async def test_one_changed_digit_of_a_14sp_text_gives_a_new_tree_and_screen_id(phone):
+    """"3 new messages" → "4 new messages" in a note's 14-sp preview, no input: the next read dumps
+    again and shows the new text (a 64-px thumbnail saw no change and kept the old controls)."""
+    assert phone.phone.launch(NOTES)
+    await _notes_showing(phone, "3 new messages")
+    await until(lambda: phone.phone.foreground()[0] == NOTES and not phone.phone.motion.moving())
+    shown = await phone.session.frames.frame_after()
+    before = await phone.tree.read(shown)
+    assert any("3 new messages" in c.name for c in before.controls)
+    dumps = phone.dumps()
+    assert (await phone.tree.read()).from_cache is True and phone.dumps() == dumps   # still screen: no dump
+    await _notes_showing(phone, "4 new messages")
+    after = await phone.tree.read(await _frame_unlike(phone, shown))
+    assert after.from_cache is False and phone.dumps() == dumps + 1
+    assert any("4 new messages" in c.name for c in after.controls)
+    assert after.screen_id != before.screen_id and after.age_seconds < before.age_seconds
+
+
+@pytest.mark.asyncio
+async def test_a_blinking_cursor_in_the_focused_field_makes_no_dump(phone, monkeypatch):
+    """The virtual phone draws a steady cursor; the test makes it blink (drawn, then not) through
+    the real frames, and the kept tree of the focused field stays."""
+    from app.virtual_phone import render
+    blink = {"on": True}
+    paint_edit = render.PAINTERS["edit"]
+
+    def blinking(im, view):
+        view.style["show_cursor"] = view.style.get("show_cursor") and blink["on"]
+        paint_edit(im, view)
+    monkeypatch.setitem(render.PAINTERS, "edit", blinking)
+    assert phone.phone.launch(NOTES)
+    row = next(c for c in (await phone.device.controls(refresh=True)).controls if c.resource_id.endswith("fab_new_note"))
+    await phone.device.tap(*row.center)
+    await until(lambda: phone.phone.foreground()[1].endswith("NoteEditorActivity") and not phone.phone.motion.moving())
+    shown = await phone.session.frames.frame_after()
+    before = await phone.tree.read(shown)
+    assert any(c.focused and "EditText" in c.class_name for c in before.controls)
+    dumps = phone.dumps()
+    blink["on"] = False
+    phone.phone.changed()
+    hidden = await _frame_unlike(phone, shown)
+    again = await phone.tree.read(hidden)
+    assert again.from_cache is True and phone.dumps() == dumps

@@ -1,9 +1,11 @@
 """Each phone's latest parsed UI tree, read again only when the screen changed (seed 004's UITreeBroadcast).
 
 A uiautomator dump costs 0.8-2.5 s on a real phone, a picture of the screen a few ms from the
-mirror's stream. So a `ScreenTree` keeps its last reading with a small thumbnail of the frame
+mirror's stream. So a `ScreenTree` keeps its last reading with a grey picture of the frame
 taken just before that dump, and answers the next `read()` from it while (a) no input reached
-the phone since the dump began and (b) a current frame looks the same. Otherwise it dumps again
+the phone since the dump began and (b) a current frame shows nothing new outside the status bar,
+at the frame's full resolution (`picture_change.visible_change`: one changed digit is a change; a
+repeated frame or the focused field's blinking cursor is not). Otherwise it dumps again
 through `device.controls(refresh=True)`, which joins a dump already under way: one dump at a
 time per phone, shared by the agent and the API. It never dumps on its own in the background.
 """
@@ -21,16 +23,15 @@ from PIL import Image
 
 from app.core.perception.controls import Control
 from app.core.perception.hierarchy import screen_size_from_hierarchy
-from app.core.perception.screen_diff import THUMBNAIL_WIDTH, image_difference, screen_fingerprint
+from app.core.perception.picture_change import SCREEN_WIDTH_DP, grey_picture, visible_change
+from app.core.perception.screen_diff import screen_fingerprint
 
 from .android_device import AndroidDevice, ControlsSnapshot, ForegroundApp
 from .errors import DeviceError
 from .frames import Frame, FrameSource
 
-SAME_SCREEN_SHARE = 0.0
-"""Share of thumbnail pixels that may differ (by more than screen_diff.PIXEL_THRESHOLD grey
-levels) for two frames to count as the same screen: none. The thumbnail's averaging already
-absorbs compression noise; a toggled switch moves only a few of its pixels."""
+STATUS_BAR_DP = 24
+"""The status bar's height when the dump does not show it (its clock ticks: not a change of the app)."""
 TITLE_BAND = 0.25
 """A screen's title sits in the top quarter of the screen (the app bar, a dialog's heading)."""
 TITLE_CHARACTERS = 40
@@ -68,7 +69,7 @@ class TreeReading:
 class _Kept:
     reading: TreeReading
     generation: int           # the device's input generation when the dump began
-    thumbnail: Image.Image    # of a frame taken before that dump (or while it ran, see read_during)
+    picture: Image.Image      # grey, of a frame taken before that dump (or while it ran, see read_during)
 
 
 class ScreenTree:
@@ -95,21 +96,21 @@ class ScreenTree:
         when nothing moved and no input came since, else a new dump (joining one under way)."""
         if frame is None:
             frame = await self.frames.frame_after(time.monotonic())
-        thumbnail = await asyncio.to_thread(_thumbnail, frame.image)
+        picture = await asyncio.to_thread(grey_picture, frame.image)
         async with self._reading:
             kept = self._kept
             if (kept is not None and kept.generation == self.device.input_generation
-                    and await asyncio.to_thread(_same_screen, kept.thumbnail, thumbnail)):
+                    and not await asyncio.to_thread(_changed, kept, picture)):
                 return replace(kept.reading, from_cache=True)
             generation = self.device.input_generation
             snapshot, front = await self._dump_and_foreground(self.device.controls(refresh=True))
-            return self._keep(snapshot, front, generation, thumbnail)
+            return self._keep(snapshot, front, generation, picture)
 
     async def read_during(self, frame: Awaitable[Frame]) -> TreeReading:
         """After input (the kept tree is stale anyway): the dump starts at once - or the one
         `prefetch_controls` started goes on - while `frame` (a frame request already under way)
         comes, instead of frame-then-dump. The agent's observation after an action goes this way.
-        The reading is kept with the thumbnail of that frame, taken while the dump ran; the phone's
+        The reading is kept with the picture of that frame, taken while the dump ran; the phone's
         dump waits for the screen to be idle, so both show the screen the action led to."""
         generation, started = self.device.input_generation, time.monotonic()
         owned = not asyncio.isfuture(frame)
@@ -120,10 +121,10 @@ class ScreenTree:
             if owned:        # a request the caller shares is the caller's to drop
                 frame.cancel()
             raise
-        thumbnail = await asyncio.to_thread(_thumbnail, (await frame).image)
+        picture = await asyncio.to_thread(grey_picture, (await frame).image)
         if snapshot.taken_at < started:     # the device's cached dump, older than this frame: not kept
             return make_reading(snapshot, front)
-        return self._keep(snapshot, front, generation, thumbnail)
+        return self._keep(snapshot, front, generation, picture)
 
     async def _dump_and_foreground(self, dump: Awaitable[ControlsSnapshot]
                                    ) -> tuple[ControlsSnapshot, ForegroundApp | None]:
@@ -144,12 +145,12 @@ class ScreenTree:
             return None
 
     def _keep(self, snapshot: ControlsSnapshot, front: ForegroundApp | None, generation: int,
-              thumbnail: Image.Image) -> TreeReading:
+              picture: Image.Image) -> TreeReading:
         reading = make_reading(snapshot, front)
         kept = self._kept
         newer = kept is None or (generation, reading.read_at) >= (kept.generation, kept.reading.read_at)
         if newer and generation == self.device.input_generation:      # input since: never reusable
-            self._kept = _Kept(reading, generation, thumbnail)
+            self._kept = _Kept(reading, generation, picture)
         return reading
 
 
@@ -221,14 +222,17 @@ def _main_package(controls: list[Control]) -> str:
     return counts.most_common(1)[0][0] if counts else ""
 
 
-def _thumbnail(image: Image.Image) -> Image.Image:
-    """The grey thumbnail `image_difference` compares (THUMBNAIL_WIDTH wide, box-averaged), made once
-    per frame so that comparing two of them costs microseconds."""
-    height = max(1, round(image.height * THUMBNAIL_WIDTH / max(image.width, 1)))
-    if image.mode not in ("RGB", "L"):
-        image = image.convert("RGB")
-    return image.resize((THUMBNAIL_WIDTH, height), Image.Resampling.BOX).convert("L")
-
-
-def _same_screen(before: Image.Image, now: Image.Image) -> bool:
-    return before.size == now.size and image_difference(before, now) <= SAME_SCREEN_SHARE
+def _changed(kept: _Kept, picture: Image.Image) -> bool:
+    """Whether `picture` shows anything new since the kept reading's frame, outside the status bar
+    and apart from the focused field's cursor (both placed from the kept dump, scaled to the frame)."""
+    snapshot = kept.reading.snapshot
+    screen_width, _ = screen_size_from_hierarchy(snapshot.hierarchy)
+    if screen_width <= 0:
+        screen_width = max((c.rect[2] for c in snapshot.controls), default=0) or picture.width
+    scale = picture.width / screen_width
+    status = [c.rect[3] for c in snapshot.controls
+              if c.package in SYSTEM_UI and c.rect[1] <= 0 and "status_bar" in c.resource_id]
+    status_bottom = max(status) * scale if status else STATUS_BAR_DP * picture.width / SCREEN_WIDTH_DP
+    focused = next((c.rect for c in snapshot.controls if c.focused and "EditText" in c.class_name), None)
+    field = tuple(round(v * scale) for v in focused) if focused is not None else None
+    return visible_change(kept.picture, picture, ignore_top=round(status_bottom), focused_field=field)
