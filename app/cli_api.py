@@ -29,21 +29,62 @@ def settings_with_model(args):
 def cmd_serve(args) -> int:
     from app.api.token import TokenProblem, api_token
 
+    if args.print_token:
+        return print_token()
     try:
         token = api_token()
     except TokenProblem as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    if args.print_token:
-        show_secret(token.value)           # asked for: the one print that passes the terminal's redactor
-        if not token.kept:
-            print("note: no keyring is available, so this token is good for one process only; set "
-                  "AGENTDESK_API_TOKEN to choose one that lasts.", file=sys.stderr)
-        return 0
     settings = _settings_or_error(args)
     if settings is None:
         return 2
     return asyncio.run(_serve(args, settings, token))
+
+
+NO_KEPT_TOKEN = ("No keyring is available, so a desk makes a token for its own process only and prints it when it "
+                 "starts (`agentdesk serve` prints `token (this process only, no keyring): …`)")
+
+
+def print_token() -> int:
+    """Print the token a running desk (or the next one) accepts; where it is when this process cannot know it."""
+    from app.api.server import read_discovery
+    from app.api.token import TokenProblem, api_token
+
+    try:
+        token = api_token(create=False)
+    except TokenProblem as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if token is not None:
+        show_secret(token.value)           # asked for: the one print that passes the terminal's redactor
+        return 0
+    running = read_discovery()
+    where = f"; the desk running at {running.url} (process {running.pid}) printed its own" if running else ""
+    print(f"error: {NO_KEPT_TOKEN}{where}. Set AGENTDESK_API_TOKEN (16+ characters) for the desk and its callers "
+          "to share one that lasts.", file=sys.stderr)
+    return 1
+
+
+def cmd_api_token(args) -> int:
+    """`agentdesk api token [--rotate]`: print the API token, or replace it with a new one."""
+    if not args.rotate:
+        return print_token()
+    from app.api.server import read_discovery
+    from app.api.token import TokenProblem, rotate_api_token
+
+    try:
+        token = rotate_api_token()
+    except TokenProblem as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    show_secret(token.value)
+    running = read_discovery()
+    if running is not None:
+        print(f"note: the desk running at {running.url} (process {running.pid}) accepts the old token until it "
+              "restarts (the window's Settings › Task API › Rotate token changes its own desk's at once).",
+              file=sys.stderr)
+    return 0
 
 
 def _settings_or_error(args):
@@ -131,6 +172,13 @@ def add_commands(sub) -> None:
     serve.add_argument("--virtual", action="store_true", help="serve the built-in virtual phone only")
     _model_options(serve)
     serve.set_defaults(func=cmd_serve)
+
+    api = sub.add_parser("api", help="the task API's token")
+    api_sub = api.add_subparsers(dest="api_command", required=True)
+    token = api_sub.add_parser("token", help="print the API token, or --rotate it")
+    token.add_argument("--rotate", action="store_true", help="replace the token with a new one (printed); the old "
+                       "one stops working when the desk restarts")
+    token.set_defaults(func=cmd_api_token)
 
     mcp = sub.add_parser("mcp", help="serve the desk's tasks as MCP tools over stdio (for other agents)")
     mcp.add_argument("--own", action="store_true", help="run tasks in this process even when a desk is running")

@@ -31,6 +31,10 @@ class DeskApi:
     def url(self) -> str:
         return self.server.url
 
+    def use_token(self, token: ApiToken) -> None:
+        """Accept `token` from the next request on; the old one stops working at once (a rotation)."""
+        self.token = token
+
     async def stop(self) -> None:
         await self.server.stop()
 
@@ -44,6 +48,7 @@ async def serve_desk(service: RunService, phones, settings: Callable[[], Setting
     host = host if host is not None else current.api.host
     port = port if port is not None else current.api.port
     board = TaskBoard(service, phones, settings, policy=policy)
-    app = create_app(board, phones, token.value, settings)
-    server = await ApiServer(app, host, port, announce=announce).start()
-    return DeskApi(board, server, token, exposure_warning(host))
+    desk = DeskApi(board, None, token, exposure_warning(host))      # type: ignore[arg-type]  (its server next)
+    app = create_app(board, phones, lambda: desk.token, settings, host=host)
+    desk.server = await ApiServer(app, host, port, announce=announce).start()
+    return desk

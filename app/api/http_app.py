@@ -12,13 +12,15 @@ import asyncio
 import hmac
 import logging
 from pathlib import Path
-from typing import Any, AsyncIterator, Callable
+from typing import Annotated, Any, AsyncIterator, Callable
 
 from fastapi import Depends, FastAPI, Query, Request
+from fastapi import Path as InPath
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from fastapi.sse import EventSourceResponse, ServerSentEvent
+from pydantic import AfterValidator
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -26,13 +28,17 @@ from app import __version__
 from app.core.config import Settings
 from app.core.device.errors import DeviceError
 
+from .docs_page import docs_html
+from .path_ids import MAX_ID_LENGTH, path_id_problem
 from .phone_views import device_list, screenshot_png, ui_tree
 from .schemas import (
     DecisionRequest, DeviceList, ErrorBody, MobileTaskRequest, MobileTaskResult, SemanticUITree, TaskAccepted,
     TaskList, TaskStatus,
 )
+from .server import host_allowed
 from .task_views import event_json
 from .tasks import TaskBoard, TaskProblem
+from .token import ApiToken
 
 log = logging.getLogger(__name__)
 
@@ -40,10 +46,57 @@ ERRORS = {status: {"model": ErrorBody} for status in (400, 401, 404, 409, 413, 4
 SSE_KEEPALIVE_SECONDS = 15.0
 
 
+def _path_id(value: str) -> str:
+    problem = path_id_problem(value)
+    if problem:
+        raise ValueError(f"the id {problem}")
+    return value
+
+
+TaskId = Annotated[str, InPath(max_length=MAX_ID_LENGTH), AfterValidator(_path_id)]
+DeviceId = Annotated[str, InPath(max_length=MAX_ID_LENGTH), AfterValidator(_path_id)]
+
+
+def one_line(text: str, limit: int = 300) -> str:
+    """`text` on one line, cut at `limit` characters (a request's words go into the log as one line)."""
+    flat = " ".join(str(text).split())
+    return flat if len(flat) <= limit else flat[:limit] + "…"
+
+
+def log_refused(scope: Scope, status: int, message: str) -> None:
+    """One line in the log for a refused request, never a traceback."""
+    log.info("refused %s %s: %d %s", scope.get("method", ""), one_line(scope.get("path", ""), 120), status,
+             one_line(message))
+
+
 def error_response(status: int, message: str, field: str | None = None,
                    details: list[dict[str, Any]] | None = None, headers: dict[str, str] | None = None) -> JSONResponse:
     body = ErrorBody(error=message, field=field, details=details or [])
     return JSONResponse(body.model_dump(), status_code=status, headers=headers)
+
+
+class HostCheck:
+    """Refuse (421) a request whose Host header names another host than this desk (`allowed(header)`): a web
+    page that points its own name at this machine (DNS rebinding) gets nothing from the API."""
+
+    def __init__(self, app: ASGIApp, allowed: Callable[[str], bool]) -> None:
+        self.app = app
+        self.allowed = allowed
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] in ("http", "websocket"):
+            header = dict(scope.get("headers") or []).get(b"host")
+            name = header.decode("latin-1") if header is not None else None
+            if name is not None and not self.allowed(name):
+                message = (f"This desk answers requests addressed to it only (localhost, 127.0.0.1, [::1] or the "
+                           f"address it serves on), not to the host {one_line(name, 80)!r}.")
+                log_refused(scope, 421, message)
+                if scope["type"] == "http":
+                    await error_response(421, message, "Host")(scope, receive, send)
+                else:
+                    await send({"type": "websocket.close", "code": 1008})
+                return
+        await self.app(scope, receive, send)
 
 
 class BodyLimit:
@@ -87,53 +140,80 @@ class BodyLimit:
 
     @staticmethod
     async def _refuse(scope: Scope, receive: Receive, send: Send, limit: int) -> None:
-        response = error_response(413, f"The request body is larger than {limit // 1024} KB, the most the desk "
-                                       "takes (api.max_body_kb in the settings).", "body")
-        await response(scope, receive, send)
+        message = (f"The request body is larger than {limit // 1024} KB, the most the desk takes (api.max_body_kb "
+                   "in the settings).")
+        log_refused(scope, 413, message)
+        await error_response(413, message, "body")(scope, receive, send)
 
 
-def create_app(board: TaskBoard, phones, token: str, settings: Callable[[], Settings]) -> FastAPI:
-    """The API for one desk. `phones` is the PhoneDirectory tasks and the phone routes read."""
+def token_hint(token: ApiToken) -> str:
+    """Where the caller finds the token a 401 asks for."""
+    if token.kept:
+        return "`agentdesk serve --print-token` shows it"
+    return "this desk made one for its process only and printed it when it started"
+
+
+def create_app(board: TaskBoard, phones, token: Callable[[], ApiToken], settings: Callable[[], Settings], *,
+               host: str = "127.0.0.1") -> FastAPI:
+    """The API for one desk serving on `host`. `phones` is the PhoneDirectory tasks and the phone routes read;
+    `token()` is the token requests must carry now (a rotated token replaces the old one at once)."""
     bearer = HTTPBearer(auto_error=False)
 
     def authorised(credentials: HTTPAuthorizationCredentials | None = Depends(bearer)) -> None:
+        expected = token()
         if credentials is None or credentials.scheme.lower() != "bearer" or \
-                not hmac.compare_digest(credentials.credentials.encode(), token.encode()):
+                not hmac.compare_digest(credentials.credentials.encode(), expected.value.encode()):
             raise StarletteHTTPException(401, "A valid token is needed: send Authorization: Bearer <token> "
-                                              "(`agentdesk serve --print-token` shows it).")
+                                              f"({token_hint(expected)}).")
 
-    api = FastAPI(title="Agent Desk task API", version=__version__, responses=ERRORS,
-                  description="Give Agent Desk tasks on Android phones, follow them, approve their steps. "
-                              "Seed 004's MobileTaskRequest / MobileTaskResult / SemanticUITree.")
+    api = FastAPI(title="Agent Desk task API", version=__version__, responses=ERRORS, docs_url=None,
+                  redoc_url=None, description="Give Agent Desk tasks on Android phones, follow them, approve their "
+                                              "steps. Seed 004's MobileTaskRequest / MobileTaskResult / "
+                                              "SemanticUITree.")
     guarded = [Depends(authorised)]
 
+    def refused(request: Request, status: int, message: str, field: str | None = None,
+                details: list[dict[str, Any]] | None = None, headers: dict[str, str] | None = None) -> JSONResponse:
+        log_refused(request.scope, status, message)
+        return error_response(status, message, field, details, headers)
+
     @api.exception_handler(RequestValidationError)
-    async def _invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
+    async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
         details = [{"field": ".".join(str(part) for part in error.get("loc", ())), "problem": error.get("msg", ""),
                     "type": error.get("type", "")} for error in exc.errors()]
         first = details[0] if details else {"field": "body", "problem": "not valid"}
         field = first["field"]
         message = f"{field}: {first['problem']}" + (f" (and {len(details) - 1} more)" if len(details) > 1 else "")
-        return error_response(422, message, field, details)
+        return refused(request, 422, message, field, details)
 
     @api.exception_handler(TaskProblem)
-    async def _refused(_request: Request, exc: TaskProblem) -> JSONResponse:
-        return error_response(exc.status, str(exc), exc.field)
+    async def _refused(request: Request, exc: TaskProblem) -> JSONResponse:
+        return refused(request, exc.status, str(exc), exc.field)
 
     @api.exception_handler(DeviceError)
-    async def _phone_fault(_request: Request, exc: DeviceError) -> JSONResponse:
-        return error_response(503, f"The phone did not answer: {exc}")
+    async def _phone_fault(request: Request, exc: DeviceError) -> JSONResponse:
+        return refused(request, 503, f"The phone did not answer: {exc}")
 
     @api.exception_handler(StarletteHTTPException)
-    async def _http(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
+    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         headers = {"WWW-Authenticate": "Bearer"} if exc.status_code == 401 else None
-        return error_response(exc.status_code, str(exc.detail), headers=headers)
+        detail = str(exc.detail)
+        if exc.status_code == 400 and isinstance(exc.__cause__, RecursionError):
+            detail = "The request body is JSON nested too deeply to read."
+        return refused(request, exc.status_code, detail, headers=headers)
 
     @api.exception_handler(Exception)
-    async def _ours(_request: Request, exc: Exception) -> JSONResponse:
+    async def _ours(request: Request, exc: Exception) -> JSONResponse:
+        if isinstance(exc, RecursionError):         # input nested past what Python reads: the request's fault
+            return refused(request, 422, "The request is nested too deeply to read.")
         log.exception("the task API failed on a request")
         return error_response(500, f"The desk failed on this request ({type(exc).__name__}); its log has the "
                                    "details.")
+
+    @api.get("/docs", include_in_schema=False)
+    async def docs() -> HTMLResponse:
+        """The routes in words: one page, no script, nothing from another host (no token needed)."""
+        return HTMLResponse(docs_html(api.openapi()))
 
     @api.get("/v1/health", tags=["desk"])
     async def health() -> dict[str, str]:
@@ -158,7 +238,7 @@ def create_app(board: TaskBoard, phones, token: str, settings: Callable[[], Sett
         return TaskList(tasks=board.results(status, device_id))
 
     @api.get("/v1/tasks/{task_id}", response_model=MobileTaskResult, dependencies=guarded, tags=["tasks"])
-    async def get_task(task_id: str, wait_seconds: float = Query(0, ge=0, le=60)) -> MobileTaskResult:
+    async def get_task(task_id: TaskId, wait_seconds: float = Query(0, ge=0, le=60)) -> MobileTaskResult:
         """The task's result (seed 004), or where it is while not done. `wait_seconds` waits up to that long
         for it to end first (a long poll)."""
         if wait_seconds:
@@ -167,7 +247,7 @@ def create_app(board: TaskBoard, phones, token: str, settings: Callable[[], Sett
 
     @api.get("/v1/tasks/{task_id}/events", response_class=EventSourceResponse, dependencies=guarded,
              tags=["tasks"])
-    async def task_events(task_id: str, request: Request) -> AsyncIterator[ServerSentEvent]:
+    async def task_events(task_id: TaskId, request: Request) -> AsyncIterator[ServerSentEvent]:
         """The task's events as server-sent events, from its start; the stream ends after `run_finished`."""
         handle = board.handle(task_id)
         stream = handle.events.follow()
@@ -190,7 +270,7 @@ def create_app(board: TaskBoard, phones, token: str, settings: Callable[[], Sett
 
     @api.post("/v1/tasks/{task_id}/decision", response_model=MobileTaskResult, dependencies=guarded,
               tags=["tasks"])
-    async def decide(task_id: str, body: DecisionRequest) -> MobileTaskResult:
+    async def decide(task_id: TaskId, body: DecisionRequest) -> MobileTaskResult:
         """Answer what the task waits for (its `waiting_for`): approve, edit, reject with feedback, override,
         stop, or answer a question, naming it by `proposal_id` (`waiting_for.proposal_id`). A decision for
         anything else — an older step, one already decided — is 409 and does nothing. A sensitive step
@@ -202,14 +282,14 @@ def create_app(board: TaskBoard, phones, token: str, settings: Callable[[], Sett
 
     @api.post("/v1/tasks/{task_id}/cancel", response_model=MobileTaskResult, dependencies=guarded,
               tags=["tasks"])
-    async def cancel(task_id: str) -> MobileTaskResult:
+    async def cancel(task_id: TaskId) -> MobileTaskResult:
         """Stop the task (a queued one never touches the phone); it ends `stopped`."""
         board.cancel(task_id)
         return await board.wait(task_id, 10.0)
 
     @api.get("/v1/tasks/{task_id}/report", dependencies=guarded, tags=["tasks"],
              responses={200: {"content": {"text/html": {}}}})
-    async def report(task_id: str) -> FileResponse:
+    async def report(task_id: TaskId) -> FileResponse:
         """The task's HTML report, once it has ended."""
         result = board.result(task_id)
         path = Path(board.handle(task_id).result.report_path) if result.report_url else None
@@ -226,18 +306,19 @@ def create_app(board: TaskBoard, phones, token: str, settings: Callable[[], Sett
 
     @api.get("/v1/devices/{device_id}/ui-tree", response_model=SemanticUITree, dependencies=guarded,
              tags=["devices"])
-    async def read_ui_tree(device_id: str) -> SemanticUITree:
+    async def read_ui_tree(device_id: DeviceId) -> SemanticUITree:
         """The screen's controls (seed 004's SemanticUITree). Read again only when the screen changed since
         the last reading; `age_seconds` says how old it is."""
         return await ui_tree(phones, device_id)
 
     @api.get("/v1/devices/{device_id}/screenshot", dependencies=guarded, tags=["devices"],
              responses={200: {"content": {"image/png": {}}}}, response_class=Response)
-    async def screenshot(device_id: str, ids: bool = Query(False, description="draw the controls' numbered "
+    async def screenshot(device_id: DeviceId, ids: bool = Query(False, description="draw the controls' numbered "
                                                                                   "boxes")) -> Response:
         """The screen as a PNG, at the phone's resolution."""
         never_send = settings().images.never_send_apps          # such screens are answered blurred, saying why
         return Response(await screenshot_png(phones, device_id, ids, never_send), media_type="image/png")
 
     api.add_middleware(BodyLimit, limit=lambda: settings().api.max_body_kb * 1024)
+    api.add_middleware(HostCheck, allowed=lambda header: host_allowed(header, host))
     return api

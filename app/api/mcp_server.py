@@ -25,6 +25,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from app import __version__
 from app.core.config import Settings
 
+from .path_ids import path_segment
 from .server import read_discovery
 from .token import ApiToken, api_token
 
@@ -59,6 +60,15 @@ class DeskClient:
 
     async def close(self) -> None:
         await self.http.aclose()
+
+
+def in_path(name: str, value: str) -> str:
+    """`value` as one segment of a desk URL; a ToolError when it is no id (`../devices` would reach another
+    route of the desk)."""
+    try:
+        return path_segment(name, value)
+    except ValueError as exc:
+        raise ToolError(f"{exc} Use an id from start_task or list_devices.") from None
 
 
 def task_body(ai_prompt: str, device_id: str | None, mode: str, max_steps: int | None,
@@ -120,12 +130,13 @@ def build_server(desk: DeskClient) -> MCPServer:
     async def get_task(task_id: str, wait_seconds: float = 0) -> dict[str, Any]:
         """A task's result, or where it is (queued, running, waiting_for_person, and what it waits for).
         wait_seconds (at most 60) waits that long for it to end first."""
-        return await desk.json("GET", f"/v1/tasks/{task_id}", params={"wait_seconds": min(wait_seconds, 60)})
+        return await desk.json("GET", f"/v1/tasks/{in_path('task_id', task_id)}",
+                               params={"wait_seconds": min(wait_seconds, 60)})
 
     @server.tool()
     async def cancel_task(task_id: str) -> dict[str, Any]:
         """Stop a task; it ends "stopped" (a queued one never touches the phone)."""
-        return await desk.json("POST", f"/v1/tasks/{task_id}/cancel")
+        return await desk.json("POST", f"/v1/tasks/{in_path('task_id', task_id)}/cancel")
 
     @server.tool()
     async def decide_task(task_id: str, decision: str, proposal_id: str | None = None, feedback: str | None = None,
@@ -138,7 +149,7 @@ def build_server(desk: DeskClient) -> MCPServer:
         body = {key: value for key, value in (("decision", decision), ("proposal_id", proposal_id),
                                                ("feedback", feedback), ("action", action), ("answer", answer))
                 if value is not None}
-        return await desk.json("POST", f"/v1/tasks/{task_id}/decision", json=body)
+        return await desk.json("POST", f"/v1/tasks/{in_path('task_id', task_id)}/decision", json=body)
 
     @server.tool()
     async def list_devices() -> dict[str, Any]:
@@ -148,12 +159,12 @@ def build_server(desk: DeskClient) -> MCPServer:
     @server.tool()
     async def get_ui_tree(device_id: str) -> dict[str, Any]:
         """The screen's controls (seed 004's SemanticUITree): element_id, text, bounds, type, state."""
-        return await desk.json("GET", f"/v1/devices/{device_id}/ui-tree")
+        return await desk.json("GET", f"/v1/devices/{in_path('device_id', device_id)}/ui-tree")
 
     @server.tool()
     async def take_screenshot(device_id: str, draw_ids: bool = False) -> Image:
         """The phone's screen as a PNG; draw_ids draws the controls' numbered boxes."""
-        response = await desk.call("GET", f"/v1/devices/{device_id}/screenshot",
+        response = await desk.call("GET", f"/v1/devices/{in_path('device_id', device_id)}/screenshot",
                                    params={"ids": "true" if draw_ids else "false"})
         return Image(data=response.content, format="png")
 

@@ -42,6 +42,34 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
+WILDCARDS = ("0.0.0.0", "::", "")
+
+
+def host_name(header: str) -> str:
+    """The name in a Host header, without its port or brackets, lower case ("[::1]:8765" → "::1")."""
+    header = header.strip().lower()
+    if header.startswith("["):
+        return header[1:header.find("]")] if "]" in header else header
+    return header.rsplit(":", 1)[0] if header.count(":") == 1 else header
+
+
+def host_allowed(header: str, serving: str) -> bool:
+    """Whether a request whose Host header is `header` is addressed to a desk listening on `serving`.
+
+    Loopback names always are (with any port); so is the address it serves on. Serving on every
+    address (0.0.0.0, ::), any IP address is, but no other name: a web page that points a name it owns
+    at this machine (DNS rebinding) sends that name, never an address."""
+    name = host_name(header)
+    if name in LOOPBACK_NAMES or name == serving.strip("[]").lower():
+        return True
+    try:
+        address = ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return address.is_loopback or serving.strip("[]") in WILDCARDS
+
+
 def exposure_warning(host: str) -> str:
     """What to say when the API listens beyond this machine ("" on loopback)."""
     if is_loopback(host):

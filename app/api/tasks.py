@@ -64,17 +64,31 @@ class TaskBoard:
         self._settings = settings
         self.policy: PersonPolicy = policy          # "fail" when nobody can be asked (MCP on its own)
         self._tasks: dict[str, _Task] = {}
+        self._starting: list[str | None] = []        # tasks past the checks, not yet started (their ids)
 
     # ------------------------------------------------------------------ posting
 
     async def submit(self, body: MobileTaskRequest) -> RunHandle:
+        """Check the task and take its place in the queue in one step (nothing awaited in between, so
+        simultaneous requests cannot all pass the cap), then start it; a refused start gives the place back."""
         settings = self._settings()
-        waiting = [task for task in self._tasks.values() if not task.handle.finished]
-        if len(waiting) >= settings.api.max_queued_tasks:
-            raise TaskProblem(429, f"The desk already has {len(waiting)} tasks waiting or running (the most it "
+        self._check_room(body, settings)
+        self._starting.append(body.task_id)
+        try:
+            return await self._start(body, settings)
+        finally:
+            self._starting.remove(body.task_id)
+
+    def _check_room(self, body: MobileTaskRequest, settings: Settings) -> None:
+        waiting = sum(1 for task in self._tasks.values() if not task.handle.finished) + len(self._starting)
+        if waiting >= settings.api.max_queued_tasks:
+            raise TaskProblem(429, f"The desk already has {waiting} tasks waiting or running (the most it "
                                    f"takes is {settings.api.max_queued_tasks}); try again when some have finished.")
-        if body.task_id is not None and (body.task_id in self._tasks or self.service.get(body.task_id)):
+        if body.task_id is not None and (body.task_id in self._tasks or body.task_id in self._starting
+                                         or self.service.get(body.task_id)):
             raise TaskProblem(409, f"There is already a task with the id {body.task_id}.", "task_id")
+
+    async def _start(self, body: MobileTaskRequest, settings: Settings) -> RunHandle:
         if body.output is not None and body.output.json_schema is not None:
             problem = schema_problem(body.output.json_schema)
             if problem:

@@ -59,3 +59,22 @@ def api_token(env: Mapping[str, str] = os.environ, store: SecretStore | None = N
         if store.keyring_available:          # the keyring may refuse when used
             return ApiToken(fresh, where, True)
     return ApiToken(fresh, "this process only (no keyring is available)", False)
+
+
+def rotate_api_token(env: Mapping[str, str] = os.environ, store: SecretStore | None = None) -> ApiToken:
+    """A new token in the keyring in place of the old one. TokenProblem when the token is not the keyring's to
+    change (it comes from the environment, or no keyring exists). A desk running in another process keeps
+    accepting the old token until it restarts; the window's own desk takes the new one at once."""
+    if env.get(TOKEN_VARIABLE, "").strip():
+        raise TokenProblem(f"The token comes from the environment variable {TOKEN_VARIABLE}: change it there "
+                           "(and restart the desk).")
+    store = store or SecretStore(KEYRING_SERVICE)
+    if not store.keyring_available:
+        raise TokenProblem("No keyring is available, so the token lives only as long as the desk's process: "
+                           "restarting the desk makes a new one.")
+    fresh = random_source.token_urlsafe(32)
+    register_secret(fresh)
+    where = store.set(KEYRING_NAME, fresh)
+    if not store.keyring_available:
+        raise TokenProblem("The keyring refused the new token; the old one is still in use.")
+    return ApiToken(fresh, where, True)

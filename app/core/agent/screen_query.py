@@ -29,6 +29,8 @@ from .reply_parsing import ReplyInvalid, decode_reply
 
 QUERY_OUTPUT_TOKENS = 1024
 TRIES = 2
+MAX_SCHEMA_DEPTH = 32             # objects and lists inside one another (a real answer's schema needs < 10)
+MAX_SCHEMA_PARTS = 2000           # keys and values in all
 
 
 @dataclass
@@ -42,8 +44,28 @@ class ScreenAnswer:
         return {"value": self.value, "error": self.error, "reason": self.reason}
 
 
+def schema_size_problem(schema: Any) -> str:
+    """Why `schema` is too deep or too big to check ("" when it is not), found without recursion: a schema
+    nested thousands deep would exhaust the checker's stack."""
+    parts, pending = 0, [(schema, 1)]
+    while pending:
+        value, depth = pending.pop()
+        if depth > MAX_SCHEMA_DEPTH:
+            return f"nested more than {MAX_SCHEMA_DEPTH} deep (objects and lists inside one another)"
+        children = value.values() if isinstance(value, Mapping) else value if isinstance(value, list) else ()
+        for child in children:
+            parts += 1
+            if parts > MAX_SCHEMA_PARTS:
+                return f"larger than {MAX_SCHEMA_PARTS} keys and values"
+            pending.append((child, depth + 1))
+    return ""
+
+
 def schema_problem(schema: Mapping[str, Any]) -> str:
     """Why `schema` is not a usable JSON schema ("" when it is), for a 4xx before the task starts."""
+    too_big = schema_size_problem(schema)
+    if too_big:
+        return too_big
     try:
         jsonschema.validators.validator_for(schema).check_schema(schema)
     except jsonschema.SchemaError as exc:
