@@ -77,6 +77,9 @@ def cmd_map(args) -> int:
             print(import_map(Path(args.file), as_kind=args.as_kind))
         except MapFileError as exc:
             raise SystemExit(f"error: {exc}") from None
+        except OSError as exc:          # the data folder cannot be written (read-only, full)
+            raise SystemExit(f"error: the map could not be written to {data_dir() / 'graph'}: "
+                             f"{exc.strerror or exc}") from None
         return 0
     kind = _kind(args.kind)
     if action == "name":

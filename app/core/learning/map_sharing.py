@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import zipfile
+import zlib
 from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +32,11 @@ from .transitions import TransitionStore
 FORMAT = "agentdesk-map"
 VERSION = 1
 PART_LIMIT = 200 * 1024 * 1024          # bytes read of one part at most (a zip bomb is refused)
+TOTAL_LIMIT = 256 * 1024 * 1024         # bytes unpacked in all, checked before anything is read or written
+RATIO_LIMIT = 100                       # unpacked / packed, for parts over RATIO_FLOOR (maps' text packs ~10×)
+RATIO_FLOOR = 1024 * 1024
+KIND_LIMIT = 100                        # characters of a phone kind (it names files)
+READABLE = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED)
 
 
 class MapFileError(ValueError):
@@ -114,11 +120,49 @@ def _private_card(card: dict, never_send_apps: Collection[str]) -> bool:
                                password_in_use=has_password_field([c for c in controls if isinstance(c, dict)])))
 
 
+def _check_parts(archive: zipfile.ZipFile, source: Path) -> None:
+    """Refuse, before anything is unpacked: encrypted parts, compression methods we do not read, parts that
+    unpack too large or far larger than they are packed (a zip bomb), and too much in all."""
+    total = 0
+    for info in archive.infolist():
+        if info.flag_bits & 0x1:
+            raise MapFileError(f"{source}: {info.filename} is encrypted; a map file is not")
+        if info.compress_type not in READABLE:
+            raise MapFileError(f"{source}: {info.filename} uses a compression method (number {info.compress_type}) "
+                               "that map files do not use")
+        if info.file_size > PART_LIMIT:
+            raise MapFileError(f"{source}: {info.filename} unpacks to {info.file_size:,} bytes, more than a map's "
+                               "part may be")
+        if info.file_size > RATIO_FLOOR and info.file_size > RATIO_LIMIT * max(info.compress_size, 1):
+            raise MapFileError(f"{source}: {info.filename} unpacks to {info.file_size // info.compress_size or 0:,} "
+                               f"times its packed size (a map's parts pack at most {RATIO_LIMIT}×): refused as a "
+                               "zip bomb")
+        total += info.file_size
+    if total > TOTAL_LIMIT:
+        raise MapFileError(f"{source}: it unpacks to {total:,} bytes, more than a map file may "
+                           f"({TOTAL_LIMIT // (1024 * 1024)} MB)")
+
+
 def _read(archive: zipfile.ZipFile, name: str, source: Path) -> bytes:
     info = archive.getinfo(name)
-    if info.file_size > PART_LIMIT:
-        raise MapFileError(f"{source}: {name} is {info.file_size:,} bytes, more than a map's part may be")
-    return archive.read(name)
+    try:
+        data = archive.read(name)
+    except (zipfile.BadZipFile, zlib.error, EOFError, RuntimeError, NotImplementedError, OSError) as exc:
+        raise MapFileError(f"{source}: {name} is damaged ({exc})") from None
+    if len(data) != info.file_size:
+        raise MapFileError(f"{source}: {name} is damaged (it unpacks to another size than it says)")
+    return data
+
+
+def _json_part(archive: zipfile.ZipFile, name: str, source: Path) -> Any:
+    try:
+        return json.loads(_read(archive, name, source))
+    except (ValueError, RecursionError) as exc:
+        raise MapFileError(f"{source}: {name} is not JSON ({one_line(exc)})") from None
+
+
+def one_line(error: Exception) -> str:
+    return " ".join(str(error).split())[:200]
 
 
 def import_map(source: Path, root: Path | None = None, as_kind: str | None = None) -> ImportReport:
@@ -132,17 +176,16 @@ def import_map(source: Path, root: Path | None = None, as_kind: str | None = Non
         names = set(archive.namelist())
         if "about.json" not in names or "transitions.jsonl" not in names:
             raise MapFileError(f"{source}: not a map file (it has no about.json and transitions.jsonl)")
-        try:
-            about = json.loads(_read(archive, "about.json", source))
-        except ValueError as exc:
-            raise MapFileError(f"{source}: about.json is not JSON ({exc})") from None
+        _check_parts(archive, source)
+        about = _json_part(archive, "about.json", source)
         if not isinstance(about, dict) or about.get("format") != FORMAT or not isinstance(about.get("kind"), str):
             raise MapFileError(f"{source}: about.json does not describe an Agent Desk map")
         kind = as_kind or about["kind"]
-        if not kind or "/" in kind or "\\" in kind or kind.startswith("."):
-            raise MapFileError(f"{source}: {kind!r} is not a phone kind")
+        if not kind or "/" in kind or "\\" in kind or kind.startswith(".") or len(kind) > KIND_LIMIT \
+                or not kind.isprintable():
+            raise MapFileError(f"{source}: {kind[:60]!r}{'…' if len(kind) > 60 else ''} is not a phone kind")
         lines = _read(archive, "transitions.jsonl", source).splitlines()
-        edits = json.loads(_read(archive, "map.json", source)) if "map.json" in names else {}
+        edits = _json_part(archive, "map.json", source) if "map.json" in names else {}
         pictures = {name.split("/", 1)[1]: _read(archive, name, source) for name in names
                     if name.startswith("screens/") and name.count("/") == 1
                     and name.endswith((".json", ".png")) and not name.endswith("/")}
