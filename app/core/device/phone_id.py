@@ -35,8 +35,11 @@ class PhoneId:
         return None
 
     def lock_name(self) -> str:
-        """A file-name-safe form, for the per-phone lock file."""
-        return re.sub(r"[^A-Za-z0-9._-]", "_", f"{self.server}_{self.serial}")
+        """A file-name-safe form, for the per-phone lock file; `localhost:P` and `127.0.0.1:P` are one server."""
+        host, _, port = self.server.rpartition(":")
+        if host.casefold() in ("localhost", "[::1]", "::1"):
+            host = "127.0.0.1"
+        return re.sub(r"[^A-Za-z0-9._-]", "_", f"{host}:{port}_{self.serial}")
 
 
 def resolve_phone(name: "str | PhoneId", known: Iterable[PhoneId]) -> PhoneId:

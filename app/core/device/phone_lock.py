@@ -1,7 +1,9 @@
 """A lock per phone that holds across processes: two `agentdesk` processes never drive one phone at once.
 
-A lock file per phone under the data folder, held with the OS's file lock (the `filelock`
-library: fcntl/flock on POSIX, msvcrt on Windows) for as long as a run drives the phone.
+A lock file per phone in one per-machine folder (`locks_dir`, found without any environment
+variable: the variables that move the data folder must not move the lock), held with the OS's
+file lock (the `filelock` library: fcntl/flock on POSIX, msvcrt on Windows) for as long as a run
+drives the phone. Keyed by server and serial, `localhost` and `127.0.0.1` being one server.
 The OS drops the lock when the holding process dies, so a crash never leaves a phone
 locked. Next to it, a small text file says who holds it, for the message the next one sees.
 """
@@ -11,11 +13,11 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import stat
+import sys
 from pathlib import Path
 
 from filelock import FileLock, Timeout
-
-from app.core import paths
 
 from .errors import DeviceError
 from .phone_id import PhoneId
@@ -27,8 +29,57 @@ class PhoneBusy(DeviceError):
     """Another run (in this process or another) is driving the phone."""
 
 
+POSIX_LOCKS_DIR = Path("/tmp/agentdesk-locks")
+"""Machine-wide (two users driving one USB phone is a conflict too), like /tmp itself: mode 1777."""
+WINDOWS_LOCKS_DIR = Path("C:/ProgramData/AgentDesk/locks")
+
+
+class LockFolderUntrusted(DeviceError):
+    """The per-machine lock folder is not safe to use (another user could forge or remove locks)."""
+
+
 def locks_dir() -> Path:
-    return paths.data_dir() / "locks"
+    """The per-machine folder of phone locks, checked (`checked_locks_dir`); never in the data folder."""
+    return checked_locks_dir(WINDOWS_LOCKS_DIR if sys.platform == "win32" else POSIX_LOCKS_DIR)
+
+
+def checked_locks_dir(folder: Path) -> Path:
+    """`folder`, made if missing (world-writable with the sticky bit on POSIX, so every user can lock and
+    none can remove another's file), and refused when it is not a real folder owned by root or by us
+    (a folder someone else owns can have its locks forged or removed by them)."""
+    if sys.platform == "win32":
+        folder.mkdir(parents=True, exist_ok=True)
+        return folder
+    try:
+        folder.mkdir(mode=0o700, parents=False, exist_ok=True)
+        info = os.lstat(folder)
+        if info.st_uid == _uid() and stat.S_IMODE(info.st_mode) != 0o1777:
+            os.chmod(folder, 0o1777)
+            info = os.lstat(folder)
+    except OSError as error:
+        raise LockFolderUntrusted(f"Agent Desk cannot use its phone-lock folder {folder} "
+                                  f"({error.strerror or error}). Remove it or make it writable, then try again.") from None
+    trouble = _untrusted(info)
+    if trouble:
+        raise LockFolderUntrusted(f"Agent Desk does not trust its phone-lock folder {folder}: {trouble}. "
+                                  f"Remove it (it is remade safely), then try again.")
+    return folder
+
+
+def _untrusted(info: os.stat_result) -> str:
+    """Why a lock folder is unsafe, in words; "" when it is safe."""
+    if not stat.S_ISDIR(info.st_mode):
+        return "it is not a folder (a link or a file)"
+    mode = stat.S_IMODE(info.st_mode)
+    if info.st_uid not in (0, _uid()):
+        return f"it belongs to another user (uid {info.st_uid})"
+    if mode & 0o022 and not mode & stat.S_ISVTX:
+        return "others may remove its files (writable without the sticky bit)"
+    return ""
+
+
+def _uid() -> int:
+    return os.getuid()
 
 
 class PhoneLock:

@@ -211,17 +211,21 @@ async def test_phones_are_named_by_server_and_serial(two_phone_server):
         other.stop()
 
 
-def test_two_processes_never_drive_one_phone_at_once(two_phone_server, agent_home):
-    """Two `agentdesk run` processes asked for the same phone: the second waits for the first's lock."""
+def test_two_processes_never_drive_one_phone_at_once(two_phone_server, agent_home, tmp_path):
+    """Two `agentdesk run` processes asked for the same phone, each with its own data folder (the lock is
+    per machine, not in the data folder): the second waits for the first's lock."""
     with FakeOpenAIServer(taps([100, 110, 120, 130], 0.2)) as first, \
             FakeOpenAIServer(taps([400, 410, 420, 430], 0.2)) as second:
-        save_settings(settings_for_tests(), paths.settings_path())
-        env = {**os.environ, "AGENTDESK_HOME": str(agent_home), "OPENAI_API_KEY": API_KEY,
+        other_home = tmp_path / "other-home"
+        for home in (agent_home, other_home):
+            save_settings(settings_for_tests(), home / paths.settings_path().relative_to(agent_home))
+        env = {**os.environ, "OPENAI_API_KEY": API_KEY,
                "ANDROID_ADB_SERVER_HOST": "127.0.0.1", "ANDROID_ADB_SERVER_PORT": str(two_phone_server.port)}
         command = [sys.executable, "-m", "app.cli", "run", "--auto", "--device", "emulator-5554"]
-        processes = [subprocess.Popen(command + [name, "--base-url", model.base_url], cwd=REPO_ROOT, env=env,
+        processes = [subprocess.Popen(command + [name, "--base-url", model.base_url], cwd=REPO_ROOT,
+                                      env={**env, "AGENTDESK_HOME": str(home)},
                                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-                     for name, model in (("first run", first), ("second run", second))]
+                     for name, model, home in (("first run", first, agent_home), ("second run", second, other_home))]
         outputs = [process.communicate(timeout=90)[0] for process in processes]
     assert [p.returncode for p in processes] == [0, 0], outputs
     xs = tapped_xs(two_phone_server.devices[0])
