@@ -182,8 +182,7 @@ class ModelClient:
 
             async def send(request: dict[str, Any] = request) -> Any:
                 sent["at"] = time.perf_counter()
-                async with self._openai.chat.completions.with_streaming_response.create(**request) as raw:
-                    return await self._read_capped(raw)
+                return await self._within_total_time(request)
 
             try:
                 completion = await self._with_retries(send, sends_images=has_image_parts(messages),
@@ -271,6 +270,20 @@ class ModelClient:
         log.info("Model %s answered in %.0f ms (%d prompt + %d completion tokens).", response.model,
                  response.duration_ms, response.prompt_tokens, response.completion_tokens)
         return response
+
+    async def _within_total_time(self, request: dict[str, Any]) -> Any:
+        """Send `request` and read its reply within `provider.timeout_seconds` in all: the HTTP client's timeout
+        is per read, so a server trickling a byte a second would otherwise hold the step for as long as it likes."""
+        import httpx2
+        import openai
+
+        try:
+            async with asyncio.timeout(self.provider.timeout_seconds):
+                async with self._openai.chat.completions.with_streaming_response.create(**request) as raw:
+                    return await self._read_capped(raw)
+        except TimeoutError:
+            url = f"{str(self._openai.base_url).rstrip('/')}/chat/completions"
+            raise openai.APITimeoutError(request=httpx2.Request("POST", url)) from None
 
     async def _read_capped(self, raw: Any) -> Any:
         """The chat completion of a streamed HTTP reply, read up to `provider.max_reply_mb` (decoded
