@@ -113,9 +113,10 @@ class _FakeTransport:
         self.answer = answer
         self.calls = 0
 
-    def run(self, serial: str, service: str, timeout: float | None = None) -> bytes:
+    def run(self, serial: str, service: str, timeout: float | None = None, max_bytes: int | None = None) -> bytes:
         self.calls += 1
-        return self.answer
+        self.max_bytes = max_bytes
+        return self.answer if max_bytes is None else self.answer[:max_bytes + 1]
 
 
 @pytest.mark.asyncio
@@ -125,6 +126,7 @@ async def test_device_refuses_a_huge_dump_once_without_retrying():
     with pytest.raises(HierarchyDumpFailed, match=r"over the 0\.05 MB cap \(setting limits\.max_dump_mb\)"):
         await device.dump_hierarchy()
     assert transport.calls == 1
+    assert transport.max_bytes == SMALL.max_dump_bytes          # the read itself stops at the cap
 
 
 def test_device_refuses_a_dump_with_too_many_nodes():

@@ -9,6 +9,7 @@ a linear-time loop (adbutils' read_until_close is quadratic on a 10 MB screensho
 from __future__ import annotations
 
 import socket
+import time
 from dataclasses import dataclass
 
 import adbutils
@@ -161,11 +162,15 @@ class AdbTransport:
             raise translate_adb_error(exc, serial) from exc
         return conn.conn
 
-    def run(self, serial: str, service: str, timeout: float | None = DEFAULT_TIMEOUT) -> bytes:
-        """Run a device service ("shell:…", "exec:…") and return everything it printed."""
+    def run(self, serial: str, service: str, timeout: float | None = DEFAULT_TIMEOUT, *,
+            max_bytes: int | None = None) -> bytes:
+        """Run a device service ("shell:…", "exec:…") and return everything it printed: at most `max_bytes`
+        + 1 bytes (the read stops there, so the caller sees it passed the cap), and nothing read after
+        `timeout` in all (the thread reading ends with the caller's wait, not when the phone stops)."""
         sock = self.open_service(serial, service, timeout)
+        deadline = time.monotonic() + timeout if timeout is not None else None
         try:
-            return read_to_end(sock)
+            return read_to_end(sock, max_bytes, deadline)
         except OSError as exc:
             raise translate_adb_error(exc, serial) from exc
         finally:
@@ -198,8 +203,9 @@ class AdbTransport:
                 raise translate_adb_error(exc) from exc
 
 
-def read_to_end(sock: socket.socket) -> bytes:
-    """Read until the other side closes, in linear time."""
+def read_to_end(sock: socket.socket, max_bytes: int | None = None, deadline: float | None = None) -> bytes:
+    """Read until the other side closes, in linear time; stop past `max_bytes` (returning max_bytes + 1
+    bytes) or at `deadline` (time.monotonic(); socket.timeout)."""
     buffer = bytearray()
     chunk = bytearray(_READ_CHUNK)
     view = memoryview(chunk)
@@ -208,6 +214,10 @@ def read_to_end(sock: socket.socket) -> bytes:
         if n == 0:
             return bytes(buffer)
         buffer += view[:n]
+        if max_bytes is not None and len(buffer) > max_bytes:
+            return bytes(buffer[:max_bytes + 1])
+        if deadline is not None and time.monotonic() > deadline:
+            raise socket.timeout("the phone's answer did not end in time")
 
 
 def parse_devices_l(text: str) -> list[DeviceListing]:

@@ -130,17 +130,19 @@ class AndroidDevice(InputMixin):
 
     # ------------------------------------------------------------------ raw access
 
-    async def _run(self, service: str, timeout: float | None = None) -> bytes:
+    async def _run(self, service: str, timeout: float | None = None, max_bytes: int | None = None) -> bytes:
         limit = timeout or self.timeout
+        capped = {"max_bytes": max_bytes} if max_bytes is not None else {}      # read no more than the cap
         try:
-            return await asyncio.wait_for(asyncio.to_thread(self.transport.run, self.serial, service, limit),
-                                          limit + 1.0)
+            return await asyncio.wait_for(asyncio.to_thread(self.transport.run, self.serial, service, limit,
+                                                            **capped), limit + 1.0)
         except asyncio.TimeoutError as exc:
             raise DeviceTimeout(f"Phone {self.serial} did not answer within {limit:.0f} s.") from exc
 
-    async def shell(self, command: str, timeout: float | None = None) -> str:
-        """Run a command line in the phone's shell; stdout and stderr together, as text."""
-        data = await self._run("shell:" + command, timeout)
+    async def shell(self, command: str, timeout: float | None = None, max_bytes: int | None = None) -> str:
+        """Run a command line in the phone's shell; stdout and stderr together, as text (at most `max_bytes` + 1
+        bytes of it: the read stops there)."""
+        data = await self._run("shell:" + command, timeout, max_bytes)
         return data.decode("utf-8", "replace")
 
     async def exec_out(self, command: str, timeout: float | None = None) -> bytes:
@@ -214,12 +216,12 @@ class AndroidDevice(InputMixin):
         """The screen's uiautomator XML. Retries when the UI is not idle or the output is garbled."""
         problem = ""
         for attempt in range(retries):
-            output = await self.shell(DUMP_COMMAND, timeout=timeout)
-            if len(output) > self.limits.max_dump_bytes:     # not retried: the next dump is as large
+            output = await self.shell(DUMP_COMMAND, timeout=timeout, max_bytes=self.limits.max_dump_bytes)
+            if len(output.encode("utf-8", "replace")) > self.limits.max_dump_bytes:    # not retried: the next is as large
                 raise HierarchyDumpFailed(
-                    f"The phone's UI dump was {len(output) / 1_000_000:.1f} MB, over the "
-                    f"{self.limits.max_dump_bytes / 1_000_000:g} MB cap (setting limits.max_dump_mb); its "
-                    "controls were not read this step.", DUMP_COMMAND)
+                    f"The phone's UI dump was over the {self.limits.max_dump_bytes / 1_000_000:g} MB cap (setting "
+                    "limits.max_dump_mb), and was read no further; its controls were not read this step.",
+                    DUMP_COMMAND)
             start = min((i for i in (output.find("<?xml"), output.find("<hierarchy")) if i >= 0), default=-1)
             if start >= 0 and "</hierarchy>" in output:
                 return output[start:]
