@@ -9,7 +9,12 @@ import pytest
 
 from app.core.device import phone_lock
 from app.core.device.phone_id import PhoneId
-from app.core.device.phone_lock import LockFolderUntrusted, PhoneLock, checked_locks_dir, locks_dir
+from app.core.device.adb_transport import AdbTransport
+from app.core.device.android_device import AndroidDevice
+from app.core.device.phone_lock import (LockFolderUntrusted, PhoneBusy, PhoneLock, checked_locks_dir,
+                                        hardware_lock_name, locks_dir)
+from app.core.device.phone_session import PhoneSession
+from app.virtual_phone.adb_server import VirtualAdbServer
 
 
 def test_the_lock_folder_does_not_follow_the_data_folder(monkeypatch, tmp_path):
@@ -52,3 +57,63 @@ def test_a_lock_folder_that_is_a_link_is_refused(tmp_path):
 def test_a_new_lock_folder_is_shared_safely(tmp_path):
     folder = checked_locks_dir(tmp_path / "agentdesk-locks")
     assert oct(os.stat(folder).st_mode & 0o7777) == oct(0o1777)
+
+
+# ---------------------------------------------------------------- keyed by the phone itself (ro.serialno)
+
+def _session_on_its_own_server(server: VirtualAdbServer, serial: str, folder) -> PhoneSession:
+    transport = AdbTransport("127.0.0.1", server.port)
+    phone_id = PhoneId(transport.address, serial)
+    return PhoneSession(phone_id, AndroidDevice(transport, serial, timeout=10), lock=PhoneLock(phone_id, folder))
+
+
+@pytest.fixture
+def two_servers():
+    servers = [VirtualAdbServer().start(), VirtualAdbServer().start()]
+    yield servers
+    for server in servers:
+        server.stop()
+
+
+@pytest.mark.asyncio
+async def test_one_physical_phone_through_two_adb_servers_is_one_lock(two_servers, tmp_path):
+    """A USB phone (ro.serialno R58M1234ABC) seen by two ADB servers, once as itself and once over Wi-Fi:
+    a run through the second server is refused while a run through the first drives it."""
+    for server, serial in zip(two_servers, ("R58M1234ABC", "192.168.1.5:5555")):
+        attached = server.add_phone(serial=serial)
+        attached.phone.system.properties.update({"ro.serialno": "R58M1234ABC", "ro.hardware": "qcom"})
+    first, second = (_session_on_its_own_server(server, serial, tmp_path)
+                     for server, serial in zip(two_servers, ("R58M1234ABC", "192.168.1.5:5555")))
+    try:
+        async with first.drive("first run", wait=False):
+            with pytest.raises(PhoneBusy, match="busy with run “first run”"):
+                async with second.drive("second run", wait=False):
+                    pass
+        async with second.drive("second run", wait=False):       # released: the other server's turn
+            pass
+    finally:
+        await first.close()
+        await second.close()
+
+
+@pytest.mark.asyncio
+async def test_virtual_phones_and_emulators_of_one_name_on_two_servers_are_two_phones(two_servers, tmp_path):
+    """The virtual phone's and an emulator's ro.serialno name no phone (an emulator's is one per system
+    image): emulator-5554 on two servers is two phones, locked by server and serial."""
+    for server, hardware in zip(two_servers, ("virtual", "ranchu")):
+        attached = server.add_phone(serial="emulator-5554")
+        attached.phone.system.properties.update({"ro.hardware": hardware, "ro.serialno": "EMULATOR34X1X10X0"})
+    first, second = (_session_on_its_own_server(server, "emulator-5554", tmp_path) for server in two_servers)
+    try:
+        async with first.drive("first run", wait=False), second.drive("second run", wait=False):
+            assert first.busy and second.busy
+    finally:
+        await first.close()
+        await second.close()
+
+
+def test_a_shared_or_emulated_serial_number_does_not_name_the_lock():
+    assert hardware_lock_name("R58M1234ABC\nqcom\n\n\n") == "serialno_R58M1234ABC"
+    assert hardware_lock_name("0123456789ABCDEF\nmt6765\n\n\n") is None
+    assert hardware_lock_name("R58M1234ABC\nqcom\n1\n\n") is None          # ro.kernel.qemu=1: an emulator
+    assert hardware_lock_name("") is None

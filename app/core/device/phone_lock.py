@@ -3,7 +3,10 @@
 A lock file per phone in one per-machine folder (`locks_dir`, found without any environment
 variable: the variables that move the data folder must not move the lock), held with the OS's
 file lock (the `filelock` library: fcntl/flock on POSIX, msvcrt on Windows) for as long as a run
-drives the phone. Keyed by server and serial, `localhost` and `127.0.0.1` being one server.
+drives the phone. Keyed by the phone itself: a physical phone by its own serial (`ro.serialno`, read
+once per session: the same phone through two ADB servers, or over USB and Wi-Fi, is one lock), else
+(an emulator, the built-in virtual phone, a serial many phones share) by server and serial,
+`localhost` and `127.0.0.1` being one server.
 The OS drops the lock when the holding process dies, so a crash never leaves a phone
 locked. Next to it, a small text file says who holds it, for the message the next one sees.
 """
@@ -13,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import stat
 import sys
 from pathlib import Path
@@ -82,15 +86,47 @@ def _uid() -> int:
     return os.getuid()
 
 
+EMULATED_HARDWARE = frozenset({"ranchu", "goldfish", "cutf_cvm", "vsoc_x86", "virtual"})
+"""`ro.hardware` of emulators (their `ro.serialno` is one per system image, not per instance) and of the
+built-in virtual phone (whose serial is only its name on its own server)."""
+SHARED_SERIALNOS = frozenset({"", "unknown", "0123456789abcdef", "0123456789", "1234567890abcdef"})
+"""`ro.serialno` values that cheap phones share: no phone's own name."""
+SERIALNO_COMMAND = "getprop ro.serialno; getprop ro.hardware; getprop ro.kernel.qemu; getprop ro.boot.qemu"
+"""What `hardware_lock_name` reads, one answer a line."""
+
+
+def hardware_lock_name(getprop_output: str) -> str | None:
+    """The lock name of a physical phone by its own serial, from `SERIALNO_COMMAND`'s output; None
+    for an emulator, the virtual phone or a shared serial (then server and serial name the lock)."""
+    serialno, hardware, qemu, boot_qemu = (getprop_output.splitlines() + ["", "", "", ""])[:4]
+    serialno = serialno.strip()
+    if (hardware.strip() in EMULATED_HARDWARE or "1" in (qemu.strip(), boot_qemu.strip())
+            or serialno.casefold() in SHARED_SERIALNOS or serialno.upper().startswith("EMULATOR")
+            or len(serialno) > 64):
+        return None
+    return "serialno_" + re.sub(r"[^A-Za-z0-9._-]", "_", serialno)
+
+
 class PhoneLock:
     """The cross-process lock of one phone."""
 
     def __init__(self, phone: PhoneId, folder: Path | None = None) -> None:
         self.phone = phone
-        folder = folder or locks_dir()
-        self._path = folder / f"{phone.lock_name()}.lock"
-        self._owner_path = folder / f"{phone.lock_name()}.owner"
+        self._folder = folder or locks_dir()
+        self._name(phone.lock_name())
+
+    def _name(self, name: str) -> None:
+        self.name = name
+        self._path = self._folder / f"{name}.lock"
+        self._owner_path = self._folder / f"{name}.owner"
         self._lock = FileLock(str(self._path), thread_local=False)
+
+    def key_by(self, name: str) -> None:
+        """Name the lock by the phone itself (`hardware_lock_name`) instead of server and serial;
+        only while it is not held."""
+        if self._lock.is_locked:
+            raise RuntimeError("a held phone lock cannot be renamed")
+        self._name(name)
 
     @property
     def held(self) -> bool:

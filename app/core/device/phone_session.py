@@ -22,7 +22,7 @@ from app.core.config import MirrorSettings
 
 from .phone_frames import PhoneFrames
 from .phone_id import PhoneId, resolve_phone
-from .phone_lock import PhoneBusy, PhoneLock
+from .phone_lock import SERIALNO_COMMAND, PhoneBusy, PhoneLock, hardware_lock_name
 from .screen_tree import ScreenTree
 
 log = logging.getLogger(__name__)
@@ -41,6 +41,7 @@ class PhoneSession:
         self.frames = PhoneFrames(device, mirror_settings, name=str(phone_id))
         self.screen_tree = ScreenTree(device, self.frames)      # the latest UI tree, read on change
         self._lock = lock or PhoneLock(phone_id)
+        self._lock_keyed = virtual       # the built-in virtual phone is named by server and serial
         self._driving = asyncio.Lock()
         self.driver: str = ""            # what drives the phone now ("" = nobody)
 
@@ -74,6 +75,7 @@ class PhoneSession:
             if on_wait is not None:
                 on_wait(f"Waiting for phone {self.id}: it is busy with {self.driver or 'another run'}.")
         async with self._driving:
+            await self._key_lock_once()
             await self._lock.acquire(what, wait=wait, on_wait=on_wait)
             self.driver = what
             try:
@@ -81,6 +83,22 @@ class PhoneSession:
             finally:
                 self.driver = ""
                 await asyncio.to_thread(self._lock.release)
+
+    async def _key_lock_once(self) -> None:
+        """On the first drive, name the cross-process lock by the phone's own serial (`ro.serialno`) when it
+        is a physical phone, so it is one lock through any ADB server; when that cannot be read, this
+        drive locks by server and serial and the next one tries again."""
+        if self._lock_keyed:
+            return
+        try:
+            name = hardware_lock_name(await self.device.shell(SERIALNO_COMMAND, timeout=10))
+        except Exception as error:      # noqa: BLE001 - any failure leaves the server-and-serial lock
+            log.info("Phone %s: its serial number could not be read (%s); locked by server and serial.",
+                     self.id, error)
+            return
+        self._lock_keyed = True
+        if name:
+            self._lock.key_by(name)
 
     async def close(self) -> None:
         await self.frames.close()
