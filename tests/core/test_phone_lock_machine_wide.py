@@ -117,3 +117,28 @@ def test_a_shared_or_emulated_serial_number_does_not_name_the_lock():
     assert hardware_lock_name("0123456789ABCDEF\nmt6765\n\n\n") is None
     assert hardware_lock_name("R58M1234ABC\nqcom\n1\n\n") is None          # ro.kernel.qemu=1: an emulator
     assert hardware_lock_name("") is None
+
+
+@pytest.mark.parametrize("planted", ["lock", "owner"])
+def test_a_lock_file_planted_as_a_link_is_refused_and_its_target_left_alone(tmp_path, planted):
+    """Another user plants `<phone>.lock` or `.owner` in the shared folder as a link to a file of ours:
+    locking refuses with a sentence and never truncates or writes through the link."""
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious", encoding="utf-8")
+    folder = tmp_path / "locks"
+    folder.mkdir()
+    lock = PhoneLock(PhoneId("127.0.0.1:5037", "emulator-5554"), folder)
+    (folder / f"{lock.name}.{planted}").symlink_to(victim)
+    with pytest.raises(LockFolderUntrusted, match="is a link"):
+        lock.try_acquire("a run")
+    assert victim.read_text(encoding="utf-8") == "precious" and not lock.held
+
+
+def test_a_lock_file_can_be_taken_by_every_user_of_the_machine(tmp_path):
+    """Two users driving one USB phone is a conflict too: the lock file one user makes, another can lock."""
+    lock = PhoneLock(PhoneId("127.0.0.1:5037", "R58M1234ABC"), tmp_path)
+    assert lock.try_acquire("a run")
+    try:
+        assert os.stat(tmp_path / f"{lock.name}.lock").st_mode & 0o666 == 0o666
+    finally:
+        lock.release()

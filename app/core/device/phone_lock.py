@@ -119,7 +119,7 @@ class PhoneLock:
         self.name = name
         self._path = self._folder / f"{name}.lock"
         self._owner_path = self._folder / f"{name}.owner"
-        self._lock = FileLock(str(self._path), thread_local=False)
+        self._lock = FileLock(str(self._path), thread_local=False, mode=0o666)   # every user of the machine locks it
 
     def key_by(self, name: str) -> None:
         """Name the lock by the phone itself (`hardware_lock_name`) instead of server and serial;
@@ -143,12 +143,22 @@ class PhoneLock:
     def try_acquire(self, what: str) -> bool:
         """Take the lock if it is free (blocking briefly on the file system only)."""
         self._path.parent.mkdir(parents=True, exist_ok=True)
+        for path in (self._path, self._owner_path):
+            if path.is_symlink() or (path.exists() and not path.is_file()):
+                raise LockFolderUntrusted(f"Agent Desk does not trust the phone lock {path}: it is a link or "
+                                          "not a file (someone may have planted it). Remove it, then try again.")
         try:
             self._lock.acquire(timeout=0)
         except Timeout:
             return False
-        try:
-            self._owner_path.write_text(json.dumps({"pid": os.getpid(), "what": what}), encoding="utf-8")
+        except OSError as error:
+            raise LockFolderUntrusted(f"Agent Desk cannot use the phone lock {self._path} "
+                                      f"({error.strerror or error}). Remove it, then try again.") from None
+        try:       # never through a link planted since the check above
+            handle = os.open(self._owner_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0),
+                             0o644)
+            with os.fdopen(handle, "w", encoding="utf-8") as owner:
+                owner.write(json.dumps({"pid": os.getpid(), "what": what}))
         except OSError:
             pass
         return True
