@@ -13,7 +13,6 @@ from app.core.perception.private_screen import PASSWORD_REASON, password_in_use
 from app.core.secrets import register_secret
 from app.virtual_phone.apps import NOTES
 
-pytestmark = pytest.mark.asyncio
 
 PIN_SCREEN = "com.android.settings.password.ChooseLockPassword"
 
@@ -30,6 +29,7 @@ def top_band(png: bytes) -> tuple[int, int, int]:
     return image.getpixel((2, 2))
 
 
+@pytest.mark.asyncio
 async def test_a_never_send_apps_screen_is_answered_blurred_with_the_reason(make_desk):
     desk = await make_desk()
     phone_id = desk.phone_ids[0]
@@ -47,6 +47,7 @@ async def test_a_never_send_apps_screen_is_answered_blurred_with_the_reason(make
     assert tree["app_name"] == NOTES and tree["elements"], "the controls as text stay available, as to the model"
 
 
+@pytest.mark.asyncio
 async def test_a_screen_with_a_password_being_typed_is_not_shown(make_desk):
     desk = await make_desk()
     phone_id = desk.phone_ids[0]
@@ -65,6 +66,7 @@ def test_only_a_focused_password_field_counts_as_being_typed_into():
     assert not password_in_use([{"flags": ["password"]}, {"flags": ["focused"]}])
 
 
+@pytest.mark.asyncio
 async def test_a_key_shown_on_the_phone_is_redacted_in_the_ui_tree(make_desk):
     secret = f"zqShownKey{uuid.uuid4().hex}"
     register_secret(secret)
