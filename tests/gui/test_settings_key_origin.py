@@ -50,6 +50,22 @@ def test_also_send_this_key_to_is_read_back_and_saved_normalised(make_dialog):
     assert provider.key_origin == "https://api.openai.com"      # the stored key stays OpenAI's
 
 
+
+def test_the_origins_caption_stands_by_the_fields_first_line(make_dialog, qtbot):
+    """Seen in a screenshot: the caption sat 90 px below its field, centred on a row the text box's
+    size hint had made twice as tall as the box."""
+    from PySide6.QtWidgets import QLabel
+
+    dialog = make_dialog()
+    dialog.resize(900, 640)
+    qtbot.waitExposed(dialog)
+    field = dialog.also_for_edit
+    caption = next(label for label in dialog.findChildren(QLabel) if label.text() == "Also send this key to")
+    field_top = field.mapTo(dialog, field.rect().topLeft()).y()
+    caption_top = caption.mapTo(dialog, caption.rect().topLeft()).y()
+    assert abs(caption_top - field_top) <= 8, (caption_top, field_top)
+    assert caption.height() <= field.height()
+
 def test_a_bad_origin_is_shown_under_the_field_and_ok_stays_open(make_dialog):
     dialog = make_dialog()
     dialog.also_for_edit.setPlainText("ftp://example.com")

@@ -22,7 +22,7 @@ from typing import Any
 from pydantic import ValidationError
 from PySide6.QtCore import QStringListModel, Qt
 from PySide6.QtWidgets import (QCompleter, QDialog, QDialogButtonBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
-                               QPlainTextEdit, QProgressBar, QPushButton, QTabWidget, QVBoxLayout, QWidget)
+                               QPlainTextEdit, QProgressBar, QPushButton, QSizePolicy, QTabWidget, QVBoxLayout, QWidget)
 
 from app.core.agent.llm_client import ModelClient, ModelError
 from app.core.config import DEFAULT_SENSITIVE_WORDS, ProviderSettings, Settings, describe_validation_error
@@ -164,6 +164,7 @@ class SettingsDialog(QDialog):
         self.also_for_edit.setAccessibleName("Also send this key to, one origin per line")
         self.also_for_edit.setPlaceholderText("https://llm.example.com:8443")
         self.also_for_edit.setFixedHeight(self.also_for_edit.fontMetrics().lineSpacing() * 3 + 16)
+        self.also_for_edit.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)   # the row keeps its height
         self.also_for_edit.textChanged.connect(lambda: self._clear_error(ALSO_FOR_KEY))
         also_note = note_label()
         also_note.setText("The key goes only to the server it was stored for and to these, one origin "

@@ -16,7 +16,7 @@ from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
-                               QSpinBox, QVBoxLayout, QWidget)
+                               QPlainTextEdit, QSpinBox, QVBoxLayout, QWidget)
 
 from app.core.config import (AdbSettings, AgentSettings, ApiSettings, AppearanceSettings, ImageSettings,
                              LearningSettings, MirrorSettings, ProviderSettings)
@@ -161,7 +161,11 @@ def add_form_row(form: QFormLayout, label: str, editor: QWidget | QHBoxLayout, n
         column.addWidget(note)
     error = error_label()
     column.addWidget(error)
-    caption = QLabel(label, alignment=Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+    multi_line = isinstance(editor, QPlainTextEdit)     # its caption stands by its first line
+    caption = QLabel(label, alignment=Qt.AlignmentFlag.AlignLeft | (
+        Qt.AlignmentFlag.AlignTop if multi_line else Qt.AlignmentFlag.AlignVCenter))
+    if multi_line:
+        caption.setContentsMargins(0, 6, 0, 0)
     if label and isinstance(editor, QWidget) and not editor.accessibleName():
         editor.setAccessibleName(label)       # a screen reader says the row's caption for its editor
     caption.setFixedHeight(_polished_height(editor))  # centred on the editor, not on its notes
@@ -231,6 +235,8 @@ def _polished_height(editor: QWidget | QHBoxLayout) -> int:
     widgets = [editor] if isinstance(editor, QWidget) else [editor.itemAt(i).widget() for i in range(editor.count())]
     for widget in widgets:
         widget.ensurePolished()
+    if isinstance(editor, QWidget):        # a fixed-height editor (a few lines of text) is no taller than that
+        return min(editor.sizeHint().height(), editor.maximumHeight())
     return editor.sizeHint().height()
 
 
