@@ -54,12 +54,13 @@ def send_stream(handler: BaseHTTPRequestHandler, events: list[dict[str, Any]]) -
 
 
 class LoopbackServer(ThreadingHTTPServer):
-    """An HTTP server on 127.0.0.1 (any free port), served on a daemon thread from `serve()` until `stop()`."""
+    """An HTTP server on 127.0.0.1 (or another loopback `host`; any free port), served on a daemon thread from
+    `serve()` until `stop()`."""
 
     daemon_threads = True
 
-    def __init__(self, handler: type[BaseHTTPRequestHandler]) -> None:
-        super().__init__(("127.0.0.1", 0), handler)
+    def __init__(self, handler: type[BaseHTTPRequestHandler], host: str = "127.0.0.1") -> None:
+        super().__init__((host, 0), handler)
         self.thread: threading.Thread | None = None
 
     @property

@@ -10,7 +10,6 @@ sentence naming the origin and how to allow it), and a 307 redirect from the all
 
 from __future__ import annotations
 
-from http.server import ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -18,7 +17,7 @@ import pytest
 from app.core.key_origins import origin_of
 from app.core.secrets import SecretStore
 from tests.api.conftest import API_KEY
-from tests.support.openai_server import FakeOpenAIServer, ScriptedReply, _Handler, _Server, act, json_reply
+from tests.support.openai_server import FakeOpenAIServer, ScriptedReply, act, json_reply
 
 pytestmark = pytest.mark.asyncio
 
@@ -27,25 +26,10 @@ TASK_KEY = "sk-test-the-task-brought-it-0123456789"
 FINISH = json_reply(act("", status="FINISH", thought="Done"))
 
 
-class _OtherAddressServer(_Server):
-    def __init__(self, handler) -> None:
-        ThreadingHTTPServer.__init__(self, ("127.0.0.2", 0), handler)
-        self.thread = None
-
-
 class OtherAddressModel(FakeOpenAIServer):
     """A capturing model server on 127.0.0.2: another loopback address, another origin."""
 
-    def start(self) -> "OtherAddressModel":
-        self._server = _OtherAddressServer(_Handler)
-        self._server.fake = self
-        self._port = self._server.port
-        self._server.serve("other-address-model")
-        return self
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.2:{self._port}/v1"
+    host = "127.0.0.2"
 
 
 def headers_carrying(server: FakeOpenAIServer, secret: str) -> list[tuple[str, str]]:

@@ -345,6 +345,8 @@ class FakeOpenAIServer:
     (a server that ignores `stream` and sends plain JSON).
     """
 
+    host = "127.0.0.1"          # a subclass may serve on another loopback address (another origin)
+
     def __init__(self, script: Iterable[Responder] = (), models: Iterable[str] = ("fake-model", "fake-vision"),
                  refuse_images: str | None = None, completion_checks: str = "yes",
                  refuse_parameters: Iterable[str] = (), stream_replies: bool = True):
@@ -392,10 +394,10 @@ class FakeOpenAIServer:
         """`http://127.0.0.1:PORT/v1`; still valid after `stop` (for messages that name it)."""
         if self._port is None:
             raise RuntimeError("the server is not started; use it as a context manager")
-        return f"http://127.0.0.1:{self._port}/v1"
+        return f"http://{self.host}:{self._port}/v1"
 
     def start(self) -> "FakeOpenAIServer":
-        self._server = _Server(_Handler)
+        self._server = _Server(_Handler, self.host)
         self._server.fake = self
         self._port = self._server.port
         self._server.serve("fake-openai")
