@@ -23,6 +23,7 @@ from app.core.runs.service import RunRequest, RunService
 from app.gui.runs.run_controller import RunController
 from app.virtual_phone.phone import VirtualPhone
 from tests.support.openai_server import FakeOpenAIServer, act, click, json_reply
+from tests.support.waiting import until
 
 
 def proposal(action: Action, step: int = 1) -> Proposal:
@@ -272,22 +273,15 @@ async def test_a_click_on_step_1s_approve_that_arrives_after_step_2_began_waitin
               json_reply(act("", status="FINISH"))]
     core.use(AndroidDevice(AdbTransport("127.0.0.1", virtual_adb.port), "emulator-5554"))
 
-    async def until(condition) -> None:
-        for _ in range(400):
-            if condition():
-                return
-            await asyncio.sleep(0.05)
-        raise AssertionError("timed out")
-
     with FakeOpenAIServer(script) as model:
         core.settings = Settings(provider=ProviderSettings(base_url=model.base_url, model="gpt-4o"),
                                  agent=AgentSettings(mode="step", settle_seconds=0))
         handle = await controller.start(RunRequest("Turn on Wi-Fi", api_key="sk-test-gui-0123456789"))
-        await until(lambda: len(shown) == 1)
+        await until(lambda: len(shown) == 1, seconds=20)
         monkeypatch.setattr(controller, "_show_review", lambda proposal: None, raising=False)   # a busy window
         step_1 = shown[0].id
         core.thread.call(lambda: handle.answer(step_1, ReviewAnswer.approve()))      # decided elsewhere
-        await until(lambda: handle.awaiting_review and handle.pending_proposal.step == 2)
+        await until(lambda: handle.awaiting_review and handle.pending_proposal.step == 2, seconds=20)
         panel.approve()                                        # the person's click on step 1, as shown
         await core.thread.run(asyncio.sleep(0))                # the click has reached the run
         assert handle.awaiting_review and handle.pending_proposal.step == 2
