@@ -27,6 +27,7 @@ class Faults:
     delay_seconds: float = 0.0       # every device service waits this long before answering
     dropped_typed_characters: int = 0  # the next N texts typed (`input text`, scrcpy) lose their last character
     hostile_dumps: list[str] = field(default_factory=list)   # the next dumps, hostile (`hostile_dumps.KINDS`)
+    endless_dumps_ended: int = 0     # endless dumps whose reader closed the connection (so the phone stopped)
 
     def take(self, name: str) -> bool:
         """Consume one occurrence of a counted fault; True when it fires."""

@@ -9,11 +9,15 @@ in it, and nothing outside the screen may become something the model can tap.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from xml.sax.saxutils import quoteattr
 
 NODE_FLOOD = "node_flood"
 ABSURD_BOUNDS = "absurd_bounds"
-KINDS = (NODE_FLOOD, ABSURD_BOUNDS)
+ENDLESS = "endless"
+"""A dump that never ends: the phone keeps sending rows until the reader closes the connection
+(served by the shell service as a stream, since a whole answer cannot be built)."""
+KINDS = (NODE_FLOOD, ABSURD_BOUNDS, ENDLESS)
 FLOOD_NODES = 20_000
 
 OFF_SCREEN_TEXT = "Pay now"
@@ -41,6 +45,16 @@ def hostile_dump(xml: str, kind: str) -> str:
             _node("Above", "[0,-500][1080,-100]"),                      # above the screen
         ))
     else:
-        raise ValueError(f"unknown hostile dump {kind!r}; known: {', '.join(KINDS)}")
+        raise ValueError(f"unknown hostile dump {kind!r}; known: {', '.join(KINDS[:-1])} "
+                         f"({ENDLESS} is streamed: see endless_dump)")
     closing = xml.rindex("</node>")     # the top-level window's end
     return xml[:closing] + extra + xml[closing:]
+
+
+def endless_dump(xml: str) -> Iterator[bytes]:
+    """`xml` (a plain dump) up to its top-level window's end, then rows for ever: never `</hierarchy>`."""
+    yield xml[:xml.rindex("</node>")].encode("utf-8")
+    rows = "".join(_node(f"row {number}", f"[0,{number}][1080,{number + 1}]", False)
+                   for number in range(200)).encode("utf-8")
+    while True:
+        yield rows

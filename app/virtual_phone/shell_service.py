@@ -22,6 +22,7 @@ import socket
 import struct
 
 from .attached_device import AttachedDevice
+from .hostile_dumps import ENDLESS, endless_dump
 from .shell import Result, ShellExit
 from .sync_service import recv_exact
 
@@ -44,6 +45,10 @@ def serve_command(sock: socket.socket, device: AttachedDevice, service: str, arg
                   protocol_v2: bool) -> None:
     """Run one command line and send its output as the service's protocol wants."""
     stdin = read_stdin(sock, argument, protocol_v2)
+    if device.faults.hostile_dumps[:1] == [ENDLESS] and "uiautomator dump" in argument:
+        device.faults.hostile_dumps.pop(0)
+        send_endless_dump(sock, device, protocol_v2)
+        return
     try:
         result = device.new_shell(service, cancelled=lambda: connection_closed(sock)).run_line(argument, stdin)
     except ShellExit as exc:
@@ -56,6 +61,16 @@ def serve_command(sock: socket.socket, device: AttachedDevice, service: str, arg
         sock.sendall(v2_packets(result) + struct.pack("<BIB", SHELL_EXIT, 1, result.code & 0xFF))
     else:
         sock.sendall(result.output)   # v1 and exec: stdout and stderr share the stream, as written
+
+
+def send_endless_dump(sock: socket.socket, device: AttachedDevice, protocol_v2: bool) -> None:
+    """A dump that never ends, sent until the client closes the connection (then counted in
+    `device.faults.endless_dumps_ended`, so a test can see that nothing still reads it)."""
+    try:
+        for chunk in endless_dump(device.phone.dump_hierarchy()):
+            sock.sendall(struct.pack("<BI", SHELL_STDOUT, len(chunk)) + chunk if protocol_v2 else chunk)
+    except OSError:
+        device.faults.endless_dumps_ended += 1
 
 
 def connection_closed(sock: socket.socket) -> bool:
