@@ -131,10 +131,10 @@ class TimedDevice(AndroidDevice):
         super().__init__(*args, **kwargs)
         self.intervals: list[tuple[float, float]] = []
 
-    async def _run(self, service: str, timeout: float | None = None) -> bytes:
+    async def _run(self, service: str, timeout: float | None = None, max_bytes: int | None = None) -> bytes:
         started = time.perf_counter()
         try:
-            return await super()._run(service, timeout)
+            return await super()._run(service, timeout, max_bytes)
         finally:
             self.intervals.append((started, time.perf_counter()))
 
