@@ -66,6 +66,11 @@ class ApiHost:
             await directory.stop()
             raise
 
+    def use_token(self, token) -> None:
+        """A rotated token: the API this window serves accepts only it from now on (none served: nothing to do)."""
+        if self._api is not None:
+            self.core.call(lambda: self._api.use_token(token))
+
     async def stop(self) -> None:
         api, directory = self._api, self._directory
         self._api = self._directory = self._serving = None

@@ -317,6 +317,7 @@ class MainWindow(QMainWindow):
         store = await self._secret_store()
         stored_key = await asyncio.to_thread(store.get, self.settings.provider.key_name)
         dialog = SettingsDialog(self.settings, store, self, stored_key=stored_key)
+        dialog.token_rotated.connect(self.api_host.use_token)
         if await run_dialog(dialog) != QDialog.DialogCode.Accepted:
             return
         mirror_before = self.settings.mirror

@@ -97,3 +97,29 @@ async def test_the_connection_test_sends_the_stored_key_only_where_it_belongs(ma
         dialog.test_button.click()
         await asyncio.wait_for(dialog.connection_test, 30)
         assert server.chat_requests[-1].headers["authorization"] == f"Bearer {STORED_KEY}"
+
+
+@pytest.mark.asyncio
+async def test_rotate_token_replaces_the_api_token_and_hands_it_to_the_window(make_dialog, monkeypatch):
+    """Settings › Connections › Rotate token: a leaked API token is replaced from the window, and the
+    window's own desk is given the new one (the old one then gets 401 there: tests/api/test_api_door.py)."""
+    from app.api.token import KEYRING_NAME, KEYRING_SERVICE, TOKEN_VARIABLE
+
+    monkeypatch.delenv(TOKEN_VARIABLE, raising=False)
+    old = "old-token-that-leaked-0123456789"
+    SecretStore(KEYRING_SERVICE).set(KEYRING_NAME, old)
+    dialog = make_dialog()
+    assert dialog.rotate_button.accessibleName() == "Rotate the task API's token"
+    handed: list = []
+    dialog.token_rotated.connect(handed.append)
+    dialog.rotate_button.click()
+    await dialog._rotation
+    new = SecretStore(KEYRING_SERVICE).get(KEYRING_NAME)
+    assert new and new != old
+    assert [token.value for token in handed] == [new]
+    assert "no longer works" in dialog.rotate_result.text() and dialog.rotate_button.isEnabled()
+
+    monkeypatch.setenv(TOKEN_VARIABLE, "from-the-environment-0123456789")   # not the keyring's to change
+    dialog.rotate_button.click()
+    await dialog._rotation
+    assert TOKEN_VARIABLE in dialog.rotate_result.text() and len(handed) == 1

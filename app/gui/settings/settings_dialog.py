@@ -20,7 +20,7 @@ import logging
 from typing import Any
 
 from pydantic import ValidationError
-from PySide6.QtCore import QStringListModel, Qt
+from PySide6.QtCore import QStringListModel, Qt, Signal
 from PySide6.QtWidgets import (QCompleter, QDialog, QDialogButtonBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
                                QPlainTextEdit, QProgressBar, QPushButton, QSizePolicy, QTabWidget, QVBoxLayout, QWidget)
 
@@ -51,6 +51,8 @@ CONNECTION_PROMPT = [{"role": "user", "content": "Reply with the single word: ok
 class SettingsDialog(QDialog):
     """Edits a copy of `settings`; use with open()/run_dialog. OK validates first and stays open on errors."""
 
+    token_rotated = Signal(object)      # the task API's new ApiToken, for the window's own desk to take
+
     def __init__(self, settings: Settings, secrets: SecretStore, parent: QWidget | None = None, *,
                  stored_key: str | None | object = READ_FROM_STORE):
         """`stored_key`: the key stored now, when the caller has read it already (off the GUI thread)."""
@@ -71,7 +73,7 @@ class SettingsDialog(QDialog):
         self.tabs.addTab(self._table_page(AGENT_ROWS), "Agent")
         self.tabs.addTab(self._safety_page(), "Safety")
         self.tabs.addTab(self._table_page(MIRROR_ROWS), "Mirror")
-        self.tabs.addTab(self._table_page(CONNECTION_ROWS), "Connections")
+        self.tabs.addTab(self._connections_page(), "Connections")
         self.tabs.addTab(self._table_page(APPEARANCE_ROWS), "Appearance")
         self.problem_label = error_label()
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
@@ -186,6 +188,39 @@ class SettingsDialog(QDialog):
         page, form = form_page()
         self._add_rows(form, rows)
         return page
+
+    def _connections_page(self) -> QWidget:
+        """The other ADB servers and the task API, with a button that replaces the API's token."""
+        page, form = form_page()
+        self._add_rows(form, CONNECTION_ROWS)
+        self.rotate_button = QPushButton("Rotate token", autoDefault=False)
+        self.rotate_button.setAccessibleName("Rotate the task API's token")
+        self.rotate_button.setToolTip("Make a new token for the task API; programs using the old one get 401.")
+        self.rotate_button.clicked.connect(self._start_token_rotation)
+        self.rotate_result = QLabel(wordWrap=True)
+        self.rotate_result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        form.addRow("API token", hbox((self.rotate_button, 0), (self.rotate_result, 1)))
+        return page
+
+    def _start_token_rotation(self) -> None:
+        self.rotate_button.setEnabled(False)
+        self.rotate_result.setText("Making a new token…")
+        self._rotation = asyncio.ensure_future(self._rotate_token())
+
+    async def _rotate_token(self) -> None:
+        """Replace the token in the keyring (off the GUI thread), then hand it to the window's own desk."""
+        from app.api.token import TokenProblem, rotate_api_token
+
+        try:
+            token = await asyncio.to_thread(rotate_api_token)
+        except TokenProblem as exc:
+            self.rotate_result.setText(str(exc))
+        else:
+            self.token_rotated.emit(token)
+            self.rotate_result.setText("A new token is in the keyring; the old one no longer works here. "
+                                       "`agentdesk api token` prints it.")
+        finally:
+            self.rotate_button.setEnabled(True)
 
     def _safety_page(self) -> QWidget:
         page = QWidget()
