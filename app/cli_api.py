@@ -82,7 +82,7 @@ def cmd_api_token(args) -> int:
     running = read_discovery()
     if running is not None:
         print(f"note: the desk running at {running.url} (process {running.pid}) accepts the old token until it "
-              "restarts (the window's Settings › Task API › Rotate token changes its own desk's at once).",
+              "restarts (the window's Settings › Connections › Rotate token changes its own desk's at once).",
               file=sys.stderr)
     return 0
 
