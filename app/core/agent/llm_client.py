@@ -7,7 +7,8 @@ a server rejects for an unsupported feature (tools, `tool_choice`, `response_for
 `temperature`) are adapted once and sent again; the adaptation is kept for the client's lifetime.
 
 What goes into a request (tools and `tool_choice`, or a `response_format` JSON schema; streaming;
-the token parameter's name) is `request_shape.RequestShape`'s business. A local server that timed
+the token parameter's name) is `request_shape.RequestShape`'s business; reading the reply within its size
+cap and total time is `reply_reading`'s. A local server that timed
 out is asked again at most once: it is still busy with the first request.
 
 Streaming: while `on_words` is set the reply is asked for streamed (`stream`, with
@@ -28,7 +29,6 @@ appears in a message, a log line or an exception: server texts are redacted befo
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import re
 import time
@@ -46,7 +46,8 @@ from .model_errors import (  # noqa: F401  (the errors are part of this module's
     ADVICE, DETAIL_LIMIT, Failure, ModelAuthError, ModelBadRequest, ModelError, ModelImagesRefused, ModelNotFound,
     ModelRateLimited, ModelReplyTooLarge, ModelServerError, ModelTimeout, ModelUnreachable, failed_try_record,
     retry_after_seconds)
-from .reply_stream import WORDS_INTERVAL_SECONDS, StreamedReply
+from .reply_reading import ReplyOverCap, StreamFailed, over_cap_failure, read_capped, within_total_time
+from .reply_stream import WORDS_INTERVAL_SECONDS
 from .request_shape import RequestShape
 from .text_only import MessageRewriter, TextOnlyModels, has_image_parts, is_image_refusal, strip_image_parts
 
@@ -84,20 +85,6 @@ class ModelResponse:
 
 MAX_OUTPUT_TOKENS_CAP = 32768
 """The largest output budget a cut-off reply is retried with (the settings' own upper bound)."""
-
-
-class _StreamFailed(Exception):
-    """The server sent an error in the middle of a streamed reply; the argument is its (key-free) words."""
-
-
-class _ReplyOverCap(Exception):
-    """Raised while reading a reply body that passed the cap; `size` is its length when the server
-    said it (Content-Length), else None; `head` is the first bytes read, for the record."""
-
-    def __init__(self, size: int | None, head: bytes) -> None:
-        super().__init__(size)
-        self.size = size
-        self.head = head
 
 
 def estimate_cost(settings: Settings, model: str, prompt_tokens: int, completion_tokens: int) -> float:
@@ -182,7 +169,7 @@ class ModelClient:
 
             async def send(request: dict[str, Any] = request) -> Any:
                 sent["at"] = time.perf_counter()
-                return await self._within_total_time(request)
+                return await within_total_time(self._openai, request, self.provider, self._read_body)
 
             try:
                 completion = await self._with_retries(send, sends_images=has_image_parts(messages),
@@ -271,73 +258,9 @@ class ModelClient:
                  response.duration_ms, response.prompt_tokens, response.completion_tokens)
         return response
 
-    async def _within_total_time(self, request: dict[str, Any]) -> Any:
-        """Send `request` and read its reply within `provider.timeout_seconds` in all: the HTTP client's timeout
-        is per read, so a server trickling a byte a second would otherwise hold the step for as long as it likes."""
-        import httpx2
-        import openai
-
-        try:
-            async with asyncio.timeout(self.provider.timeout_seconds):
-                async with self._openai.chat.completions.with_streaming_response.create(**request) as raw:
-                    return await self._read_capped(raw)
-        except TimeoutError:
-            url = f"{str(self._openai.base_url).rstrip('/')}/chat/completions"
-            raise openai.APITimeoutError(request=httpx2.Request("POST", url)) from None
-
-    async def _read_capped(self, raw: Any) -> Any:
-        """The chat completion of a streamed HTTP reply, read up to `provider.max_reply_mb` (decoded
-        bytes, so a compressed bomb is caught too); over it, `_ReplyOverCap` before the rest is read."""
-        import openai
-        from openai.types.chat import ChatCompletion
-
-        cap = reply_cap_bytes(self.provider)
-        declared = raw.headers.get("content-length", "")
-        if declared.isdigit() and int(declared) > cap:
-            raise _ReplyOverCap(int(declared), b"")
-        streamed = (StreamedReply(self.on_words, self.words_interval_seconds)
-                    if "text/event-stream" in raw.headers.get("content-type", "") else None)
-        body = bytearray()
-        size = 0
-        try:
-            async for chunk in raw.iter_bytes():
-                size += len(chunk)
-                if streamed is None or len(body) < DETAIL_LIMIT:
-                    body += chunk
-                if streamed is not None:
-                    streamed.feed(chunk)
-                if size > cap:
-                    raise _ReplyOverCap(None, bytes(body[:DETAIL_LIMIT]))
-        except _ReplyOverCap:
-            raise
-        except Exception as exc:          # the connection broke or timed out mid-body
-            request = raw.http_response.request
-            if "timeout" in type(exc).__name__.lower():
-                raise openai.APITimeoutError(request=request) from exc
-            raise openai.APIConnectionError(request=request) from exc
-        if streamed is not None:
-            streamed.finish()
-            if streamed.error:
-                raise _StreamFailed(self._redact(streamed.error)[:DETAIL_LIMIT])
-            data = streamed.completion()
-        else:
-            try:
-                data = json.loads(body)
-            except ValueError:
-                data = None
-        if not isinstance(data, dict):
-            return None                    # `_to_response` says: not a chat completion
-        return ChatCompletion.construct(**data)
-
-    def _over_cap(self, error: _ReplyOverCap) -> Failure:
-        """The step error for a reply over the cap: its size (or that it passed the cap) and the setting."""
-        cap_mb = self.provider.max_reply_mb
-        size = f"{error.size / 1_000_000:.1f} MB" if error.size is not None else f"more than {cap_mb:g} MB"
-        head = self._redact(error.head.decode("utf-8", "replace"))
-        return Failure(ModelReplyTooLarge,
-                        f"The model's reply was {size}, over the {cap_mb:g} MB cap, and was refused without being "
-                        f"read or stored (setting provider.max_reply_mb). Check the model and server, or raise "
-                        f"the cap in Settings.", False, 200, head)
+    async def _read_body(self, raw: Any) -> Any:
+        """The chat completion of `raw`, read within the reply cap, its words shown as they stream in."""
+        return await read_capped(raw, self.provider, self.on_words, self.words_interval_seconds, self._redact)
 
     # ------------------------------------------------------------------ retries and errors
 
@@ -363,9 +286,9 @@ class ModelClient:
                 timeouts += 1
                 failure = Failure(ModelTimeout, f"The model at {self.provider.base_url} did not answer within "
                                                  f"{self.provider.timeout_seconds:g} s", retryable=True)
-            except _ReplyOverCap as exc:
-                failure = self._over_cap(exc)
-            except _StreamFailed as exc:
+            except ReplyOverCap as exc:
+                failure = over_cap_failure(exc, self.provider, self._redact)
+            except StreamFailed as exc:
                 failure = Failure(ModelServerError, f"The model server at {self.provider.base_url} failed while "
                                                      f"answering ({exc})", True, 200, str(exc))
             except openai.APIConnectionError as exc:
@@ -446,11 +369,6 @@ class ModelClient:
         if self._secret:
             text = text.replace(self._secret, REDACTED)
         return redact(_SHORT_OR_MASKED_KEY.sub(REDACTED, text))
-
-
-def reply_cap_bytes(provider: ProviderSettings) -> int:
-    """`provider.max_reply_mb` in bytes."""
-    return int(provider.max_reply_mb * 1_000_000)
 
 
 def _raw_text(response: ModelResponse) -> str:
