@@ -15,7 +15,7 @@ from app.core.agent.events import Message
 from app.core.agent.supervisor import Proposal, ReviewAnswer
 from app.core.learning.map_sharing import export_map, import_map
 from app.core.learning.recorded_steps import script_from_run
-from app.core.learning.skills import SkillStore
+from app.core.learning.skill_store import SkillStore
 from app.core.learning.transitions import TransitionStore
 from app.core.paths import data_dir
 from tests.e2e.conftest import ScriptedPerson

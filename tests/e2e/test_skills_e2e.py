@@ -9,7 +9,7 @@ import pytest
 
 from app.core.agent.events import Message
 from app.core.agent.supervisor import ReviewAnswer
-from app.core.learning.skills import SkillStore
+from app.core.learning.skill_store import SkillStore
 from app.core.paths import data_dir
 from tests.e2e.conftest import ScriptedPerson, approve
 from tests.e2e.test_agent_tasks import WIFI_SCRIPT

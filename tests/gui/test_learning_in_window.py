@@ -21,7 +21,8 @@ from app.core.agent.records import ActionOutcome, Decision, RunResult, StepRecor
 from app.core.agent.trajectory import TrajectoryWriter
 from app.core.config import Settings
 from app.core.learning.recorded_steps import script_from_run
-from app.core.learning.skills import SkillStore, skill_from_script
+from app.core.learning.skills import skill_from_script
+from app.core.learning.skill_store import SkillStore
 from app.core.perception.locator import TargetLocator
 from app.core.runs.service import RunRefused
 from app.core.secrets import SecretStore

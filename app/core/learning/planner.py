@@ -27,7 +27,8 @@ from app.core.config import Settings
 
 from .recorded_steps import ReplayScript, script_from_run
 from .replay import ScriptPlayer
-from .skills import Skill, SkillError, SkillMatch, SkillStore, differences, match_request, skill_from_script
+from .skills import Skill, SkillError, SkillMatch, differences, match_request, skill_from_script
+from .skill_store import SkillStore
 
 log = logging.getLogger(__name__)
 

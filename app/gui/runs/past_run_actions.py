@@ -26,7 +26,8 @@ from app.core.agent.trajectory import RUN_FILE, STEPS_FILE, write_text_atomicall
 from app.core.paths import runs_dir
 from app.core.learning.export import export_script
 from app.core.learning.recorded_steps import ReplayScript, script_from_run
-from app.core.learning.skills import Skill, SkillExists, SkillStore, skill_from_script
+from app.core.learning.skills import Skill, SkillExists, skill_from_script
+from app.core.learning.skill_store import SkillStore
 from app.core.runs.service import RunRequest
 
 if TYPE_CHECKING:

@@ -17,7 +17,8 @@ from shiboken6 import isValid
 
 from app.core.agent.run_words import RUN_STATUSES, run_status_word
 from app.core.agent.trajectory import RunSummary, list_runs
-from app.core.learning.skills import SkillError, SkillExists, SkillStore
+from app.core.learning.skills import SkillError, SkillExists
+from app.core.learning.skill_store import SkillStore
 
 from app.gui.dialogs import LoadingDialog, run_dialog
 from app.gui.runs.past_run_actions import (EXPORT_FILTERS, NotDeletable, NotReplayable, delete_run, export_run,

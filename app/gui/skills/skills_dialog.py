@@ -20,7 +20,8 @@ from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLab
                                QWidget)
 from shiboken6 import isValid
 
-from app.core.learning.skills import SkillError, SkillExists, SkillFileError, SkillStore, name_key, skill_to_text
+from app.core.learning.skills import SkillError, SkillExists, SkillFileError, skill_to_text
+from app.core.learning.skill_store import SkillStore, name_key
 
 from app.gui.dialogs import LoadingDialog, empty_state_page
 from app.gui.skills.skill_actions import (SkillEntry, ask_file, ask_text, confirm, editor_problems, export_skill,
