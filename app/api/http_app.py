@@ -53,8 +53,9 @@ def _path_id(value: str) -> str:
     return value
 
 
-TaskId = Annotated[str, InPath(max_length=MAX_ID_LENGTH), AfterValidator(_path_id)]
-DeviceId = Annotated[str, InPath(max_length=MAX_ID_LENGTH), AfterValidator(_path_id)]
+PathId = Annotated[str, InPath(max_length=MAX_ID_LENGTH), AfterValidator(_path_id)]
+"""A task's or a phone's id in a route's path: never a way to another path."""
+TaskId = DeviceId = PathId
 
 
 def one_line(text: str, limit: int = 300) -> str:
