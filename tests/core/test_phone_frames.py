@@ -20,7 +20,7 @@ from app.core.device import phone_frames
 from app.core.device.android_device import ScreenInfo
 from app.core.device.errors import DeviceError
 from app.core.device.phone_frames import SCREENSHOTS, STREAM, PhoneFrames
-from app.core.device.scrcpy_client import ScrcpyUnavailable
+from app.core.device.scrcpy_client import ScrcpyUnavailable, StreamLag
 from app.core.device.screen_capture import Screenshot
 
 
@@ -62,6 +62,7 @@ class FakeSession:
         self.last_config = VideoPacket(b"config", None, config=True)
         self.packet_listeners: list = []
         self.sent: list = []
+        self.lag = StreamLag()
         self.alive = False
         self.closed = threading.Event()
         FakeSession.made.append(self)
@@ -167,6 +168,38 @@ async def test_frame_after_on_a_still_stream_answers_with_the_last_picture_at_on
     waited = time.perf_counter() - began
     assert again.shot is first.shot and again.captured_at >= moment      # nothing changed since
     assert waited < 0.5
+    release()
+    await frames.close()
+
+
+def test_stream_lag_is_the_delay_beyond_the_streams_least_and_counts_recent_pictures_only():
+    lag = StreamLag()
+    assert lag.seconds == 0.0
+    lag.observe(1_000_000, 101.05)           # 0.05 s after capture: the stream's own delay, so far
+    lag.observe(2_000_000, 102.35)           # 0.30 s late
+    assert lag.seconds == pytest.approx(0.30)
+    for n in range(3, 3 + StreamLag.KEPT):   # pictures on time again push the late one out
+        lag.observe(n * 1_000_000, 100.05 + n)
+    assert lag.seconds == pytest.approx(0.0)
+    lag.observe(20_000_000, 125.0)           # a stall of seconds waits at most MAX_SECONDS
+    assert lag.seconds == StreamLag.MAX_SECONDS
+
+
+@pytest.mark.asyncio
+async def test_while_pictures_run_late_frame_after_waits_that_much_longer_for_a_change():
+    """On a loaded machine a change reaches the reader later than FRESH_SECONDS: answering "unchanged"
+    then would let a wait for stillness end while the screen still moves."""
+    frames, _device = source()
+    release = frames.hold()
+    session = await started(frames)
+    session.show("blue")
+    await asyncio.wait_for(frames.frame_after(), 2)
+    session.lag.observe(1_000_000, 100.0)
+    session.lag.observe(2_000_000, 101.4)    # the last picture came 0.4 s later than the stream's best
+    assert frames.fresh_seconds() == pytest.approx(phone_frames.FRESH_SECONDS + 0.4)
+    asyncio.get_running_loop().call_later(0.25, session.show, "red")
+    late = await frames.frame_after(time.monotonic())
+    assert late.image.getpixel((0, 0)) == (255, 0, 0)          # the change, not the old picture
     release()
     await frames.close()
 

@@ -103,14 +103,23 @@ class PhoneFrames(FrameFanOut):
             return latest
         with self._waiting(moment) as waiter:
             if self.streaming and self._latest is not None:
-                # the stream sends every change: none within FRESH_SECONDS means the screen is as last sent
-                timeout = max(0.0, moment + FRESH_SECONDS - time.monotonic())
+                # the stream sends every change: none within FRESH_SECONDS (plus however far behind its
+                # pictures run just now) means the screen is as last sent
+                fresh = self.fresh_seconds()
+                timeout = max(0.0, moment + fresh - time.monotonic())
                 try:
                     return await asyncio.wait_for(asyncio.shield(waiter), timeout)
                 except (asyncio.TimeoutError, TimeoutError):
-                    if self.streaming and self._latest is not None:      # unchanged until FRESH_SECONDS ago
-                        return dataclasses.replace(self._latest, captured_at=max(moment, time.monotonic() - FRESH_SECONDS))
+                    if self.streaming and self._latest is not None:      # unchanged until `fresh` ago
+                        return dataclasses.replace(self._latest, captured_at=max(moment, time.monotonic() - fresh))
             return await waiter
+
+    def fresh_seconds(self) -> float:
+        """How soon a change on the phone shows in a streamed frame: FRESH_SECONDS, and more while the
+        stream's pictures arrive later than usual (a loaded machine or phone)."""
+        session = self._session
+        lag = session.lag.seconds if session is not None else 0.0
+        return FRESH_SECONDS + lag
 
     # ------------------------------------------------------------------ running
 

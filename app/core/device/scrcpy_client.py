@@ -99,6 +99,33 @@ class StreamSettings:
                                         send_frame_meta=True, clipboard_autosync=False)
 
 
+class StreamLag:
+    """How much later than usual the stream's pictures arrive.
+
+    A media packet carries the phone's capture time (pts, µs since the stream began); the least
+    `received - pts` seen so far is the stream's own delay, and a picture that took longer ran behind
+    by the difference (a busy phone, encoder, link or decoder). While pictures run behind, a change on
+    the phone shows up that much later: readers that take "no new picture" for "no change" wait for
+    `seconds` more (at most MAX_SECONDS)."""
+
+    MAX_SECONDS = 1.0
+    KEPT = 8                                     # the last pictures whose delay counts
+
+    def __init__(self) -> None:
+        self._least_offset: float | None = None
+        self._recent: collections.deque[float] = collections.deque(maxlen=self.KEPT)
+
+    def observe(self, pts_us: int, received: float) -> None:
+        offset = received - pts_us / 1_000_000
+        if self._least_offset is None or offset < self._least_offset:
+            self._least_offset = offset
+        self._recent.append(offset - self._least_offset)
+
+    @property
+    def seconds(self) -> float:
+        return min(self.MAX_SECONDS, max(self._recent, default=0.0))
+
+
 class ScrcpySession:
     """One server running on one phone, its sockets and its threads."""
 
@@ -115,6 +142,7 @@ class ScrcpySession:
         self.frames_decoded = 0
         self.decode_ms_total = 0.0
         self.undecodable = ""                           # why the stream was given up as undecodable ("" not)
+        self.lag = StreamLag()                          # how far behind the phone the decoded pictures run
         self._undecoded_since: float | None = None      # the first packet since the last picture
         self._undecoded_packets = 0
         self._last_undecoded = 0.0
@@ -290,6 +318,8 @@ class ScrcpySession:
             pictures = []
         received = time.monotonic()
         self._count_undecoded(received, bool(pictures))
+        if pictures and packet.pts is not None:
+            self.lag.observe(packet.pts, received)
         for picture in pictures:
             if max(picture.width, picture.height) > self.settings.max_side:
                 raise ProtocolError(f"a picture of {picture.width}×{picture.height} is larger than "
