@@ -58,11 +58,10 @@ def main() -> int:
     import qasync
     from PySide6.QtWidgets import QApplication
 
+    from app.core.data_folder import data_folder_problem
     from app.core.redaction import setup_logging
     from app.gui.app_icon import app_icon
     from app.gui.theme import apply_theme
-
-    from app.core.data_folder import data_folder_problem
 
     unwritable = data_folder_problem()
     if not unwritable:

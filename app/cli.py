@@ -43,7 +43,12 @@ def _write_annotation(image, controls, out_path: str) -> None:
 def _controls_offline(args) -> int:
     from PIL import Image
 
-    from app.core.perception.hierarchy import HierarchyError, parse_hierarchy, screen_size_from_hierarchy, select_controls
+    from app.core.perception.hierarchy import (
+        HierarchyError,
+        parse_hierarchy,
+        screen_size_from_hierarchy,
+        select_controls,
+    )
 
     try:
         xml = Path(args.xml).read_bytes()
@@ -137,7 +142,6 @@ def cmd_devices(args) -> int:
 
 def cmd_virtual_phone(args) -> int:
     from app.phone_connection import start_virtual_phone
-
     from app.virtual_phone.latency import latency_named
     from app.virtual_phone.profiles import profile_named
 

@@ -14,23 +14,35 @@ from pydantic import ValidationError
 
 from app.console import ConsoleSupervisor
 from app.core import paths
-from app.core.data_folder import data_folder_problem
 from app.core.agent.events import Message, ModelWords, QuestionAsked, ReviewRequested, StepRecorded
 from app.core.agent.run_words import counted, ending_words
 from app.core.agent.spending import SpendingCap, with_spending_caps
 from app.core.config import Settings, describe_validation_error, load_settings, needs_api_key, save_settings
+from app.core.data_folder import data_folder_problem
 from app.core.device.errors import DeviceError
 from app.core.device.phone_session import PhoneRegistry
+from app.core.key_origins import env_key_origins, origin_of
 from app.core.providers import pricing_for
 from app.core.redaction import setup_logging
 from app.core.runs.handle import NothingToAnswer, RunHandle
-from app.core.runs.service import (MissingApiKey, RunRefused, RunRequest, RunService, api_key_for, provider_overrides,
-                                   settings_for)
-from app.core.key_origins import env_key_origins, origin_of
-from app.core.secrets import (NO_KEYRING_HELP, PROVIDER_KEY_VARIABLES, SESSION_ONLY, SecretStore, env_source,
-                              provider_key_variable)
+from app.core.runs.service import (
+    MissingApiKey,
+    RunRefused,
+    RunRequest,
+    RunService,
+    api_key_for,
+    provider_overrides,
+    settings_for,
+)
+from app.core.secrets import (
+    NO_KEYRING_HELP,
+    PROVIDER_KEY_VARIABLES,
+    SESSION_ONLY,
+    SecretStore,
+    env_source,
+    provider_key_variable,
+)
 from app.phone_connection import open_phone
-
 
 
 def load_user_settings(err=None) -> Settings:

@@ -74,8 +74,8 @@ def _table(skills) -> str:
 
 def cmd_skills(args) -> int:
     from app.core.learning.recorded_steps import script_from_run
-    from app.core.learning.skills import SkillError, skill_from_script, skill_to_text
     from app.core.learning.skill_store import SkillStore
+    from app.core.learning.skills import SkillError, skill_from_script, skill_to_text
 
     store = SkillStore()
     action = args.skills_action
@@ -121,8 +121,8 @@ def cmd_skills(args) -> int:
 def cmd_export(args) -> int:
     from app.core.learning.export import export_script
     from app.core.learning.recorded_steps import script_from_run
-    from app.core.learning.skills import SkillError
     from app.core.learning.skill_store import SkillStore
+    from app.core.learning.skills import SkillError
 
     if bool(args.run_dir) == bool(args.skill):
         print("error: name a run folder or --skill NAME (one of them)", file=sys.stderr)

@@ -8,9 +8,9 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from app.core.agent.action_shorthand import SHORTHAND_HELP, ShorthandError, parse_shorthand
 from pydantic_core import PydanticUndefined
 
+from app.core.agent.action_shorthand import SHORTHAND_HELP, ShorthandError, parse_shorthand
 from app.core.agent.actions import ARGUMENT_MODELS, Action
 from app.core.agent.records import StepRecord
 from app.core.agent.run_words import decision_word, result_words, step_action_text

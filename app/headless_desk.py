@@ -9,8 +9,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from app.api.desk_api import DeskApi, serve_desk
 from app.api.token import ApiToken

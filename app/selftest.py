@@ -33,11 +33,11 @@ import sys
 import tempfile
 import time
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib.resources import files
 from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import Callable
 
 SELF_TEST_SERVICE = "AgentDesk self-test"   # the keyring entry the keyring check writes and deletes
 # Backend modules of keyring per platform (they must be importable in the bundle).
@@ -135,8 +135,8 @@ def _qt_version() -> str:
 
 
 def check_virtual_phone() -> str:
-    from app.core.device.adb_transport import AdbTransport
     from app.core.config import MirrorSettings
+    from app.core.device.adb_transport import AdbTransport
     from app.core.device.android_device import AndroidDevice
     from app.core.device.phone_frames import PhoneFrames
     from app.phone_connection import start_virtual_phone
@@ -173,8 +173,7 @@ def check_scrcpy_server() -> str:
 
     import av
 
-    from app.core.scrcpy_server_file import (RESOURCE_FOLDER, SERVER_VERSION, ServerFileError,
-                                             verified_server_bytes)
+    from app.core.scrcpy_server_file import RESOURCE_FOLDER, SERVER_VERSION, ServerFileError, verified_server_bytes
 
     try:
         server = verified_server_bytes()

@@ -45,7 +45,7 @@ class SilentAdbServer:
         while not self._closing.is_set():
             try:
                 client, _ = self.socket.accept()
-            except (TimeoutError, socket.timeout):
+            except TimeoutError:
                 continue
             except OSError:
                 return

@@ -7,8 +7,8 @@ Used by `agentdesk serve`, by `agentdesk mcp` when no desk runs, and by the wind
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from app.core.config import Settings
 from app.core.runs.handle import PersonPolicy

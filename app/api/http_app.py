@@ -11,8 +11,9 @@ from __future__ import annotations
 import asyncio
 import hmac
 import logging
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import Annotated, Any, AsyncIterator, Callable
+from typing import Annotated, Any
 
 from fastapi import Depends, FastAPI, Query, Request
 from fastapi import Path as InPath
@@ -32,8 +33,15 @@ from .docs_page import docs_html
 from .path_ids import MAX_ID_LENGTH, path_id_problem
 from .phone_views import device_list, screenshot_png, ui_tree
 from .schemas import (
-    DecisionRequest, DeviceList, ErrorBody, MobileTaskRequest, MobileTaskResult, SemanticUITree, TaskAccepted,
-    TaskList, TaskStatus,
+    DecisionRequest,
+    DeviceList,
+    ErrorBody,
+    MobileTaskRequest,
+    MobileTaskResult,
+    SemanticUITree,
+    TaskAccepted,
+    TaskList,
+    TaskStatus,
 )
 from .server import host_allowed
 from .task_views import event_json

@@ -13,9 +13,24 @@ from pathlib import Path
 from typing import Any
 
 from app.core.agent.events import (
-    ActionExecuted, Message, ModelWords, ObservationReady, PhaseFinished, ProposalMade, QuestionAnswered,
-    QuestionAsked, ReflectionMade, ReviewAnswered, ReviewRequested, RunEvent, RunFinished, RunStarted,
-    StateChanged, StepFinished, StepRecorded, StepStarted,
+    ActionExecuted,
+    Message,
+    ModelWords,
+    ObservationReady,
+    PhaseFinished,
+    ProposalMade,
+    QuestionAnswered,
+    QuestionAsked,
+    ReflectionMade,
+    ReviewAnswered,
+    ReviewRequested,
+    RunEvent,
+    RunFinished,
+    RunStarted,
+    StateChanged,
+    StepFinished,
+    StepRecorded,
+    StepStarted,
 )
 from app.core.agent.memory import RunResult
 from app.core.agent.supervisor import Proposal, ReviewAnswer

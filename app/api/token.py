@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import os
 import secrets as random_source
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 from app.core.secrets import SecretStore, register_secret
 

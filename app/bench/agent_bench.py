@@ -25,8 +25,8 @@ import statistics
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Iterator
 
 from app.core.agent.events import StepFinished, StepStarted
 from app.core.agent.llm_client import ModelClient

@@ -216,7 +216,7 @@ async def _measure(phone: BenchPhone, model_url: str, table: BenchTable, runs: i
         started = time.perf_counter()
         try:
             await asyncio.wait_for(window.shutdown(), 10)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             table.notes.append(f"{phone.column}: closing the window took longer than 10 s.")
         else:
             table.put(phone.column, "closing the window (stop the run, capture, watchers)",

@@ -170,7 +170,7 @@ class _CollectorPauses:
         else:
             self.worst = max(self.worst, (time.perf_counter() - self._began) * 1000)
 
-    def __enter__(self) -> "_CollectorPauses":
+    def __enter__(self) -> _CollectorPauses:
         gc.callbacks.append(self)
         return self
 

@@ -28,7 +28,15 @@ from .oracle_model import OracleModel
 from .phones import PhoneChoice
 from .table import BenchTable
 from .task_suite import NOTES, TASKS, BenchTask, task_named
-from .tasks_bench import ORACLE_KEY, ORACLE_THINK_SECONDS, PhoneSpec, TaskOutcome, oracle_settings, phone_specs, run_task
+from .tasks_bench import (
+    ORACLE_KEY,
+    ORACLE_THINK_SECONDS,
+    PhoneSpec,
+    TaskOutcome,
+    oracle_settings,
+    phone_specs,
+    run_task,
+)
 
 FAR_TASKS = ("wifi_on", "bluetooth_on", "airplane_on", "dark_theme_on")
 WITH, WITHOUT = "with the map", "without the map"

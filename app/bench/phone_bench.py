@@ -22,12 +22,11 @@ from adbutils.errors import AdbError
 from app.core.device.android_device import AndroidDevice
 from app.core.device.errors import DeviceError
 from app.virtual_phone.dump_fidelity import DumpFigures, dump_figures
-from app.virtual_phone.latency import (AM_START, DUMP, INPUT, PM, PUBLISHED_REAL_PHONE, SCREENCAP_PNG,
-                                       SCREENCAP_RAW)
+from app.virtual_phone.latency import AM_START, DUMP, INPUT, PM, PUBLISHED_REAL_PHONE, SCREENCAP_PNG, SCREENCAP_RAW
 
 from .corpus import corpus_dir, corpus_dumps
-from .phones import QUICK, REALISTIC, BenchPhone, PhoneChoice, attached_phone, virtual_phone
 from .phone_process import virtual_phone_process
+from .phones import QUICK, REALISTIC, BenchPhone, PhoneChoice, attached_phone, virtual_phone
 from .table import format_number, render_grid
 
 # (cost kind, what the row says, the ADB service; {component} is an activity to start)

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator
 
 from app.core.device.adb_transport import AdbTransport
 from app.core.device.android_device import AndroidDevice

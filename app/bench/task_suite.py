@@ -13,8 +13,9 @@ that already passes would count a run that did nothing as a success. The tests c
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from app.virtual_phone.phone import VirtualPhone
@@ -96,11 +97,11 @@ class BenchTask:
     request: str
     script: tuple[ScriptStep, ...]
     check: Callable[[dict], Verdict]
-    setup: Callable[["VirtualPhone"], None] | None = None
+    setup: Callable[[VirtualPhone], None] | None = None
     expect: dict[str, Any] | None = None       # the FINISH reply's `expect`: what the screen shows when done
     screen: str = ""                           # the title of the screen the work is done on (go_to_screen's goal)
 
-    def prepare(self, phone: "VirtualPhone") -> None:
+    def prepare(self, phone: VirtualPhone) -> None:
         """The task's setup on a freshly made phone (nothing when it has none)."""
         if self.setup is not None:
             self.setup(phone)
@@ -109,7 +110,7 @@ class BenchTask:
 # ----------------------------------------------------------------------------- the true state
 
 
-def phone_state(phone: "VirtualPhone") -> dict:
+def phone_state(phone: VirtualPhone) -> dict:
     """`VirtualPhone.state()` plus what it leaves out that a task judges: the calculator's display and
     history (read from its open screen; None and [] when it is not running)."""
     state = phone.state()
@@ -203,7 +204,7 @@ def _foreground(package: str) -> Callable[[dict], Verdict]:
     return check
 
 
-def _wifi_already_on(phone: "VirtualPhone") -> None:
+def _wifi_already_on(phone: VirtualPhone) -> None:
     phone.put_setting("global", "wifi_on", "1")
 
 

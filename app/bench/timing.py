@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import statistics
 import time
-from typing import Awaitable, Callable
+from collections.abc import Awaitable, Callable
 
 
 def median_ms(fn: Callable[[], object], rounds: int, warmup: int = 1) -> float:

@@ -14,8 +14,16 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAccessible
-from PySide6.QtWidgets import (QAbstractSpinBox, QComboBox, QFormLayout, QLabel, QLineEdit, QPlainTextEdit,
-                               QTextEdit, QWidget)
+from PySide6.QtWidgets import (
+    QAbstractSpinBox,
+    QComboBox,
+    QFormLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QTextEdit,
+    QWidget,
+)
 
 if TYPE_CHECKING:
     from app.gui.main_window import MainWindow

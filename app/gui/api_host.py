@@ -8,7 +8,7 @@ here. Its phones come from every ADB server the settings name, plus the window's
 from __future__ import annotations
 
 import logging
-from typing import Callable
+from collections.abc import Callable
 
 from app.core.config import Settings
 from app.core.loop_thread import LoopThread

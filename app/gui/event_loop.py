@@ -10,7 +10,6 @@ from concurrent.futures import ThreadPoolExecutor
 import qasync
 from PySide6.QtWidgets import QApplication
 
-
 # How long a thread may hold the GIL while another waits for it. Python's default, 5 ms, is
 # paid by the GUI thread at every call into Python (a paint, a model's data()) while the
 # run's thread and the frame decoder are busy; 1 ms keeps those waits short.

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Iterable
 from importlib.resources import files
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence

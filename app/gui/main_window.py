@@ -11,26 +11,24 @@ from PySide6.QtCore import QEvent
 from PySide6.QtWidgets import QDialog, QMainWindow
 
 from app.core import paths
+from app.core.agent.run_words import counted
 from app.core.config import Settings, load_settings, save_settings
 from app.core.device.adb_servers import adb_servers
 from app.core.device.errors import DeviceError
 from app.core.device.phone_session import PhoneRegistry
 from app.core.loop_thread import LoopThread
-from app.core.runs.service import (KeyForAnotherOrigin, MissingApiKey, RunRefused, RunRequest, RunService,
-                                   api_key_for)
-from app.core.secrets import SecretStore
-from app.core.agent.run_words import counted
 from app.core.providers import pricing_for
-
+from app.core.runs.service import KeyForAnotherOrigin, MissingApiKey, RunRefused, RunRequest, RunService, api_key_for
+from app.core.secrets import SecretStore
+from app.gui.api_host import ApiHost
 from app.gui.dialogs import run_dialog
-from app.gui.phones.phone_session import PhoneSession
 from app.gui.inspector.inspector_wiring import connect_inspector
+from app.gui.phones.phone_session import PhoneSession
 from app.gui.runs.past_run_actions import connect_learning
 from app.gui.runs.run_controller import RunController
-from app.gui.api_host import ApiHost
-from app.gui.settings.settings_dialog import SettingsDialog
 from app.gui.runs.state_words import state_sentence
 from app.gui.runs.take_over_wiring import PersonInput, connect_take_over
+from app.gui.settings.settings_dialog import SettingsDialog
 from app.gui.window_layout import build_panes, first_layout, reveal
 from app.gui.window_menus import apply_appearance, build_menus
 from app.gui.window_state import ScreenLayouts

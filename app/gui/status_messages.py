@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 DEFAULT_ADB_ADDRESS = "127.0.0.1:5037"
 INFO_SECONDS = 10          # a plain message fades after this long

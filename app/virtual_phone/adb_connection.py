@@ -29,7 +29,7 @@ def protocol_string(text: str | bytes) -> bytes:
 class AdbConnection(socketserver.BaseRequestHandler):
     """The handler the server's TCP listener runs for each client connection."""
 
-    server: "_TcpServer"
+    server: _TcpServer
 
     def handle(self) -> None:
         sock: socket.socket = self.request

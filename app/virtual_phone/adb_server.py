@@ -37,7 +37,7 @@ UNAUTHORIZED_MESSAGE = (
 class _TcpServer(socketserver.ThreadingTCPServer):
     allow_reuse_address = True
     daemon_threads = True
-    adb: "VirtualAdbServer"
+    adb: VirtualAdbServer
 
 
 class VirtualAdbServer:
@@ -70,7 +70,7 @@ class VirtualAdbServer:
     def port(self) -> int:
         return self._tcp.server_address[1]
 
-    def start(self) -> "VirtualAdbServer":
+    def start(self) -> VirtualAdbServer:
         self._thread = threading.Thread(target=self._tcp.serve_forever, kwargs={"poll_interval": 0.1},
                                         name=f"virtual-adb:{self.port}", daemon=True)
         self._thread.start()
@@ -84,7 +84,7 @@ class VirtualAdbServer:
             self._generation += 1
             self._changed.notify_all()
 
-    def __enter__(self) -> "VirtualAdbServer":
+    def __enter__(self) -> VirtualAdbServer:
         return self.start()
 
     def __exit__(self, *exc) -> None:

@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import random
 import weakref
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING
 
 from .apps import LAUNCHER
 from .packages import PackageManager
@@ -43,7 +44,7 @@ def uid_name(uid: int) -> str:
 
 
 class AndroidSystem:
-    def __init__(self, phone: "VirtualPhone") -> None:
+    def __init__(self, phone: VirtualPhone) -> None:
         self.phone = phone
         self.random = random.Random(f"{phone.serial}/{phone.profile.name}")
         self.boot_time = phone.now() - timedelta(minutes=37, seconds=12)

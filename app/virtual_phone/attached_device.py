@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import timezone
-from typing import Callable, TypeVar
+from datetime import UTC
+from typing import TypeVar
 
 from .device_sockets import DeviceSockets
 from .latency import ACTIONS, COST_AFTER, DUMP, command_kind
@@ -63,7 +64,7 @@ class AttachedDevice:
 
     def __post_init__(self) -> None:
         phone = self.phone   # the files describe this phone (build.prop, kernel) and follow its clock
-        self.storage.use_profile(phone.profile, lambda: phone.now().replace(tzinfo=timezone.utc).timestamp())
+        self.storage.use_profile(phone.profile, lambda: phone.now().replace(tzinfo=UTC).timestamp())
 
     @property
     def serial(self) -> str:

@@ -51,10 +51,10 @@ class ResourceRef:
 class XmlElement:
     tag: str
     attributes: dict[str, object] = field(default_factory=dict)
-    children: list["XmlElement"] = field(default_factory=list)
+    children: list[XmlElement] = field(default_factory=list)
     line: int = 0
 
-    def find_all(self, tag: str) -> list["XmlElement"]:
+    def find_all(self, tag: str) -> list[XmlElement]:
         return [child for child in self.children if child.tag == tag]
 
 

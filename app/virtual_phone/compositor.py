@@ -45,11 +45,11 @@ def _wallpaper(size: tuple[int, int]) -> Image.Image:
 
 class WindowsMixin:
     _animation_frame: object = None
-    _all_xml: "tuple[int, str] | None" = None   # (version, dump_all_windows()); `_xml` caches dump_hierarchy()
+    _all_xml: tuple[int, str] | None = None   # (version, dump_all_windows()); `_xml` caches dump_hierarchy()
     _bounds_from: str = ""                      # the dump that last set views' visible_bounds
 
     # ------------------------------------------------------------------ windows
-    def _windows(self: "VirtualPhone") -> tuple[list[Window], list[Window]]:
+    def _windows(self: VirtualPhone) -> tuple[list[Window], list[Window]]:
         """(paint order, touch order), cached until the next change."""
         self._tick()
         self._follow_animation()
@@ -102,7 +102,7 @@ class WindowsMixin:
         self._built = (self._version, paint, touch)
         return paint, touch
 
-    def _follow_animation(self: "VirtualPhone") -> None:
+    def _follow_animation(self: VirtualPhone) -> None:
         """A screen that animates without end (a running stopwatch) shows a new frame: redraw it."""
         if not self.screen_on or self.overview:
             return
@@ -204,12 +204,12 @@ class WindowsMixin:
             self._shot = (v, img)
             return self.motion.picture(img)
 
-    def last_picture(self: "VirtualPhone") -> "Image.Image | None":
+    def last_picture(self: VirtualPhone) -> Image.Image | None:
         """The last picture rendered, whether or not it is still current (the start of a transition)."""
         with self.lock:
             return self._shot[1] if self._shot is not None else None
 
-    def animating_without_end(self: "VirtualPhone") -> bool:
+    def animating_without_end(self: VirtualPhone) -> bool:
         """Whether the screen in front animates continuously (a spinner, a running timer)."""
         with self.lock:
             if not self.screen_on or self.overview:

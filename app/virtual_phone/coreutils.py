@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 __all__ = ["UTILITIES", "run_utility"]
 
 
-def run_utility(device: "AttachedDevice", argv: list[str], stdin: bytes, process: Process | None = None) -> Result:
+def run_utility(device: AttachedDevice, argv: list[str], stdin: bytes, process: Process | None = None) -> Result:
     """Run a toybox command on a device (from `/` with the shell's environment when no process is given)."""
     if process is None:
         budget = Budget(ShellLimits())

@@ -17,7 +17,7 @@ import logging
 import selectors
 import socket
 import threading
-from typing import Callable
+from collections.abc import Callable
 
 log = logging.getLogger(__name__)
 

@@ -149,7 +149,7 @@ def _strikes(font) -> list[int]:
 
 def load_face(candidate: Candidate) -> Face | None:
     """The candidate as a Face, or None when it cannot be read or drawn."""
-    from fontTools.ttLib import TTFont   # imported on first need: ASCII-only text never loads it
+    from fontTools.ttLib import TTFont  # imported on first need: ASCII-only text never loads it
 
     try:
         with TTFont(candidate.path, fontNumber=candidate.index, lazy=True) as font:

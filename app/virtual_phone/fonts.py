@@ -22,7 +22,7 @@ from . import font_fallback
 from .text_runs import Run, ignorable, presentation, right_to_left, split_runs
 
 _lock = threading.Lock()
-_LINE_CACHE: "OrderedDict[tuple, LineImage]" = OrderedDict()
+_LINE_CACHE: OrderedDict[tuple, LineImage] = OrderedDict()
 _LINE_CACHE_MAX = 4000
 
 _PUNCT = {

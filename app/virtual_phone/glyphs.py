@@ -7,7 +7,7 @@ Each glyph is a function (draw, point-mapper, unit) that paints white (255) on a
 from __future__ import annotations
 
 import math
-from typing import Callable
+from collections.abc import Callable
 
 from PIL import ImageDraw
 

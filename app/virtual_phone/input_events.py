@@ -32,12 +32,12 @@ class InputMixin:
     display_power_on: bool = True    # the physical panel; scrcpy can turn it off while the picture streams on
 
     # ------------------------------------------------------------------ clipboard
-    def set_clipboard(self: "VirtualPhone", text: str) -> None:
+    def set_clipboard(self: VirtualPhone, text: str) -> None:
         with self.lock:
             self.clipboard = text
             self.clipboard_version += 1
 
-    def paste_clipboard(self: "VirtualPhone") -> None:
+    def paste_clipboard(self: VirtualPhone) -> None:
         """KEYCODE_PASTE: the clipboard's text goes into the focused field."""
         with self.lock:
             focus = self.focused()
@@ -47,12 +47,12 @@ class InputMixin:
             self.changed()
 
     # ------------------------------------------------------------------ touch
-    def _hit_order(self: "VirtualPhone") -> list[Window]:
+    def _hit_order(self: VirtualPhone) -> list[Window]:
         _, dump = self._windows()
         order = {"ime": 0, "navbar": 1, "statusbar": 2, "dialog": 3, "app": 4}
         return sorted(dump, key=lambda w: order.get(w.role, 5))
 
-    def _window_at(self: "VirtualPhone", x: int, y: int) -> Window | None:
+    def _window_at(self: VirtualPhone, x: int, y: int) -> Window | None:
         for win in self._hit_order():
             if contains(win.bounds, x, y):
                 return win
@@ -60,7 +60,7 @@ class InputMixin:
                 return win  # modal: a touch outside the dialog belongs to it (it cancels)
         return None
 
-    def hit_test(self: "VirtualPhone", x: int, y: int, want: str = "click") -> View | None:
+    def hit_test(self: VirtualPhone, x: int, y: int, want: str = "click") -> View | None:
         """The view a touch at (x, y) would reach (for tests and the inspector)."""
         with self.lock:
             win = self._window_at(x, y)
@@ -68,7 +68,7 @@ class InputMixin:
                 return None
             return hit_test(win, x, y, want)
 
-    def tap(self: "VirtualPhone", x: int, y: int) -> None:
+    def tap(self: VirtualPhone, x: int, y: int) -> None:
         with self.lock:
             if self.input_blocked():
                 return
@@ -93,7 +93,7 @@ class InputMixin:
                 view.on_click()
                 self.changed()
 
-    def long_press(self: "VirtualPhone", x: int, y: int, duration_ms: int = 600) -> None:
+    def long_press(self: VirtualPhone, x: int, y: int, duration_ms: int = 600) -> None:
         with self.lock:
             if self.input_blocked():
                 return
@@ -108,7 +108,7 @@ class InputMixin:
             else:
                 self.tap(x, y)  # not long-clickable: the release still clicks, as on Android
 
-    def swipe(self: "VirtualPhone", x1: int, y1: int, x2: int, y2: int, duration_ms: int = 300) -> None:
+    def swipe(self: VirtualPhone, x1: int, y1: int, x2: int, y2: int, duration_ms: int = 300) -> None:
         with self.lock:
             if self.input_blocked():
                 return
@@ -141,7 +141,7 @@ class InputMixin:
             self.changed()
 
     # ------------------------------------------------------------------ keys
-    def key(self: "VirtualPhone", keycode: int) -> None:
+    def key(self: VirtualPhone, keycode: int) -> None:
         with self.lock:
             code = int(keycode)
             if code == POWER:
@@ -174,7 +174,7 @@ class InputMixin:
             else:
                 self._field_key(code)
 
-    def _field_key(self: "VirtualPhone", code: int) -> None:
+    def _field_key(self: VirtualPhone, code: int) -> None:
         focus = self.focused()
         if focus is None:
             return
@@ -198,7 +198,7 @@ class InputMixin:
             return
         self.changed()
 
-    def field_enter(self: "VirtualPhone", screen, key: str) -> None:
+    def field_enter(self: VirtualPhone, screen, key: str) -> None:
         f = screen.fields[key]
         if not f.single_line:
             f.insert("\n")
@@ -208,7 +208,7 @@ class InputMixin:
             self.hide_keyboard()
         self.changed()
 
-    def focus_next(self: "VirtualPhone", screen, key: str) -> bool:
+    def focus_next(self: VirtualPhone, screen, key: str) -> bool:
         keys = list(screen.dialog.field_keys) if screen.dialog is not None else list(screen.fields)
         if key in keys and keys.index(key) + 1 < len(keys):
             self.focus_field(screen, keys[keys.index(key) + 1])
@@ -216,7 +216,7 @@ class InputMixin:
         return False
 
     # ------------------------------------------------------------------ text
-    def input_text(self: "VirtualPhone", text: str) -> None:
+    def input_text(self: VirtualPhone, text: str) -> None:
         """`input text`: types into the focused field (as key events, so Enter acts); no field → nothing."""
         with self.lock:
             if self.input_blocked():
@@ -236,7 +236,7 @@ class InputMixin:
                     screen.fields[key].insert(part)
             self.changed()
 
-    def adb_keyboard_input(self: "VirtualPhone", text: str) -> bool:
+    def adb_keyboard_input(self: VirtualPhone, text: str) -> bool:
         """The ADB Keyboard broadcast: commits any Unicode text when it is the current IME."""
         from .keyboard import ADB_IME
         with self.lock:
@@ -250,7 +250,7 @@ class InputMixin:
             self.changed()
             return True
 
-    def clear_focused_text(self: "VirtualPhone") -> bool:
+    def clear_focused_text(self: VirtualPhone) -> bool:
         with self.lock:
             focus = self.focused()
             if focus is None:
@@ -259,7 +259,7 @@ class InputMixin:
             self.changed()
             return True
 
-    def ime_key(self: "VirtualPhone", code: str) -> None:
+    def ime_key(self: VirtualPhone, code: str) -> None:
         """A key of the on-screen keyboard was tapped."""
         with self.lock:
             focus = self.focused()

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
 
 class PlainScreen(Screen):
-    def __init__(self, app: "InstalledApp", activity: str) -> None:
+    def __init__(self, app: InstalledApp, activity: str) -> None:
         super().__init__(app)
         self.activity = activity
 
@@ -26,7 +26,7 @@ class PlainScreen(Screen):
 class InstalledApp(App):
     third_party = True
 
-    def __init__(self, phone: "VirtualPhone", package: str, label: str, activities: list[str],
+    def __init__(self, phone: VirtualPhone, package: str, label: str, activities: list[str],
                  launcher_activity: str | None) -> None:
         super().__init__(phone)
         self.package, self.label = package, label

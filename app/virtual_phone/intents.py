@@ -244,7 +244,7 @@ def _extra(intent: Intent, opt: str, args: Args) -> None:
 # ---------------------------------------------------------------------------- resolution
 
 
-def matching_activities(intent: Intent, packages: "PackageManager", default_only: bool) -> list[tuple[str, str]]:
+def matching_activities(intent: Intent, packages: PackageManager, default_only: bool) -> list[tuple[str, str]]:
     """(package, activity) of every activity whose intent filters match; `default_only` is
     MATCH_DEFAULT_ONLY (what startActivity uses: the filter must list CATEGORY_DEFAULT)."""
     scheme = intent.data.partition(":")[0].lower() if intent.data and ":" in intent.data else None
@@ -268,7 +268,7 @@ def matching_activities(intent: Intent, packages: "PackageManager", default_only
     return found
 
 
-def resolve_component(intent: Intent, packages: "PackageManager") -> "tuple[PackageRecord, str] | None":
+def resolve_component(intent: Intent, packages: PackageManager) -> tuple[PackageRecord, str] | None:
     """The record and activity an explicit intent names, if that activity exists."""
     assert intent.component is not None
     package, cls = intent.component

@@ -7,8 +7,8 @@ of a whole keyboard is drawn once per layout/size and cached.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
-from typing import Callable
 
 from PIL import Image
 

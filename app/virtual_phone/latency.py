@@ -93,7 +93,7 @@ class LatencyProfile:
     def quick(self) -> bool:
         return not self.costs and self.animation == (0.0, 0.0)
 
-    def scaled(self, scale: float) -> "LatencyProfile":
+    def scaled(self, scale: float) -> LatencyProfile:
         if scale <= 0:
             raise ValueError("the time scale must be above 0")
         return replace(self, scale=scale)

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import TYPE_CHECKING, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from .latency import Timing
 
@@ -28,11 +29,11 @@ class ScreenMotion:
         self.timing = timing
         self._clock = clock
         self._lock = threading.Lock()
-        self._before: "Image.Image | None" = None
+        self._before: Image.Image | None = None
         self._start = self._end = 0.0
         self._last_event = float("-inf")
 
-    def action_changed_screen(self, before: "Image.Image | None") -> float:
+    def action_changed_screen(self, before: Image.Image | None) -> float:
         """An action changed the screen: it moves from `before` to the new picture for a while.
 
         Returns how long the screen moves (0 in the quick profile)."""
@@ -55,7 +56,7 @@ class ScreenMotion:
     def moving(self) -> bool:
         return self._clock() < self._end
 
-    def picture(self, settled: "Image.Image") -> "Image.Image":
+    def picture(self, settled: Image.Image) -> Image.Image:
         """What a capture shows now, given the picture the screen will settle on."""
         with self._lock:
             before, start, end = self._before, self._start, self._end

@@ -148,7 +148,7 @@ USB_INSTALL_PROPERTY = "persist.security.adbinstall"
 class PackageManager:
     """All packages of one phone. Callers hold the phone's lock."""
 
-    def __init__(self, phone: "VirtualPhone", rng: random.Random) -> None:
+    def __init__(self, phone: VirtualPhone, rng: random.Random) -> None:
         self.phone = phone
         self.random = rng
         self._records: dict[str, PackageRecord] = {}

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from datetime import datetime
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 from . import keyboard
 from .android_system import AndroidSystem
@@ -51,7 +52,7 @@ class VirtualPhone(InputMixin, KeyguardMixin, WindowsMixin):
         self._minute = ""
         self._toast: tuple[str, float] | None = None
         self._built: tuple[int, list[Window], list[Window]] | None = None
-        self._shot: "tuple[int, Image.Image] | None" = None
+        self._shot: tuple[int, Image.Image] | None = None
         self._xml: tuple[int, str] | None = None
         self.settings = SettingsStore(self._on_setting)
         self.settings.put("global", "device_name", self.model, notify=False)

@@ -103,7 +103,7 @@ class HostForwards:
         while not forward.stop.is_set():
             try:
                 client, _ = forward.listener.accept()
-            except socket.timeout:
+            except TimeoutError:
                 continue
             except OSError:
                 return  # the forward was removed

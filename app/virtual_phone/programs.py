@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from .attached_device import AttachedDevice
 
 
-def program_sh(device: "AttachedDevice", argv: list[str], stdin: bytes) -> Result:
+def program_sh(device: AttachedDevice, argv: list[str], stdin: bytes) -> Result:
     if len(argv) >= 3 and argv[1] == "-c":
         return device.new_shell("sh -c").run_line(argv[2])
     return Result()
@@ -58,7 +58,7 @@ PROGRAMS: dict[str, Program] = {
 }
 
 
-def run_program(device: "AttachedDevice", argv: list[str], stdin: bytes) -> Result:
+def run_program(device: AttachedDevice, argv: list[str], stdin: bytes) -> Result:
     """Run one command on the phone, as /system/bin/sh would find and run it."""
     name = argv[0].rsplit("/", 1)[-1]
     program = PROGRAMS.get(name)

@@ -21,10 +21,28 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from app.android.scrcpy import (
-    COPY_KEY_COPY, COPY_KEY_NONE, DEVICE_CLIPBOARD_TEXT_MAX_LENGTH, SEQUENCE_INVALID, AckClipboard,
-    BackOrScreenOn, ControlMessage, ControlMessageReader, DeviceClipboard, DeviceMessage,
-    GetClipboard, InjectKeycode, InjectScrollEvent, InjectText, InjectTouchEvent, Position,
-    ProtocolError, ResetVideo, RotateDevice, SetClipboard, SetDisplayPower, StartApp,
+    COPY_KEY_COPY,
+    COPY_KEY_NONE,
+    DEVICE_CLIPBOARD_TEXT_MAX_LENGTH,
+    SEQUENCE_INVALID,
+    AckClipboard,
+    BackOrScreenOn,
+    ControlMessage,
+    ControlMessageReader,
+    DeviceClipboard,
+    DeviceMessage,
+    GetClipboard,
+    InjectKeycode,
+    InjectScrollEvent,
+    InjectText,
+    InjectTouchEvent,
+    Position,
+    ProtocolError,
+    ResetVideo,
+    RotateDevice,
+    SetClipboard,
+    SetDisplayPower,
+    StartApp,
     truncate_utf8,
 )
 
@@ -56,7 +74,7 @@ class _Finger:
 class ScrcpyController:
     """Reads control messages and obeys them; sends device messages back (clipboard, acks)."""
 
-    def __init__(self, server: "ScrcpyServer", sock: socket.socket):
+    def __init__(self, server: ScrcpyServer, sock: socket.socket):
         self.server, self.sock = server, sock
         self.device, self.phone, self.log = server.device, server.phone, server.log
         self.options = server.options

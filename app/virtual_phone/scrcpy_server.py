@@ -23,11 +23,20 @@ import select
 import socket
 import threading
 import time
-from typing import TYPE_CHECKING, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from app.android.scrcpy import (
-    DUMMY_BYTE, SERVER_CLASS, SERVER_SHA256, ServerArgumentError, ServerOptions, VideoCodecMeta,
-    encode_device_name, encode_packet_header, encode_stream_disabled, parse_server_arguments,
+    DUMMY_BYTE,
+    SERVER_CLASS,
+    SERVER_SHA256,
+    ServerArgumentError,
+    ServerOptions,
+    VideoCodecMeta,
+    encode_device_name,
+    encode_packet_header,
+    encode_stream_disabled,
+    parse_server_arguments,
 )
 from app.android.scrcpy.video import VIDEO_CODEC_IDS
 
@@ -88,7 +97,7 @@ class ServerLog:
             return Result(chunks=list(self._chunks), code=code)
 
 
-def run_app_process(device: "AttachedDevice", argv: list[str], process: "Process") -> Result:
+def run_app_process(device: AttachedDevice, argv: list[str], process: Process) -> Result:
     """`app_process [java-options] cmd-dir class args…` on the virtual phone: only scrcpy's server runs."""
     args = list(argv[1:])
     while args and args[0].startswith("-"):
@@ -115,7 +124,7 @@ def run_app_process(device: "AttachedDevice", argv: list[str], process: "Process
         return log.result(1)
 
 
-def _is_pinned_server(device: "AttachedDevice", classpath: str, cwd: str) -> bool:
+def _is_pinned_server(device: AttachedDevice, classpath: str, cwd: str) -> bool:
     path = classpath if classpath.startswith("/") else f"{cwd.rstrip('/')}/{classpath}"
     try:
         data = device.storage.read_file(path)
@@ -127,7 +136,7 @@ def _is_pinned_server(device: "AttachedDevice", classpath: str, cwd: str) -> boo
 class ScrcpyServer:
     """One run of the server: its sockets, its threads (video, control) and its clean-up."""
 
-    def __init__(self, device: "AttachedDevice", options: ServerOptions, log: ServerLog, classpath: str):
+    def __init__(self, device: AttachedDevice, options: ServerOptions, log: ServerLog, classpath: str):
         self.device, self.phone, self.options, self.log = device, device.phone, options, log
         self.classpath = classpath
         self.stop = threading.Event()

@@ -14,14 +14,26 @@ nesting), past which the shell is killed with a phone-like message.
 from __future__ import annotations
 
 import posixpath
-from typing import Callable, Protocol
+from collections.abc import Callable
+from typing import Protocol
 
 from . import shell_ast as ast
 from .shell_builtins import BreakLoop, BuiltinsMixin, ContinueLoop, ControlFlow, Fatal, ReturnFrom
 from .shell_conditions import double_bracket
 from .shell_expand import ExpansionMixin
-from .shell_io import (IO, Budget, BufferSink, Collector, Input, LimitExceeded, Process, Result, ShellExit,
-                       ShellLimits, Sink)
+from .shell_io import (
+    IO,
+    Budget,
+    BufferSink,
+    Collector,
+    Input,
+    LimitExceeded,
+    Process,
+    Result,
+    ShellExit,
+    ShellLimits,
+    Sink,
+)
 from .shell_parser import ShellSyntaxError, parse
 from .shell_programs import ProgramsMixin
 from .storage import Stat, StorageError
@@ -130,7 +142,7 @@ class Shell(ExpansionMixin, BuiltinsMixin, ProgramsMixin):
         resolved = posixpath.normpath(posixpath.join(self.cwd, path))
         return "/" + resolved.lstrip("/") if resolved.startswith("//") else resolved
 
-    def subshell(self) -> "Shell":
+    def subshell(self) -> Shell:
         """A copy of this shell for `( ... )`, pipelines and `$(...)`: changes do not come back."""
         child = Shell.__new__(Shell)
         child.__dict__.update(self.__dict__)

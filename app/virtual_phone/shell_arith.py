@@ -8,7 +8,7 @@ e.g. "1/0: zero divisor" or "1+: unexpected 'end of expression'".
 from __future__ import annotations
 
 import re
-from typing import Callable
+from collections.abc import Callable
 
 _TOKEN = re.compile(r"\s*(?:(?P<num>\d+#[0-9A-Za-z@_]+|0[xX][0-9A-Fa-f]+|\d+)|(?P<name>[A-Za-z_][A-Za-z0-9_]*)|"
                     r"(?P<op><<=|>>=|\+\+|--|&&|\|\||<<|>>|<=|>=|==|!=|\+=|-=|\*=|/=|%=|&=|\^=|\|=|[-+*/%<>=!~&^|?:(),]))")

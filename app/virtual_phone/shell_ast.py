@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Union
 
-
 # ---------------------------------------------------------------------------- words
 
 
@@ -23,16 +22,16 @@ class Param:
 
     name: str
     op: str = ""
-    arg: "Word | None" = None
+    arg: Word | None = None
     quoted: bool = False
-    replacement: "Word | None" = None   # for ${name/pattern/replacement}
+    replacement: Word | None = None   # for ${name/pattern/replacement}
 
 
 @dataclass
 class CommandSub:
     """`$(...)` or backticks: the inner command list, run when the word is expanded."""
 
-    body: "Node"
+    body: Node
     quoted: bool = False
 
 
@@ -40,7 +39,7 @@ class CommandSub:
 class Arith:
     """`$((...))`: the expression text (itself a word: it may hold $vars and $(...))."""
 
-    expr: "Word"
+    expr: Word
     quoted: bool = False
 
 
@@ -81,7 +80,7 @@ class Simple:
 
 @dataclass
 class Pipeline:
-    commands: list["Node"]
+    commands: list[Node]
     negate: bool = False
 
 
@@ -89,27 +88,27 @@ class Pipeline:
 class AndOr:
     """first, then (op, pipeline) pairs with op "&&" or "||"."""
 
-    first: "Node"
-    rest: list[tuple[str, "Node"]] = field(default_factory=list)
+    first: Node
+    rest: list[tuple[str, Node]] = field(default_factory=list)
 
 
 @dataclass
 class Sequence:
     """Commands run one after another (`;`, `&` and newlines)."""
 
-    items: list["Node"] = field(default_factory=list)
+    items: list[Node] = field(default_factory=list)
 
 
 @dataclass
 class If:
-    clauses: list[tuple["Node", "Node"]]   # (condition, body) for if and each elif
-    orelse: "Node | None" = None
+    clauses: list[tuple[Node, Node]]   # (condition, body) for if and each elif
+    orelse: Node | None = None
 
 
 @dataclass
 class Loop:
-    condition: "Node"
-    body: "Node"
+    condition: Node
+    body: Node
     until: bool = False
 
 
@@ -117,25 +116,25 @@ class Loop:
 class For:
     name: str
     words: list[Word] | None   # None: "$@"
-    body: "Node"
+    body: Node
 
 
 @dataclass
 class Case:
     word: Word
-    arms: list[tuple[list[Word], "Node | None"]]
+    arms: list[tuple[list[Word], Node | None]]
 
 
 @dataclass
 class Group:
-    body: "Node"
+    body: Node
     subshell: bool = False
 
 
 @dataclass
 class FunctionDef:
     name: str
-    body: "Node"
+    body: Node
 
 
 @dataclass
@@ -156,7 +155,7 @@ class Conditional:
 class Redirected:
     """A compound command with redirections after it (`while ...; done < file`)."""
 
-    command: "Node"
+    command: Node
     redirects: list[Redirect]
 
 

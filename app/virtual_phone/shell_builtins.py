@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import posixpath
 import re
-from typing import TYPE_CHECKING, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from .shell_io import LimitExceeded
 from .shell_conditions import run_test
+from .shell_io import LimitExceeded
 from .storage import StorageError
 
 if TYPE_CHECKING:
@@ -99,52 +100,52 @@ class BuiltinsMixin:
     BUILTINS = SPECIAL_BUILTINS | {"true", "false", "echo", "print", "test", "[", "pwd", "cd", "read", "let",
                                    "command", "type", "whence", "wait", "umask", "ulimit", "alias", "unalias"}
 
-    def builtin(self, name: str) -> Callable[[list[str], "IO"], int] | None:
+    def builtin(self, name: str) -> Callable[[list[str], IO], int] | None:
         if name not in self.BUILTINS:
             return None
         method = {":": "true", ".": "source", "[": "test", "typeset": "local", "whence": "type"}.get(name, name)
         return getattr(self, f"builtin_{method}")
 
-    def say(self, io: "IO", text: str, fd: int = 1) -> None:
+    def say(self, io: IO, text: str, fd: int = 1) -> None:
         (io.out if fd == 1 else io.err).write(text.encode("utf-8", "surrogateescape"))
 
-    def complain(self, io: "IO", command: str, message: str, code: int = 1) -> int:
+    def complain(self, io: IO, command: str, message: str, code: int = 1) -> int:
         self.error(io, f"{command}: {message}")
         return code
 
     # ------------------------------------------------------------------ trivial
-    def builtin_true(self, argv: list[str], io: "IO") -> int:
+    def builtin_true(self, argv: list[str], io: IO) -> int:
         return 0
 
-    def builtin_false(self, argv: list[str], io: "IO") -> int:
+    def builtin_false(self, argv: list[str], io: IO) -> int:
         return 1
 
-    def builtin_wait(self, argv: list[str], io: "IO") -> int:
+    def builtin_wait(self, argv: list[str], io: IO) -> int:
         return 0
 
-    def builtin_trap(self, argv: list[str], io: "IO") -> int:
+    def builtin_trap(self, argv: list[str], io: IO) -> int:
         return 0
 
-    def builtin_alias(self, argv: list[str], io: "IO") -> int:
+    def builtin_alias(self, argv: list[str], io: IO) -> int:
         return 0
 
     builtin_unalias = builtin_alias
 
-    def builtin_umask(self, argv: list[str], io: "IO") -> int:
+    def builtin_umask(self, argv: list[str], io: IO) -> int:
         if len(argv) == 1:
             self.say(io, "0000\n")
         return 0
 
-    def builtin_ulimit(self, argv: list[str], io: "IO") -> int:
+    def builtin_ulimit(self, argv: list[str], io: IO) -> int:
         self.say(io, "unlimited\n")
         return 0
 
     # ------------------------------------------------------------------ output
-    def builtin_echo(self, argv: list[str], io: "IO") -> int:
+    def builtin_echo(self, argv: list[str], io: IO) -> int:
         self.say(io, echo_text(argv[1:], escapes=True))   # mksh's echo reads backslash escapes
         return 0
 
-    def builtin_print(self, argv: list[str], io: "IO") -> int:
+    def builtin_print(self, argv: list[str], io: IO) -> int:
         args, newline, raw, fd = argv[1:], True, False, 1
         while args and args[0].startswith("-") and len(args[0]) > 1:
             flags = args.pop(0)
@@ -160,18 +161,18 @@ class BuiltinsMixin:
         self.say(io, text + ("\n" if newline else ""), fd)
         return 0
 
-    def builtin_pwd(self, argv: list[str], io: "IO") -> int:
+    def builtin_pwd(self, argv: list[str], io: IO) -> int:
         self.say(io, (self.files.realpath(self.cwd) if "-P" in argv[1:] else self.cwd) + "\n")
         return 0
 
-    def builtin_test(self, argv: list[str], io: "IO") -> int:
+    def builtin_test(self, argv: list[str], io: IO) -> int:
         status, error = run_test(argv[0], argv[1:], self.files, self.resolve)
         if error:
             self.error(io, error.rstrip("\n"))
         return status
 
     # ------------------------------------------------------------------ directory and variables
-    def builtin_cd(self, argv: list[str], io: "IO") -> int:
+    def builtin_cd(self, argv: list[str], io: IO) -> int:
         args = [a for a in argv[1:] if a not in ("-L", "-P")]
         if args and args[0] == "-":
             target = self.vars.get("OLDPWD", self.cwd)
@@ -189,7 +190,7 @@ class BuiltinsMixin:
         self.vars["PWD"] = path
         return 0
 
-    def builtin_export(self, argv: list[str], io: "IO") -> int:
+    def builtin_export(self, argv: list[str], io: IO) -> int:
         names = [a for a in argv[1:] if a != "-p"]
         if not names:
             for name in sorted(self.exported):
@@ -205,7 +206,7 @@ class BuiltinsMixin:
             self.exported.add(name)
         return 0
 
-    def builtin_readonly(self, argv: list[str], io: "IO") -> int:
+    def builtin_readonly(self, argv: list[str], io: IO) -> int:
         for item in argv[1:]:
             name, has_value, value = item.partition("=")
             if has_value:
@@ -213,7 +214,7 @@ class BuiltinsMixin:
             self.readonly.add(name)
         return 0
 
-    def builtin_local(self, argv: list[str], io: "IO") -> int:
+    def builtin_local(self, argv: list[str], io: IO) -> int:
         for item in (a for a in argv[1:] if not a.startswith(("-", "+"))):
             name, has_value, value = item.partition("=")
             if not _NAME.match(name):
@@ -228,7 +229,7 @@ class BuiltinsMixin:
                 self.vars.pop(name, None)
         return 0
 
-    def builtin_unset(self, argv: list[str], io: "IO") -> int:
+    def builtin_unset(self, argv: list[str], io: IO) -> int:
         functions = "-f" in argv[1:]
         for name in (a for a in argv[1:] if a not in ("-f", "-v")):
             if functions:
@@ -240,7 +241,7 @@ class BuiltinsMixin:
             self.exported.discard(name)
         return 0
 
-    def builtin_set(self, argv: list[str], io: "IO") -> int:
+    def builtin_set(self, argv: list[str], io: IO) -> int:
         args = argv[1:]
         if not args:
             for name in sorted(self.vars):
@@ -262,14 +263,14 @@ class BuiltinsMixin:
             self.positional = args
         return 0
 
-    def builtin_shift(self, argv: list[str], io: "IO") -> int:
+    def builtin_shift(self, argv: list[str], io: IO) -> int:
         count = int(argv[1]) if len(argv) > 1 and argv[1].isdigit() else 1
         if count > len(self.positional):
             return self.complain(io, "shift", "nothing to shift")
         self.positional = self.positional[count:]
         return 0
 
-    def builtin_read(self, argv: list[str], io: "IO") -> int:
+    def builtin_read(self, argv: list[str], io: IO) -> int:
         args = argv[1:]
         raw = False
         while args and args[0].startswith("-") and len(args[0]) > 1:
@@ -305,34 +306,34 @@ class BuiltinsMixin:
             text = text[match.end():]
         return 0
 
-    def builtin_let(self, argv: list[str], io: "IO") -> int:
+    def builtin_let(self, argv: list[str], io: IO) -> int:
         value = 0
         for expression in argv[1:]:
             value = self.arithmetic(expression)
         return 0 if value != 0 else 1
 
     # ------------------------------------------------------------------ control
-    def builtin_exit(self, argv: list[str], io: "IO") -> int:
+    def builtin_exit(self, argv: list[str], io: IO) -> int:
         from .shell_io import ShellExit
 
         raise ShellExit(_status_argument(argv, self.last_status))
 
-    def builtin_return(self, argv: list[str], io: "IO") -> int:
+    def builtin_return(self, argv: list[str], io: IO) -> int:
         raise ReturnFrom(_status_argument(argv, self.last_status))
 
-    def builtin_break(self, argv: list[str], io: "IO") -> int:
+    def builtin_break(self, argv: list[str], io: IO) -> int:
         if not self.loop_depth:
             return 0
         levels = int(argv[1]) if len(argv) > 1 and argv[1].isdigit() and int(argv[1]) > 0 else 1
         raise BreakLoop(min(levels, self.loop_depth))
 
-    def builtin_continue(self, argv: list[str], io: "IO") -> int:
+    def builtin_continue(self, argv: list[str], io: IO) -> int:
         if not self.loop_depth:
             return 0
         levels = int(argv[1]) if len(argv) > 1 and argv[1].isdigit() and int(argv[1]) > 0 else 1
         raise ContinueLoop(min(levels, self.loop_depth))
 
-    def builtin_eval(self, argv: list[str], io: "IO") -> int:
+    def builtin_eval(self, argv: list[str], io: IO) -> int:
         from .shell_parser import ShellSyntaxError, parse
 
         text = " ".join(argv[1:])
@@ -350,7 +351,7 @@ class BuiltinsMixin:
         finally:
             self.depth -= 1
 
-    def builtin_source(self, argv: list[str], io: "IO") -> int:
+    def builtin_source(self, argv: list[str], io: IO) -> int:
         if len(argv) < 2:
             return self.complain(io, argv[0], "missing argument")
         try:
@@ -367,14 +368,14 @@ class BuiltinsMixin:
         finally:
             self.positional = saved
 
-    def builtin_exec(self, argv: list[str], io: "IO") -> int:
+    def builtin_exec(self, argv: list[str], io: IO) -> int:
         from .shell_io import ShellExit
 
         if len(argv) == 1:
             return 0
         raise ShellExit(self.run_program(argv[1:], io, self.environment()))
 
-    def builtin_command(self, argv: list[str], io: "IO") -> int:
+    def builtin_command(self, argv: list[str], io: IO) -> int:
         args = argv[1:]
         if args and args[0] in ("-v", "-V"):
             return self.builtin_type(["type", *args[1:]], io, short=args[0] == "-v")
@@ -385,7 +386,7 @@ class BuiltinsMixin:
         builtin = self.builtin(args[0])
         return builtin(args, io) if builtin else self.run_program(args, io, self.environment())
 
-    def builtin_type(self, argv: list[str], io: "IO", short: bool = False) -> int:
+    def builtin_type(self, argv: list[str], io: IO, short: bool = False) -> int:
         status = 0
         for name in argv[1:]:
             path = self.command_path(name)

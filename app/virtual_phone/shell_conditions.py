@@ -7,7 +7,8 @@ Errors raise ConditionError with the wording of mksh's builtin (exit status 2).
 from __future__ import annotations
 
 import stat
-from typing import Callable, Protocol
+from collections.abc import Callable
+from typing import Protocol
 
 from . import shell_ast as ast
 from .storage import Stat, StorageError

@@ -180,7 +180,7 @@ class ExpansionMixin:
             raise Fatal(str(exc), 1) from None
 
     # ------------------------------------------------------------------ words
-    def expand_words(self, words: list[ast.Word], io: "IO") -> list[str]:
+    def expand_words(self, words: list[ast.Word], io: IO) -> list[str]:
         """Command arguments: expanded, split on IFS and matched against the phone's files."""
         out: list[str] = []
         for word in words:
@@ -192,15 +192,15 @@ class ExpansionMixin:
                     out.append(item.text())
         return out
 
-    def expand_string(self, word: ast.Word, io: "IO") -> str:
+    def expand_string(self, word: ast.Word, io: IO) -> str:
         """One string, neither split nor globbed (assignments, redirection targets, case words)."""
         return "".join(item.text() for item in self._expand(word, io, split=False))
 
-    def pattern_regex(self, word: ast.Word, io: "IO", lazy: bool = False) -> re.Pattern[str]:
+    def pattern_regex(self, word: ast.Word, io: IO, lazy: bool = False) -> re.Pattern[str]:
         chars = [c for item in self._expand(word, io, split=False) for c in item.chars()]
         return re.compile(pattern_to_regex(chars, lazy), re.DOTALL)
 
-    def _expand(self, word: ast.Word, io: "IO", split: bool) -> list[Field]:
+    def _expand(self, word: ast.Word, io: IO, split: bool) -> list[Field]:
         fields = [Field()]
         ifs = self.vars.get("IFS", DEFAULT_IFS)
         for index, part in enumerate(word.parts):
@@ -246,7 +246,7 @@ class ExpansionMixin:
                 fields.append(Field())
         return fields
 
-    def _part_value(self, part: ast.Part, io: "IO") -> str:
+    def _part_value(self, part: ast.Part, io: IO) -> str:
         if isinstance(part, ast.CommandSub):
             return self.command_substitution(part.body, io)
         if isinstance(part, ast.Arith):
@@ -254,7 +254,7 @@ class ExpansionMixin:
         assert isinstance(part, ast.Param)
         return self._parameter(part, io)
 
-    def command_substitution(self, body: ast.Node, io: "IO") -> str:
+    def command_substitution(self, body: ast.Node, io: IO) -> str:
         if isinstance(body, ast.Simple) and not body.words and not body.assigns and \
                 [r.op for r in body.redirects] == ["<"]:
             path = self.resolve(self.expand_string(body.redirects[0].target, io))
@@ -271,7 +271,7 @@ class ExpansionMixin:
         return bytes(sink.buffer).decode("utf-8", "surrogateescape").rstrip("\n")
 
     # ------------------------------------------------------------------ ${...}
-    def _parameter(self, part: ast.Param, io: "IO") -> str:
+    def _parameter(self, part: ast.Param, io: IO) -> str:
         name, op = part.name, part.op
         if op == "len":
             if name in "@*":

@@ -9,8 +9,8 @@ so that no input can make the virtual phone run forever or fill the host's memor
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 
 class Result:
@@ -215,7 +215,7 @@ class IO:
         sink = self.fds.get(2)
         return sink if isinstance(sink, Sink) else NullSink()
 
-    def copy(self) -> "IO":
+    def copy(self) -> IO:
         return IO(dict(self.fds))
 
 

@@ -310,7 +310,7 @@ class Lexer:
             word.parts.append(Lit("".join(literal), True))
         return word
 
-    def nested(self, text: str) -> "Lexer":
+    def nested(self, text: str) -> Lexer:
         parser = type(self)(text, self.depth + 1)
         if parser.depth > MAX_NESTING:
             raise ShellSyntaxError("syntax error: nesting too deep")

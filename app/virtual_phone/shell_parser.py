@@ -6,8 +6,25 @@ wording ("syntax error: 'fi' unexpected", "no closing quote").
 
 from __future__ import annotations
 
-from .shell_ast import (ArithCommand, AndOr, Case, Conditional, For, FunctionDef, Group, If, Lit, Loop, Node,
-                        Pipeline, Redirect, Redirected, Sequence, Simple, Word)
+from .shell_ast import (
+    AndOr,
+    ArithCommand,
+    Case,
+    Conditional,
+    For,
+    FunctionDef,
+    Group,
+    If,
+    Lit,
+    Loop,
+    Node,
+    Pipeline,
+    Redirect,
+    Redirected,
+    Sequence,
+    Simple,
+    Word,
+)
 from .shell_lexer import CLOSERS, FUNCTION_PARENS, NAME_RE, RESERVED, Lexer, ShellSyntaxError, arith_end
 
 __all__ = ["ShellSyntaxError", "parse"]

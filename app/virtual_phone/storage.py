@@ -15,11 +15,28 @@ import posixpath
 import stat
 import threading
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from .profiles import ANDROID_14, DeviceProfile
-from .storage_nodes import (ACCES, EXIST, INVAL, ISDIR, LOOP, NOENT, NOSPC, NOTDIR, NOTEMPTY, ROFS, SHELL, Dir,
-                            File, Link, Node, Stat, StorageError)
+from .storage_nodes import (
+    ACCES,
+    EXIST,
+    INVAL,
+    ISDIR,
+    LOOP,
+    NOENT,
+    NOSPC,
+    NOTDIR,
+    NOTEMPTY,
+    ROFS,
+    SHELL,
+    Dir,
+    File,
+    Link,
+    Node,
+    Stat,
+    StorageError,
+)
 from .storage_rules import UNLISTABLE, check_writable, default_mode, default_owner, normalise_path
 from .storage_system import SystemWritesMixin, initial_tree
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 NOENT = "No such file or directory"
 NOTDIR = "Not a directory"

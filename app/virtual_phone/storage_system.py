@@ -9,7 +9,7 @@ from __future__ import annotations
 import posixpath
 import stat
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from .profiles import DeviceProfile
 from .storage_nodes import ROOT, SHELL, SYSTEM, Dir, File, Link, Node, StorageError

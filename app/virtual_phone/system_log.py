@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import threading
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Callable
 
 LEVELS = "VDIWEF"
 FORMATS = ("brief", "process", "tag", "thread", "raw", "time", "threadtime", "long")

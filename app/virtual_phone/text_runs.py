@@ -8,7 +8,8 @@ whole. Clusters that pick the same font form one run.
 from __future__ import annotations
 
 import unicodedata
-from typing import Callable, NamedTuple, Protocol
+from collections.abc import Callable
+from typing import NamedTuple, Protocol
 
 ZWJ = "\u200d"
 VS_TEXT, VS_EMOJI = "\ufe0e", "\ufe0f"

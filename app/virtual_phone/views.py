@@ -14,8 +14,8 @@ provider reports (Compose: the node's index among its siblings; Chromium: 0).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Callable, Iterator
 
 Rect = tuple[int, int, int, int]
 
@@ -68,7 +68,7 @@ class View:
                  "children", "kind", "style", "on_click", "on_long_click", "on_scroll", "on_hscroll",
                  "on_slide", "dump", "clip", "gone", "provider", "hint", "visible_bounds")
 
-    def __init__(self, cls: str, bounds: Rect, *children: "View", text: str = "", rid: str = "",
+    def __init__(self, cls: str, bounds: Rect, *children: View, text: str = "", rid: str = "",
                  desc: str = "", kind: str = "", clickable: bool = False, long_clickable: bool = False,
                  checkable: bool = False, checked: bool = False, enabled: bool = True,
                  focusable: bool | None = None, focused: bool = False, scrollable: bool = False,
@@ -112,11 +112,11 @@ class View:
         self.children: list[View] = list(children)
         self.visible_bounds: Rect | None = None  # the bounds the last dump wrote for it (None: left out)
 
-    def add(self, *views: "View | None") -> "View":
+    def add(self, *views: View | None) -> View:
         self.children.extend(v for v in views if v is not None)
         return self
 
-    def walk(self) -> Iterator["View"]:
+    def walk(self) -> Iterator[View]:
         yield self
         for child in self.children:
             yield from child.walk()

@@ -6,8 +6,9 @@ renderer and the dump writer both read it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 from . import fonts, theme
 from .theme import Metrics
@@ -22,9 +23,9 @@ if TYPE_CHECKING:
 class Ctx:
     """What a screen needs to lay itself out: the phone, sizes, and the content rectangle."""
 
-    phone: "VirtualPhone"
-    app: "App"
-    screen: "Screen"
+    phone: VirtualPhone
+    app: App
+    screen: Screen
     m: Metrics
     content: Rect
     keyboard_top: int | None = None  # top of the on-screen keyboard when it is visible
@@ -120,7 +121,7 @@ def switch(ctx: Ctx, right: int, cy: int, checked: bool, on_toggle: Callable[[],
 
 
 def edit_text(ctx: Ctx, bounds: Rect, key: str, hint: str, *, rid: str = "", variant: str = "underline",
-              size: float = 16, desc: str = "", align: str = "left", screen: "Screen | None" = None,
+              size: float = 16, desc: str = "", align: str = "left", screen: Screen | None = None,
               password: bool | None = None) -> View:
     """An EditText bound to `screen.fields[key]`; tapping it focuses it and shows the keyboard.
 

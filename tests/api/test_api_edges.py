@@ -17,6 +17,7 @@ from app.core.secrets import SecretStore
 from tests.conftest import REPO_ROOT
 from tests.support.openai_server import act, json_reply
 
+
 @pytest.mark.asyncio
 async def test_a_task_whose_phone_goes_away_ends_failed_with_the_reason(make_desk):
     desk = await make_desk()

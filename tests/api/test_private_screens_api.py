@@ -13,7 +13,6 @@ from app.core.perception.private_screen import PASSWORD_REASON, password_in_use
 from app.core.secrets import register_secret
 from app.virtual_phone.apps import NOTES
 
-
 PIN_SCREEN = "com.android.settings.password.ChooseLockPassword"
 
 

@@ -18,8 +18,16 @@ from app.bench.oracle_model import OracleModel, find_control, find_control_id, s
 from app.bench.phones import PhoneChoice
 from app.bench.table import BenchTable
 from app.bench.task_suite import TASKS, Target, click, phone_state, task_named
-from app.bench.tasks_bench import (BENCH_TIME, NOT_AVAILABLE, PhoneSpec, TaskOutcome, fill_table, oracle_settings,
-                                   run_task, run_tasks_bench)
+from app.bench.tasks_bench import (
+    BENCH_TIME,
+    NOT_AVAILABLE,
+    PhoneSpec,
+    TaskOutcome,
+    fill_table,
+    oracle_settings,
+    run_task,
+    run_tasks_bench,
+)
 from app.core.agent.prompts import PromptBuilder, ScreenContext
 from app.core.config import Settings
 from app.core.perception.hierarchy import extract_controls

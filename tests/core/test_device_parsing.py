@@ -7,11 +7,11 @@ import struct
 import pytest
 from PIL import Image
 
+from app.android.keycodes import keycode_from_string
 from app.core.device.adb_transport import parse_devices_l
 from app.core.device.android_device import parse_foreground, parse_screen_info
 from app.core.device.app_catalog import parse_package_list, resolve_app
 from app.core.device.errors import ScreenshotFailed
-from app.android.keycodes import keycode_from_string
 from app.core.device.screen_capture import decode_png, decode_raw
 
 

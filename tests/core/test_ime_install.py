@@ -13,8 +13,13 @@ import pytest
 from app.core.device.adb_transport import AdbTransport
 from app.core.device.android_device import AndroidDevice
 from app.core.device.errors import DeviceError, TextInputUnsupported
-from app.core.device.ime_install import (KeyboardInstallRefused, KeyboardNotEnabled, NotAdbKeyboard,
-                                         install_adb_keyboard, install_refusal_in_words)
+from app.core.device.ime_install import (
+    KeyboardInstallRefused,
+    KeyboardNotEnabled,
+    NotAdbKeyboard,
+    install_adb_keyboard,
+    install_refusal_in_words,
+)
 from app.virtual_phone.adb_server import VirtualAdbServer
 from tests.core.test_android_device import focus_new_note_title
 from tests.support.adb_keyboard_apk import IME, PACKAGE, write_adb_keyboard_apk

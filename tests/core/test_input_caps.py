@@ -12,8 +12,7 @@ from pydantic import ValidationError
 
 from app.core.agent.llm_client import ModelClient, ModelReplyTooLarge
 from app.core.config import LimitSettings, ProviderSettings, Settings, load_settings
-from app.core.device.android_device import (AndroidDevice, InputLimits, ScreenInfo, _read_controls,
-                                            check_screenshot_size)
+from app.core.device.android_device import AndroidDevice, InputLimits, ScreenInfo, _read_controls, check_screenshot_size
 from app.core.device.errors import HierarchyDumpFailed, ScreenshotFailed
 from app.core.perception.hierarchy import DumpTooLarge, extract_controls, parse_bounds, parse_hierarchy
 from tests.support.openai_server import FakeOpenAIServer, huge_reply, text_reply

@@ -9,11 +9,27 @@ import socket
 
 import pytest
 
-from app.core.agent.llm_client import (ModelAuthError, ModelBadRequest, ModelClient, ModelNotFound, ModelRateLimited,
-                                       ModelServerError, ModelTimeout, ModelUnreachable, estimate_cost)
+from app.core.agent.llm_client import (
+    ModelAuthError,
+    ModelBadRequest,
+    ModelClient,
+    ModelNotFound,
+    ModelRateLimited,
+    ModelServerError,
+    ModelTimeout,
+    ModelUnreachable,
+    estimate_cost,
+)
 from app.core.config import ProviderSettings, Settings
-from tests.support.openai_server import (FakeOpenAIServer, cut_off_reply, delayed, http_error, json_reply,
-                                         text_reply, tool_reply)
+from tests.support.openai_server import (
+    FakeOpenAIServer,
+    cut_off_reply,
+    delayed,
+    http_error,
+    json_reply,
+    text_reply,
+    tool_reply,
+)
 
 API_KEY = "sk-test-Secret0123456789abcdef"
 MESSAGES = [{"role": "system", "content": "be brief"}, {"role": "user", "content": "hello"}]

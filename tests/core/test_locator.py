@@ -10,8 +10,16 @@ from lxml import etree
 
 from app.core.perception.controls import Control
 from app.core.perception.hierarchy import extract_controls
-from app.core.perception.locator import (ANCHOR_LIMIT, edge_distance, is_labelled, nearby_anchors, relation,
-                                         summarize_control, summarize_controls, target_locator)
+from app.core.perception.locator import (
+    ANCHOR_LIMIT,
+    edge_distance,
+    is_labelled,
+    nearby_anchors,
+    relation,
+    summarize_control,
+    summarize_controls,
+    target_locator,
+)
 from app.core.redaction import PASSWORD_MASK
 from app.virtual_phone.phone import VirtualPhone
 

@@ -12,7 +12,14 @@ from lxml import etree
 from app.core.perception.controls import Control
 from app.core.perception.hierarchy import parse_hierarchy, screen_size_from_hierarchy, select_controls
 from app.core.perception.locator_formats import (
-    FORMATS, Selector, choose_selector, copy_formats, describe_selector, java_string, python_string, screen_nodes,
+    FORMATS,
+    Selector,
+    choose_selector,
+    copy_formats,
+    describe_selector,
+    java_string,
+    python_string,
+    screen_nodes,
 )
 from app.virtual_phone.phone import VirtualPhone
 

@@ -13,8 +13,7 @@ from app.core.agent.model_decision import ReplyUnusable, ask_for_action
 from app.core.agent.prompts import PromptBuilder, ScreenContext
 from app.core.config import ProviderSettings, Settings
 from app.core.perception.controls import Control
-from tests.support.openai_server import (FakeOpenAIServer, act, click, http_error, json_reply, text_reply,
-                                         tool_reply)
+from tests.support.openai_server import FakeOpenAIServer, act, click, http_error, json_reply, text_reply, tool_reply
 
 SCREEN_SIZE = (1080, 2400)
 IMAGE_SIZE = (540, 1200)

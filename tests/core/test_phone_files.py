@@ -8,8 +8,7 @@ import zipfile
 import pytest
 
 from app.core.device.apk_manifest import NotAnApk, apk_package_name
-from app.core.device.phone_files import (FileRefused, InstallFailed, PushFailed, install_apk, push_file,
-                                         safe_name)
+from app.core.device.phone_files import FileRefused, InstallFailed, PushFailed, install_apk, push_file, safe_name
 from tests.virtual_phone.fake_apk import build_apk
 
 

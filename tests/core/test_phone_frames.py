@@ -50,7 +50,7 @@ class FakeDevice:
 class FakeSession:
     """Starts as told (`fail_with` an exception per start), then sends a picture on `show()`."""
 
-    made: list["FakeSession"] = []
+    made: list[FakeSession] = []
     fail_with: list[BaseException | None] = []
 
     undecodable = ""          # ScrcpySession's reason for giving up a stream whose packets never decode
@@ -67,7 +67,7 @@ class FakeSession:
         self.closed = threading.Event()
         FakeSession.made.append(self)
 
-    def start(self) -> "FakeSession":
+    def start(self) -> FakeSession:
         failure = FakeSession.fail_with.pop(0) if FakeSession.fail_with else None
         if failure is not None:
             raise failure

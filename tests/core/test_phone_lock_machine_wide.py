@@ -8,11 +8,17 @@ import os
 import pytest
 
 from app.core.device import phone_lock
-from app.core.device.phone_id import PhoneId
 from app.core.device.adb_transport import AdbTransport
 from app.core.device.android_device import AndroidDevice
-from app.core.device.phone_lock import (LockFolderUntrusted, PhoneBusy, PhoneLock, checked_locks_dir,
-                                        hardware_lock_name, locks_dir)
+from app.core.device.phone_id import PhoneId
+from app.core.device.phone_lock import (
+    LockFolderUntrusted,
+    PhoneBusy,
+    PhoneLock,
+    checked_locks_dir,
+    hardware_lock_name,
+    locks_dir,
+)
 from app.core.device.phone_session import PhoneSession
 from app.virtual_phone.adb_server import VirtualAdbServer
 

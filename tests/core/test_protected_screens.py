@@ -10,14 +10,19 @@ from pydantic import ValidationError
 from app.core.agent.coordinates import CoordinateMapper
 from app.core.agent.memory import StepRecord
 from app.core.agent.prompts import control_lines
+from app.core.agent.records import RunRecord
 from app.core.agent.report import render_report
 from app.core.agent.trajectory import LoadedRun
-from app.core.agent.records import RunRecord
 from app.core.config import ImageSettings, Settings
 from app.core.perception.controls import Control
 from app.core.perception.hierarchy import extract_controls
 from app.core.perception.protected_screen import (
-    PROTECTED_REASON, UNKNOWN_APP_REASON, hide_password, looks_protected, never_send_reason, withheld_reason,
+    PROTECTED_REASON,
+    UNKNOWN_APP_REASON,
+    hide_password,
+    looks_protected,
+    never_send_reason,
+    withheld_reason,
 )
 from app.virtual_phone.phone import VirtualPhone
 

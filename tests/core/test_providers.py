@@ -13,8 +13,16 @@ from app.core.agent.memory import MemoryItem, RunResult
 from app.core.agent.report import write_report
 from app.core.agent.trajectory import TrajectoryWriter
 from app.core.config import ProviderSettings, Settings
-from app.core.providers import (LOCAL_TIMEOUT_SECONDS, PRESETS, UnknownPreset, connection_defaults_for_url,
-                                find_preset, is_local_url, preset_for, pricing_for)
+from app.core.providers import (
+    LOCAL_TIMEOUT_SECONDS,
+    PRESETS,
+    UnknownPreset,
+    connection_defaults_for_url,
+    find_preset,
+    is_local_url,
+    preset_for,
+    pricing_for,
+)
 from app.core.runs.service import RunRefused
 from tests.support.openai_server import FakeOpenAIServer, delayed, text_reply
 

@@ -12,8 +12,7 @@ from app.core.agent.action_strategies import Remember
 from app.core.agent.actions import Action
 from app.core.agent.memory import AgentMemory
 from app.core.agent.pipeline import StepContext
-from app.core.agent.records import (ActionOutcome, Decision, ModelReplyRecord, RunRecord, RunResult,
-                                    StepRecord)
+from app.core.agent.records import ActionOutcome, Decision, ModelReplyRecord, RunRecord, RunResult, StepRecord
 from app.core.agent.supervisor import Proposal
 from app.core.agent.trajectory import RUN_FILE, STEPS_FILE, TrajectoryWriter, check_run, list_runs, load_run
 from app.core.perception.controls import Control

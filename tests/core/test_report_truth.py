@@ -14,15 +14,25 @@ from types import SimpleNamespace
 import pytest
 from PIL import Image
 
-from app.core.agent.events import (ActionExecuted, EventStream, ObservationReady, ProposalMade, QuestionAnswered,
-                                   QuestionAsked, ReviewAnswered, StepFinished, StepRecorded, StepStarted)
+from app.core.agent.actions import Action
+from app.core.agent.events import (
+    ActionExecuted,
+    EventStream,
+    ObservationReady,
+    ProposalMade,
+    QuestionAnswered,
+    QuestionAsked,
+    ReviewAnswered,
+    StepFinished,
+    StepRecorded,
+    StepStarted,
+)
 from app.core.agent.history_words import device_words, human_duration, step_decision_note
 from app.core.agent.memory import ActionOutcome, Decision, MemoryItem, RunResult
 from app.core.agent.report import write_report
 from app.core.agent.report_images import FINAL_SCREEN_FILE, action_marks
 from app.core.agent.step_reviews import ProposalReview, ReviewedStep, ReviewLog, load_reviewed_run
 from app.core.agent.supervisor import Proposal, ReviewAnswer
-from app.core.agent.actions import Action
 from app.core.agent.trajectory import TrajectoryWriter, check_run, load_run
 from app.core.perception.controls import Control
 from app.core.perception.locator import TargetLocator

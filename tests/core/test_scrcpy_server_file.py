@@ -9,8 +9,16 @@ from importlib.resources import files
 import pytest
 
 from app.core import scrcpy_server_file
-from app.core.scrcpy_server_file import (RESOURCE_FOLDER, SERVER_FILE_NAME, SERVER_SHA256, SERVER_VERSION,
-                                         ServerFileError, check_server_bytes, server_file, verified_server_bytes)
+from app.core.scrcpy_server_file import (
+    RESOURCE_FOLDER,
+    SERVER_FILE_NAME,
+    SERVER_SHA256,
+    SERVER_VERSION,
+    ServerFileError,
+    check_server_bytes,
+    server_file,
+    verified_server_bytes,
+)
 
 
 def test_the_pinned_server_is_shipped_and_its_digest_matches():

@@ -6,14 +6,13 @@ run's event stream through the run's handle, as the window and the console do.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Callable
 
 import keyring
 import pytest
-
-import functools
 
 from app.core.agent.events import QuestionAsked, ReviewRequested
 from app.core.agent.llm_client import ModelClient

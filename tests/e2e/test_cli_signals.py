@@ -18,8 +18,8 @@ from app.core import paths
 from app.core.agent.trajectory import load_run
 from app.core.config import AgentSettings, Settings, save_settings
 from tests.conftest import REPO_ROOT
-from tests.support.openai_server import FakeOpenAIServer, act, click, delayed, json_reply
 from tests.e2e.conftest import phone_actions
+from tests.support.openai_server import FakeOpenAIServer, act, click, delayed, json_reply
 
 MODEL_DELAY = 8.0
 """How long the model server sits on the reply the signal interrupts: were the run to wait for it, its

@@ -17,10 +17,10 @@ from app.core.agent.events import Message
 from app.core.agent.supervisor import ReviewAnswer
 from app.core.device.adb_transport import AdbTransport
 from app.core.device.phone_session import PhoneRegistry
+from app.core.learning.recorded_steps import ReplayScript, script_from_run
 from app.core.runs.service import RunRequest, RunService
 from app.virtual_phone.adb_server import VirtualAdbServer
 from app.virtual_phone.phone import VirtualPhone
-from app.core.learning.recorded_steps import ReplayScript, script_from_run
 from tests.e2e.conftest import API_KEY, FIXED_TIME, ScriptedPerson, approve, e2e_settings
 from tests.e2e.test_agent_tasks import WIFI_SCRIPT
 from tests.support.openai_server import act, click, json_reply

@@ -12,6 +12,7 @@ from app.core.agent.events import ModelWords
 from tests.e2e.conftest import ScriptedPerson
 from tests.support.openai_server import act, json_reply
 
+
 @pytest.mark.asyncio
 async def test_a_streamed_reply_is_told_word_by_word_on_the_run_stream(run_agent):
     script = [json_reply(act("press_key", key_code="HOME", thought="The home key takes me to the launcher")),

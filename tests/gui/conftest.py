@@ -73,9 +73,10 @@ def private_home(tmp_path, monkeypatch):
 @contextlib.asynccontextmanager
 async def shown_window():
     """The main window, shown but not started (a test may connect to it first); closed and shut down after."""
+    from PySide6.QtWidgets import QDialog
+
     from app.core.secrets import SecretStore
     from app.gui.main_window import MainWindow
-    from PySide6.QtWidgets import QDialog
 
     window = MainWindow(asyncio.Event(), SecretStore())
     window.show()

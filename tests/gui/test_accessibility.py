@@ -5,8 +5,19 @@ widget files left unnamed only ever has to name the few things it is meant for."
 from __future__ import annotations
 
 import pytest
-from PySide6.QtWidgets import (QAbstractSpinBox, QComboBox, QFormLayout, QLabel, QLineEdit, QPlainTextEdit,
-                               QSpinBox, QTableView, QToolButton, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QAbstractSpinBox,
+    QComboBox,
+    QFormLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QSpinBox,
+    QTableView,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from app.core.agent.actions import Action
 from app.gui.accessibility import accessible_name, name_unnamed_widgets, unnamed_controls

@@ -15,9 +15,9 @@ from app.core import paths
 from app.core.config import MirrorSettings, Settings, save_settings
 from app.gui.mirror.manual_controls import ManualControlBar
 from app.gui.phones.adb_keyboard import OFFER_TEXT
+from tests.gui.conftest import started_window
 from tests.support.adb_keyboard_apk import IME, write_adb_keyboard_apk
 from tests.support.waiting import until
-from tests.gui.conftest import started_window
 
 pytestmark = pytest.mark.asyncio
 

@@ -14,9 +14,9 @@ from PySide6.QtTest import QTest
 from app.core.config import AgentSettings, ApiSettings, ProviderSettings, Settings
 from app.core.secrets import SecretStore
 from app.gui.main_window import MainWindow
-from tests.support.waiting import until
 from tests.support.memory_keyring import MemoryKeyring
 from tests.support.openai_server import FakeOpenAIServer, act, json_reply
+from tests.support.waiting import until
 
 TOKEN = "window-test-token-0123456789abcdef"
 

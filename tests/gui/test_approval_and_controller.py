@@ -14,12 +14,12 @@ from app.core.agent.supervisor import Proposal, ReviewAnswer
 from app.core.config import AgentSettings, ProviderSettings, Settings
 from app.core.device.adb_transport import AdbTransport
 from app.core.device.android_device import AndroidDevice
-from app.core.perception.hierarchy import extract_controls
-from app.gui.runs.approval_panel import ApprovalPanel
 from app.core.device.phone_id import PhoneId
 from app.core.device.phone_session import PhoneRegistry, PhoneSession
 from app.core.loop_thread import LoopThread
+from app.core.perception.hierarchy import extract_controls
 from app.core.runs.service import RunRequest, RunService
+from app.gui.runs.approval_panel import ApprovalPanel
 from app.gui.runs.run_controller import RunController
 from app.virtual_phone.phone import VirtualPhone
 from tests.support.openai_server import FakeOpenAIServer, act, click, json_reply

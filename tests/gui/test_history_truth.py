@@ -20,6 +20,7 @@ from app.core.agent.supervisor import ReviewAnswer
 from app.core.agent.trajectory import TrajectoryWriter
 from app.gui.runs.past_run_actions import NotDeletable, delete_run, rerun_request
 from app.gui.runs.past_runs import PastRunsDialog
+
 # agent_home (autouse here too): every test's runs, skills and map live in a temporary home, keys in memory
 from tests.e2e.conftest import ScriptedPerson, agent_home, phone_server, run_agent  # noqa: F401  (fixtures)
 from tests.gui.test_timeline import agentdesk_home, panel, record_run, screens, texts, until  # noqa: F401
@@ -304,8 +305,8 @@ async def test_run_again_asks_about_skills_and_asks_the_window_for_a_new_model_r
 @pytest.mark.asyncio
 async def test_run_again_in_the_window_is_a_new_model_run_with_the_skills_choice(qapp, three_runs, virtual_adb,
                                                                                  monkeypatch):
-    from tests.gui.conftest import shown_window
     from app.core.runs.service import RunRefused
+    from tests.gui.conftest import shown_window
 
     async with shown_window() as window:
         await window.start()

@@ -8,7 +8,7 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtTest import QTest
 
 from app.core.perception.controls import Control
-from app.core.perception.hierarchy import parse_hierarchy, select_controls, screen_size_from_hierarchy
+from app.core.perception.hierarchy import parse_hierarchy, screen_size_from_hierarchy, select_controls
 from app.gui.inspector.hierarchy_model import CONTROL_ROLE
 from app.gui.inspector.inspector import InspectorPanel
 from app.gui.mirror.mirror_frames import qimage_from_rgb

@@ -21,17 +21,17 @@ from app.core.agent.records import ActionOutcome, Decision, RunResult, StepRecor
 from app.core.agent.trajectory import TrajectoryWriter
 from app.core.config import Settings
 from app.core.learning.recorded_steps import script_from_run
-from app.core.learning.skills import skill_from_script
 from app.core.learning.skill_store import SkillStore
+from app.core.learning.skills import skill_from_script
 from app.core.perception.locator import TargetLocator
 from app.core.runs.service import RunRefused
 from app.core.secrets import SecretStore
-from tests.gui.conftest import shown_window
-from tests.support.dialogs import answer_input_dialog
 from app.gui.runs.past_run_actions import export_target
 from app.gui.runs.past_runs import PastRunsDialog
 from app.gui.settings.settings_dialog import SettingsDialog
 from app.gui.skills.skills_dialog import EMPTY_TEXT, SkillsDialog
+from tests.gui.conftest import shown_window
+from tests.support.dialogs import answer_input_dialog
 from tests.support.memory_keyring import MemoryKeyring
 from tests.support.waiting import until
 

@@ -28,8 +28,8 @@ from app.core.perception.locator import ControlSummary, TargetLocator
 from app.gui.map.map_layout import CARD_HEIGHT, CARD_WIDTH, layout_map
 from app.gui.map.map_window import EMPTY_TEXT, MapWindow, show_map
 from tests.gui.conftest import shown_window
-from tests.support.memory_keyring import MemoryKeyring
 from tests.support.dialogs import answer_input_dialog
+from tests.support.memory_keyring import MemoryKeyring
 from tests.support.waiting import until
 
 pytestmark = pytest.mark.asyncio
@@ -234,6 +234,7 @@ async def test_a_renamed_screen_keeps_its_name_after_reloading_and_after_new_run
 
 async def test_a_screens_menu_offers_rename_merge_and_split(window):
     from PySide6.QtWidgets import QMenu
+
     from app.gui.map.screen_edits import screen_menu
 
     window.select(NETWORK)

@@ -17,10 +17,10 @@ from PySide6.QtWidgets import QApplication
 from app.core.device.errors import CommandFailed
 from app.gui.mirror.manual_controls import ManualControlBar
 from app.gui.mirror.mirror_view import MirrorView
-from tests.support.memory_keyring import MemoryKeyring
-from tests.virtual_phone.fake_apk import build_apk
-from tests.support.waiting import until
 from tests.gui.conftest import started_window
+from tests.support.memory_keyring import MemoryKeyring
+from tests.support.waiting import until
+from tests.virtual_phone.fake_apk import build_apk
 
 DEVICE = (1080, 2400)
 

@@ -15,16 +15,16 @@ from PySide6.QtCore import QCoreApplication, QItemSelectionModel, Qt
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtTest import QTest
 
-import app.gui.runs.timeline_model as timeline_model
 import app.core.agent.run_words as run_words
+import app.gui.runs.timeline_model as timeline_model
 from app.core.agent.memory import ActionOutcome, Decision, MemoryItem, RunResult
 from app.core.agent.report import write_report
 from app.core.agent.run_words import Word
 from app.core.agent.trajectory import STEPS_FILE, TrajectoryWriter
 from app.core.config import ProviderSettings, Settings
-from app.core.providers import pricing_for
 from app.core.perception.annotate import annotate
 from app.core.perception.hierarchy import extract_controls
+from app.core.providers import pricing_for
 from app.gui.runs.past_runs import PastRunsDialog
 from app.gui.runs.timeline import THUMBNAIL_BOX, StepTableModel, TimelinePanel
 from app.virtual_phone.phone import VirtualPhone

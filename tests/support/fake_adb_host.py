@@ -92,7 +92,7 @@ class FakeAdbHost:
     def address(self) -> str:
         return f"127.0.0.1:{self.port}"
 
-    def start(self) -> "FakeAdbHost":
+    def start(self) -> FakeAdbHost:
         self._thread.start()
         return self
 

@@ -218,7 +218,7 @@ def check_answer(done: bool, reason: str = "") -> Responder:
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     disable_nagle_algorithm = True
-    server: "_Server"
+    server: _Server
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the stdlib's name
         """Quiet: tests read `server.requests` instead."""
@@ -326,7 +326,7 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 class _Server(LoopbackServer):
-    fake: "FakeOpenAIServer"
+    fake: FakeOpenAIServer
 
 
 class FakeOpenAIServer:
@@ -396,7 +396,7 @@ class FakeOpenAIServer:
             raise RuntimeError("the server is not started; use it as a context manager")
         return f"http://{self.host}:{self._port}/v1"
 
-    def start(self) -> "FakeOpenAIServer":
+    def start(self) -> FakeOpenAIServer:
         self._server = _Server(_Handler, self.host)
         self._server.fake = self
         self._port = self._server.port
@@ -409,7 +409,7 @@ class FakeOpenAIServer:
             self._server.stop()
             self._server = None
 
-    def __enter__(self) -> "FakeOpenAIServer":
+    def __enter__(self) -> FakeOpenAIServer:
         return self.start()
 
     def __exit__(self, *exc_info: object) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Callable
+from collections.abc import Callable
 
 
 async def until(condition: Callable[[], object], seconds: float = 10.0, step: float = 0.05) -> object:

@@ -17,7 +17,7 @@ ATTRIBUTE_IDS = {"label": 0x01010001, "name": 0x01010003, "permission": 0x010100
 
 
 class Element:
-    def __init__(self, tag: str, attributes: dict | None = None, *children: "Element") -> None:
+    def __init__(self, tag: str, attributes: dict | None = None, *children: Element) -> None:
         self.tag, self.attributes, self.children = tag, dict(attributes or {}), list(children)
 
 

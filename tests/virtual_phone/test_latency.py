@@ -9,8 +9,18 @@ import pytest
 from PIL import Image, ImageChops
 
 from app.virtual_phone.adb_server import VirtualAdbServer
-from app.virtual_phone.latency import (DUMP, INPUT, QUICK, REALISTIC, SCREENCAP_PNG, SCREENCAP_RAW, TOYBOX, Timing,
-                                       command_kind, latency_named)
+from app.virtual_phone.latency import (
+    DUMP,
+    INPUT,
+    QUICK,
+    REALISTIC,
+    SCREENCAP_PNG,
+    SCREENCAP_RAW,
+    TOYBOX,
+    Timing,
+    command_kind,
+    latency_named,
+)
 from app.virtual_phone.motion import ScreenMotion
 
 from .conftest import node_center

@@ -14,9 +14,23 @@ from adbutils import Network
 from PIL import Image, ImageChops, ImageStat
 
 from app.android.scrcpy import (
-    DEVICE_SERVER_PATH, AckClipboard, DeviceClipboard, DeviceMessageReader, GetClipboard,
-    InjectTouchEvent, Position, ResetVideo, RotateDevice, ServerOptions, SetClipboard,
-    SetDisplayPower, StreamDisabled, VideoCodecMeta, VideoPacket, VideoStreamReader, server_command,
+    DEVICE_SERVER_PATH,
+    AckClipboard,
+    DeviceClipboard,
+    DeviceMessageReader,
+    GetClipboard,
+    InjectTouchEvent,
+    Position,
+    ResetVideo,
+    RotateDevice,
+    ServerOptions,
+    SetClipboard,
+    SetDisplayPower,
+    StreamDisabled,
+    VideoCodecMeta,
+    VideoPacket,
+    VideoStreamReader,
+    server_command,
 )
 from app.core.scrcpy_server_file import verified_server_bytes
 from app.virtual_phone.adb_server import VirtualAdbServer

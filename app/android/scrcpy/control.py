@@ -13,9 +13,25 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from .protocol import (
-    CLIPBOARD_TEXT_MAX_LENGTH, I32, I64, INJECT_TEXT_MAX_LENGTH, U8, U16, U64, Cursor, ProtocolError, TypedMessage,
-    StreamReader, check_blob, check_int, check_text, decode_utf8, read_with,
-    float_to_i16_fixed_point, float_to_u16_fixed_point, i16_fixed_point_to_float,
+    CLIPBOARD_TEXT_MAX_LENGTH,
+    I32,
+    I64,
+    INJECT_TEXT_MAX_LENGTH,
+    U8,
+    U16,
+    U64,
+    Cursor,
+    ProtocolError,
+    StreamReader,
+    TypedMessage,
+    check_blob,
+    check_int,
+    check_text,
+    decode_utf8,
+    float_to_i16_fixed_point,
+    float_to_u16_fixed_point,
+    i16_fixed_point_to_float,
+    read_with,
     u16_fixed_point_to_float,
 )
 

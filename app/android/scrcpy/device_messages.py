@@ -11,8 +11,18 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from .protocol import (
-    DEVICE_CLIPBOARD_TEXT_MAX_LENGTH, U16, U64, Cursor, ProtocolError, StreamReader, check_blob,
-    TypedMessage, check_int, check_text, decode_utf8, read_with,
+    DEVICE_CLIPBOARD_TEXT_MAX_LENGTH,
+    U16,
+    U64,
+    Cursor,
+    ProtocolError,
+    StreamReader,
+    TypedMessage,
+    check_blob,
+    check_int,
+    check_text,
+    decode_utf8,
+    read_with,
 )
 
 DEVICE_TYPE_CLIPBOARD = 0

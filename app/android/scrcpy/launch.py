@@ -14,8 +14,8 @@ import dataclasses
 import re
 import secrets
 import shlex
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 from .protocol import SERVER_VERSION
 from .video import VIDEO_CODEC_IDS

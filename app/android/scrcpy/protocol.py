@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import math
 import struct
-from typing import Callable, ClassVar
+from collections.abc import Callable
+from typing import ClassVar
 
 SERVER_VERSION = "3.3.4"
 """The one server version this module speaks (the wire format changed in 4.x)."""

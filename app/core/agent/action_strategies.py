@@ -9,7 +9,16 @@ from functools import cached_property
 
 from app.core.device.settle import wait_until_still
 
-from .actions import GO_TO_SCREEN, USE_SKILL, Action, AskUser, ModelReply, ReplyInvalid, check_against_screen, describe_action
+from .actions import (
+    GO_TO_SCREEN,
+    USE_SKILL,
+    Action,
+    AskUser,
+    ModelReply,
+    ReplyInvalid,
+    check_against_screen,
+    describe_action,
+)
 from .collection_strategies import RunStrategy
 from .coordinates import CoordinateMapper
 from .events import ActionExecuted, ModelWords, ProposalMade, StepFinished
@@ -18,13 +27,12 @@ from .model_decision import ReplyUnusable, ask_for_action
 from .pipeline import StepContext
 from .prompts import ScreenContext
 from .run_context import ScreenRecord
-from .spending import SpendingCap, check_before_model_call
-from .states import AgentStatus
 from .screen_recheck import rechecked_after, screen_moved_since_review
 from .sensitive import action_target, reply_sensitivity
+from .spending import SpendingCap, check_before_model_call
+from .states import AgentStatus
 from .supervisor import Proposal, ReviewAnswer, RunStopped
 from .take_over import PERSON, PersonTookOver
-
 
 log = logging.getLogger(__name__)
 

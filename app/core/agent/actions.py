@@ -146,7 +146,7 @@ class Action(BaseModel):
         return "" if value is None else (value.strip() if isinstance(value, str) else value)
 
     @model_validator(mode="after")
-    def _check_function(self) -> "Action":
+    def _check_function(self) -> Action:
         if self.function.lower() in ("none", "finish", "fail", "done", "stop"):
             self.function = NO_ACTION
         if self.function == NO_ACTION:

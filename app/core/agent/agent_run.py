@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from app.core.config import Settings
 from app.core.device.android_device import AndroidDevice
@@ -23,8 +23,8 @@ from app.core.device.frames import FrameSource
 from app.core.device.screen_tree import ScreenTree
 
 from .action_strategies import Decide, Execute, Remember, Review, RunCannotGoOn, StuckFailure, TooManyRejections
-from .completion_check import CheckCompletion, CompletionVerdict
 from .collection_strategies import CaptureScreenshot, CollectApps, CollectControls, PrepareModelImages, Reflect
+from .completion_check import CheckCompletion, CompletionVerdict
 from .events import EventStream, StateChanged, StepStarted
 from .executor import ActionExecutor
 from .llm_client import ModelClient, ModelError

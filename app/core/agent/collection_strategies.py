@@ -16,7 +16,10 @@ from app.core.perception.controls import Control
 from app.core.perception.hierarchy import UiHierarchy
 from app.core.perception.model_image import data_url, encode_image, fit_for_model
 from app.core.perception.protected_screen import (
-    PROTECTED_MESSAGE, PROTECTED_REASON, UNKNOWN_APP_REASON, withheld_reason,
+    PROTECTED_MESSAGE,
+    PROTECTED_REASON,
+    UNKNOWN_APP_REASON,
+    withheld_reason,
 )
 from app.core.perception.screen_diff import screen_fingerprint
 

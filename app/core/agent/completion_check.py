@@ -14,22 +14,22 @@ from __future__ import annotations
 import asyncio
 import time
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from typing import Any, Literal, Sequence
+from typing import Any, Literal
 
 from app.core.device.errors import DeviceError
 from app.core.perception.controls import Control
 from app.core.perception.model_image import data_url, encode_image, fit_for_model
-
-from .actions import Action, Expectation, ReplyInvalid
 from app.core.perception.protected_screen import withheld_reason
 from app.core.perception.screen_diff import screen_fingerprint
 
+from .actions import Action, Expectation, ReplyInvalid
 from .collection_strategies import RunStrategy, foreground_package
 from .llm_client import ModelError
 from .pipeline import StepContext
-from .run_words import ENDINGS
 from .reply_parsing import decode_reply
+from .run_words import ENDINGS
 from .supervisor import discard
 
 REPLAY_FINAL_SCREEN = "replay_final_screen"

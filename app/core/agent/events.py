@@ -15,8 +15,9 @@ import asyncio
 import dataclasses
 import logging
 import time
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator, Callable, ClassVar
+from typing import Any, ClassVar
 
 log = logging.getLogger(__name__)
 
@@ -26,7 +27,7 @@ class RunEvent:
     kind: ClassVar[str] = "event"
     at: float = field(default_factory=time.time, kw_only=True)     # wall clock, for the record
 
-    def for_history(self) -> "RunEvent":
+    def for_history(self) -> RunEvent:
         """The copy kept for late readers (heavy payloads dropped)."""
         return self
 
@@ -59,7 +60,7 @@ class ObservationReady(RunEvent):
     foreground: str = ""
     screen_only: bool = False
 
-    def for_history(self) -> "ObservationReady":
+    def for_history(self) -> ObservationReady:
         return dataclasses.replace(self, screenshot=None, annotated=None)
 
 
@@ -71,7 +72,7 @@ class ProposalMade(RunEvent):
     step: int
     proposal: Any                   # supervisor.Proposal
 
-    def for_history(self) -> "ProposalMade":
+    def for_history(self) -> ProposalMade:
         return dataclasses.replace(self, proposal=_without_screenshot(self.proposal))
 
 
@@ -81,7 +82,7 @@ class ReviewRequested(RunEvent):
     step: int
     proposal: Any
 
-    def for_history(self) -> "ReviewRequested":
+    def for_history(self) -> ReviewRequested:
         return dataclasses.replace(self, proposal=_without_screenshot(self.proposal))
 
 
@@ -184,7 +185,7 @@ class ModelWords(RunEvent):
     step: int
     text_so_far: str
 
-    def for_history(self) -> "ModelWords":
+    def for_history(self) -> ModelWords:
         """Late readers get the tail only: the whole reply is in the step's record."""
         return dataclasses.replace(self, text_so_far=self.text_so_far[-MODEL_WORDS_HISTORY_CHARS:])
 

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Awaitable, Callable
 
 from app.core.device.android_device import AndroidDevice
 from app.core.device.errors import DeviceError
 from app.core.perception.controls import Control
 
 from .actions import (
+    Action,
     ActionRejected,
     AskUser,
     ClickControl,
@@ -25,7 +26,6 @@ from .actions import (
     Wait,
     find_control,
 )
-from .actions import Action
 from .memory import ActionOutcome
 from .sensitive import secret_in_text
 from .supervisor import RunControl

@@ -43,9 +43,22 @@ from app.core.redaction import REDACTED, redact
 from app.core.secrets import register_secret
 
 from .model_errors import (  # noqa: F401  (the errors are part of this module's API)
-    ADVICE, DETAIL_LIMIT, Failure, ModelAuthError, ModelBadRequest, ModelError, ModelImagesRefused, ModelNotFound,
-    ModelRateLimited, ModelReplyTooLarge, ModelServerError, ModelTimeout, ModelUnreachable, failed_try_record,
-    retry_after_seconds)
+    ADVICE,
+    DETAIL_LIMIT,
+    Failure,
+    ModelAuthError,
+    ModelBadRequest,
+    ModelError,
+    ModelImagesRefused,
+    ModelNotFound,
+    ModelRateLimited,
+    ModelReplyTooLarge,
+    ModelServerError,
+    ModelTimeout,
+    ModelUnreachable,
+    failed_try_record,
+    retry_after_seconds,
+)
 from .reply_reading import ReplyOverCap, StreamFailed, over_cap_failure, read_capped, within_total_time
 from .reply_stream import WORDS_INTERVAL_SECONDS
 from .request_shape import RequestShape
@@ -121,7 +134,7 @@ class ModelClient:
         self.shape = RequestShape(provider)      # what this server takes, narrowed by its refusals
         self._secret = api_key or ""
         register_secret(api_key)       # the app's log filter redacts it too
-        import openai                  # here, not at the top: it takes ~350 ms, which the app's start need not wait
+        import openai  # here, not at the top: it takes ~350 ms, which the app's start need not wait
 
         from .same_origin import stay_on_origin
 
@@ -135,7 +148,7 @@ class ModelClient:
     async def close(self) -> None:
         await self._openai.close()
 
-    async def __aenter__(self) -> "ModelClient":
+    async def __aenter__(self) -> ModelClient:
         return self
 
     async def __aexit__(self, *exc_info: object) -> None:

@@ -21,8 +21,8 @@ from typing import Any
 
 from app.core.agent.actions import ActionRejected, ModelReply, ReplyInvalid, parse_reply_dict
 from app.core.agent.llm_client import MAX_OUTPUT_TOKENS_CAP, ModelClient, ModelResponse
-from app.core.agent.records import ModelReplyRecord
 from app.core.agent.prompts import PromptBuilder
+from app.core.agent.records import ModelReplyRecord
 from app.core.agent.reply_parsing import decode_reply
 
 

@@ -16,8 +16,8 @@ from .actions import Action, describe_action
 from .collection_strategies import RunStrategy
 from .events import HandedBack, StepStarted, TakenOver
 from .pipeline import ComposedStrategy, ProcessingPhase, StepContext, StepProcessor
-from .states import AgentStatus
 from .sensitive import action_sensitivity, action_target
+from .states import AgentStatus
 from .supervisor import Proposal
 from .take_over import PERSON, hand_back_note
 

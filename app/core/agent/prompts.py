@@ -16,13 +16,12 @@ in the model's coordinates (`CoordinateMapper`), the same ones it must answer in
 from __future__ import annotations
 
 import json
-
 import re
 import types
 import typing
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
+from functools import cache
 from importlib.resources import files
 from string import Template
 from typing import Any, Literal, get_args, get_origin
@@ -282,7 +281,7 @@ def _type_name(annotation: Any) -> str:
     return _TYPE_NAMES.get(annotation, getattr(annotation, "__name__", str(annotation)))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _sections(file_name: str) -> dict[str, Template]:
     """The `## name` sections of a prompt file; text before the first section is a comment."""
     text = (files("app.resources") / "prompts" / file_name).read_text(encoding="utf-8")
@@ -296,7 +295,7 @@ def _sections(file_name: str) -> dict[str, Template]:
     return {name: Template("\n".join(lines).strip()) for name, lines in sections.items()}
 
 
-@lru_cache(maxsize=None)
+@cache
 def _image_description() -> re.Pattern[str]:
     """Matches the line of a step message that describes its images (any of the `images_*` sections)."""
     sections = _sections("user.txt")

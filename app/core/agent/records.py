@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import functools
 import types
+from collections.abc import Sequence
 from dataclasses import MISSING, Field, asdict, dataclass, field, fields, is_dataclass
-from datetime import datetime, timezone
-from typing import Any, ClassVar, Literal, Sequence, TypeVar, Union, get_args, get_origin, get_type_hints
+from datetime import UTC, datetime
+from typing import Any, ClassVar, Literal, TypeVar, Union, get_args, get_origin, get_type_hints
 
 from app.core.perception.controls import Control
 from app.core.perception.locator import ControlSummary, TargetLocator, summarize_controls, target_locator
@@ -54,7 +55,7 @@ class TolerantRecord:
 
 
 def now_iso(timespec: str = "seconds") -> str:
-    return datetime.now(timezone.utc).astimezone().isoformat(timespec=timespec)
+    return datetime.now(UTC).astimezone().isoformat(timespec=timespec)
 
 
 @dataclass

@@ -17,8 +17,8 @@ from app.core.perception.controls import Control
 from app.core.perception.screen_diff import diff_controls, image_difference
 
 from .llm_client import ModelClient
-from .records import StepRecord
 from .prompts import PromptBuilder
+from .records import StepRecord
 from .reply_parsing import decode_reply
 
 IMAGE_CHANGE_THRESHOLD = 0.01   # fraction of pixels of a small thumbnail that must differ

@@ -11,12 +11,27 @@ from typing import Any
 from app.core.providers import Pricing, cost_words
 from app.core.redaction import redact
 
-from .history_words import (PHASE_WORDS, human_ms, question_words, questions_of, rejected_reviews, review_words,
-                            step_decision, step_decision_note)
+from .history_words import (
+    PHASE_WORDS,
+    human_ms,
+    question_words,
+    questions_of,
+    rejected_reviews,
+    review_words,
+    step_decision,
+    step_decision_note,
+)
 from .records import ModelReplyRecord, StepRecord
 from .report_images import FINAL_SCREEN_FILE, Picture, Pictures, figure, step_is_private, step_marks
-from .run_words import (NEUTRAL, SCREEN_ONLY_NOTE, action_words, decision_word, result_words, step_outcome_word,
-                        target_words)
+from .run_words import (
+    NEUTRAL,
+    SCREEN_ONLY_NOTE,
+    action_words,
+    decision_word,
+    result_words,
+    step_outcome_word,
+    target_words,
+)
 from .trajectory import step_file
 
 REPORT_TEXT_LIMIT = 4000

@@ -23,7 +23,6 @@ from .prompts import PromptBuilder
 from .states import StateMachine
 from .supervisor import RunControl, Supervisor
 
-
 log = logging.getLogger(__name__)
 
 

@@ -17,8 +17,7 @@ import unicodedata
 from app.core.perception.controls import Control
 from app.core.secrets import known_secrets
 
-from .actions import (NO_ACTION, Action, AskUser, ClickControl, LongPressControl, ModelReply, Swipe, Tap, TypeText,
-                      Wait)
+from .actions import NO_ACTION, Action, AskUser, ClickControl, LongPressControl, ModelReply, Swipe, Tap, TypeText, Wait
 
 _DASHES = re.compile("[\u00ad\u2010-\u2015\u2043\u2212\u2e3a\u2e3b\ufe58\ufe63\uff0d]")
 NEAR_POINT = 0.06

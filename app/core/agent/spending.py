@@ -13,12 +13,12 @@ is told once that the money cap cannot be checked, and the token cap, if set, st
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from app.core.config import AgentSettings, Settings
 from app.core.providers import pricing_for
-
 
 COST_EPSILON = 1e-12
 """Sums of float prices are compared with this slack, so $0.009 + $0.001 reaches a $0.01 cap."""

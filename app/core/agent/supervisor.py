@@ -13,9 +13,10 @@ import asyncio
 import hashlib
 import json
 import time
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Awaitable, Callable, ContextManager, Iterator, Literal, Protocol, TypeVar
+from typing import ContextManager, Literal, Protocol, TypeVar
 
 from PIL import Image
 
@@ -81,27 +82,27 @@ class ReviewAnswer:
     by: Literal["person", "program"] = "person"   # who decided: the window or console, or a program (API, MCP)
 
     @classmethod
-    def approve(cls) -> "ReviewAnswer":
+    def approve(cls) -> ReviewAnswer:
         return cls("approve")
 
     @classmethod
-    def edit(cls, action: Action) -> "ReviewAnswer":
+    def edit(cls, action: Action) -> ReviewAnswer:
         return cls("edit", action)
 
     @classmethod
-    def override(cls, action: Action) -> "ReviewAnswer":
+    def override(cls, action: Action) -> ReviewAnswer:
         return cls("override", action)
 
     @classmethod
-    def reject(cls, feedback: str) -> "ReviewAnswer":
+    def reject(cls, feedback: str) -> ReviewAnswer:
         return cls("reject", feedback=feedback)
 
     @classmethod
-    def stop(cls) -> "ReviewAnswer":
+    def stop(cls) -> ReviewAnswer:
         return cls("stop")
 
     @classmethod
-    def take_over(cls) -> "ReviewAnswer":
+    def take_over(cls) -> ReviewAnswer:
         """The person takes the phone instead (the proposal is set aside; see take_over.py)."""
         return cls("take_over")
 

@@ -13,8 +13,9 @@ the note they left.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable
 from dataclasses import dataclass
-from typing import Awaitable, TypeVar
+from typing import TypeVar
 
 from .actions import Action
 from .pipeline import ControlFlow, cancel_and_wait

@@ -36,8 +36,8 @@ from typing import Any
 from PIL import Image
 
 from app.core.agent.records import RECORD_VERSION, RunRecord, RunResult, StepRecord, now_iso
-from app.core.agent.steps_seal import STEPS_SEAL_KEY, seal
 from app.core.agent.run_liveness import RunningMark
+from app.core.agent.steps_seal import STEPS_SEAL_KEY, seal
 from app.core.paths import runs_dir
 from app.core.redaction import redact, redact_data
 

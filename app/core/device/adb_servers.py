@@ -20,8 +20,8 @@ import os
 import socket
 import threading
 import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Callable, Mapping
 
 from app.core.config import AdbSettings, parse_adb_servers
 
@@ -381,7 +381,7 @@ class PhoneDirectory:
         self._changed()
         return self.entries()
 
-    def session(self, name: "str | PhoneId | None" = None) -> PhoneSession:
+    def session(self, name: str | PhoneId | None = None) -> PhoneSession:
         """The session of the phone `name` names (a full id, or a serial only one phone has);
         None: the first ready phone. An offline phone is refused, saying why."""
         entries = self.entries()

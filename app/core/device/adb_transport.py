@@ -217,7 +217,7 @@ def read_to_end(sock: socket.socket, max_bytes: int | None = None, deadline: flo
         if max_bytes is not None and len(buffer) > max_bytes:
             return bytes(buffer[:max_bytes + 1])
         if deadline is not None and time.monotonic() > deadline:
-            raise socket.timeout("the phone's answer did not end in time")
+            raise TimeoutError("the phone's answer did not end in time")
 
 
 def parse_devices_l(text: str) -> list[DeviceListing]:

@@ -10,11 +10,11 @@ import asyncio
 import re
 import struct
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
-from app.core.perception.controls import Control
 from app.core.config import LimitSettings
+from app.core.perception.controls import Control
 from app.core.perception.hierarchy import DumpTooLarge, HierarchyError, UiHierarchy, parse_hierarchy, select_controls
 
 from . import input_commands as cmd
@@ -22,8 +22,8 @@ from .adb_transport import DEFAULT_TIMEOUT, AdbTransport
 from .app_catalog import looks_like_package, parse_package_list, resolve_app
 from .device_input import InputMixin
 from .errors import CommandFailed, DeviceError, DeviceTimeout, HierarchyDumpFailed, ScreenshotFailed
-from .text_fields import FieldReading, field_of, focused_field
 from .screen_capture import CAPTURE_SERVICES, DECODERS, PNG_METHOD, RAW_METHOD, Screenshot
+from .text_fields import FieldReading, field_of, focused_field
 
 CONTROLS_TTL_SECONDS = 5.0
 APPS_TTL_SECONDS = 300.0
@@ -42,7 +42,7 @@ class InputLimits:
     max_screenshot_bytes: int
 
     @classmethod
-    def from_settings(cls, limits: LimitSettings) -> "InputLimits":
+    def from_settings(cls, limits: LimitSettings) -> InputLimits:
         return cls(int(limits.max_dump_mb * 1_000_000), limits.max_dump_nodes, limits.max_screenshot_side,
                    int(limits.max_screenshot_mb * 1_000_000))
 
@@ -136,7 +136,7 @@ class AndroidDevice(InputMixin):
         try:
             return await asyncio.wait_for(asyncio.to_thread(self.transport.run, self.serial, service, limit,
                                                             **capped), limit + 1.0)
-        except asyncio.TimeoutError as exc:
+        except TimeoutError as exc:
             raise DeviceTimeout(f"Phone {self.serial} did not answer within {limit:.0f} s.") from exc
 
     async def shell(self, command: str, timeout: float | None = None, max_bytes: int | None = None) -> str:

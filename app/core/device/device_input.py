@@ -15,7 +15,8 @@ never into a password field, whose text must not sit on the clipboard even for a
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable, Protocol
+from collections.abc import Callable
+from typing import Protocol
 
 from app.android.keycodes import KEYCODES, keycode_from_string
 

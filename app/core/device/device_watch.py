@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from typing import Callable
+from collections.abc import Callable
 
 from .adb_transport import AdbTransport, DeviceListing
 from .errors import DeviceError

@@ -15,8 +15,9 @@ import contextlib
 import dataclasses
 import logging
 import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass
-from typing import AsyncIterator, Awaitable, Callable, Iterator, Protocol
+from typing import Protocol
 
 from .errors import DeviceError
 from .screen_capture import Screenshot
@@ -68,7 +69,7 @@ class Frame:
 class FrameSource(Protocol):
     def latest(self) -> Frame | None: ...
 
-    def subscribe(self) -> "FrameSubscription": ...
+    def subscribe(self) -> FrameSubscription: ...
 
     async def frame_after(self, moment: float | None = None) -> Frame: ...
 
@@ -76,7 +77,7 @@ class FrameSource(Protocol):
 class FrameSubscription:
     """One reader's mailbox: holds only the newest frame (or the newest error) not yet read."""
 
-    def __init__(self, source: "FrameFanOut") -> None:
+    def __init__(self, source: FrameFanOut) -> None:
         self._source = source
         self._item: Frame | DeviceError | None = None
         self._ready = asyncio.Event()

@@ -15,7 +15,7 @@ import socket
 import subprocess
 import threading
 import time
-from typing import Callable
+from collections.abc import Callable
 
 import adbutils
 

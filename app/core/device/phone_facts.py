@@ -10,7 +10,7 @@ import asyncio
 import concurrent.futures
 import re
 import shlex
-from typing import Callable
+from collections.abc import Callable
 
 from app.core.device.android_device import AndroidDevice
 from app.core.device.errors import DeviceError
@@ -45,7 +45,7 @@ def app_version_reader(device: AndroidDevice, loop: asyncio.AbstractEventLoop) -
     """A blocking `package → versionName` for worker threads (the screens graph's recorder), asking the phone
     on `loop` once per package and device; "" when the phone cannot tell."""
     versions: dict[str, str] = getattr(device, "_app_versions", None) or {}
-    setattr(device, "_app_versions", versions)
+    device._app_versions = versions
 
     def read(package: str) -> str:
         if package not in versions:

@@ -21,9 +21,9 @@ from typing import BinaryIO
 
 from adbutils.errors import AdbError
 
+from . import sync_send
 from .adb_transport import read_to_end, translate_adb_error
 from .apk_manifest import NotAnApk, apk_package_name
-from . import sync_send
 from .errors import CommandFailed, DeviceError
 from .sync_send import CHUNK, Progress, PushFailed  # noqa: F401 (PushFailed: raised from here too)
 

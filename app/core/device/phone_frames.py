@@ -17,16 +17,16 @@ import asyncio
 import dataclasses
 import logging
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from app.android.scrcpy import ResetVideo
 from app.core.config import MirrorSettings
 
 from .errors import DeviceError
 from .frames import ERROR_PAUSE_SECONDS, Frame, FrameFanOut, ScreenshotPolling
-from .screen_capture import Screenshot
 from .scrcpy_client import ScrcpySession, ScrcpyUnavailable, StreamSettings
 from .scrcpy_input import ScrcpyInput
+from .screen_capture import Screenshot
 
 log = logging.getLogger(__name__)
 
@@ -109,7 +109,7 @@ class PhoneFrames(FrameFanOut):
                 timeout = max(0.0, moment + fresh - time.monotonic())
                 try:
                     return await asyncio.wait_for(asyncio.shield(waiter), timeout)
-                except (asyncio.TimeoutError, TimeoutError):
+                except TimeoutError:
                     if self.streaming and self._latest is not None:      # unchanged until `fresh` ago
                         return dataclasses.replace(self._latest, captured_at=max(moment, time.monotonic() - fresh))
             return await waiter
@@ -169,7 +169,7 @@ class PhoneFrames(FrameFanOut):
             while self._read() and (self.stream_refused or self._settings().stream == "screenshots"):
                 try:
                     frame = await asyncio.wait_for(inner.next(), 0.5)
-                except (asyncio.TimeoutError, TimeoutError):
+                except TimeoutError:
                     continue
                 except DeviceError as exc:
                     self._deliver_error(exc)

@@ -8,8 +8,8 @@ is accepted wherever it names one known phone unambiguously.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 from .errors import DeviceNotFound
 
@@ -27,7 +27,7 @@ class PhoneId:
         return f"{self.serial}@{self.server}"
 
     @classmethod
-    def parse(cls, text: str) -> "PhoneId | None":
+    def parse(cls, text: str) -> PhoneId | None:
         """`SERIAL@HOST:PORT` → PhoneId; a plain serial → None (it needs the known phones to resolve)."""
         serial, at, server = text.strip().rpartition("@")
         if at and serial and re.fullmatch(r"[^\s:]+:\d+|\[[0-9a-fA-F:]+\]:\d+", server):
@@ -42,7 +42,7 @@ class PhoneId:
         return re.sub(r"[^A-Za-z0-9._-]", "_", f"{host}:{port}_{self.serial}")
 
 
-def resolve_phone(name: "str | PhoneId", known: Iterable[PhoneId]) -> PhoneId:
+def resolve_phone(name: str | PhoneId, known: Iterable[PhoneId]) -> PhoneId:
     """The known phone that `name` names: a full id, or a plain serial that only one phone has."""
     known = list(known)
     if isinstance(name, PhoneId):

@@ -13,13 +13,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from typing import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable
+
+from app.core.config import MirrorSettings
 
 from .adb_transport import AdbTransport, DeviceListing
 from .android_device import AndroidDevice
 from .errors import DeviceNotFound
-from app.core.config import MirrorSettings
-
 from .phone_frames import PhoneFrames
 from .phone_id import PhoneId, resolve_phone
 from .phone_lock import SERIALNO_COMMAND, PhoneBusy, PhoneLock, hardware_lock_name
@@ -67,7 +67,7 @@ class PhoneSession:
 
     @contextlib.asynccontextmanager
     async def drive(self, what: str, *, wait: bool = True,
-                    on_wait: Callable[[str], None] | None = None) -> AsyncIterator["PhoneSession"]:
+                    on_wait: Callable[[str], None] | None = None) -> AsyncIterator[PhoneSession]:
         """Hold the phone for one run. Waits its turn (or raises PhoneBusy when `wait` is false)."""
         if self._driving.locked():
             if not wait:
@@ -130,7 +130,7 @@ class PhoneRegistry:
         return self.add(PhoneSession(phone_id, AndroidDevice(transport, listing.serial, **options), listing,
                                      virtual=virtual, mirror_settings=lambda: self.mirror_settings()))
 
-    def get(self, name: "str | PhoneId | None") -> PhoneSession:
+    def get(self, name: str | PhoneId | None) -> PhoneSession:
         """The session `name` names (full id or an unambiguous serial); None: the only one, else the first."""
         if name is None or name == "":
             if not self._sessions:

@@ -22,14 +22,24 @@ import logging
 import socket
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from PIL import Image
 
 from app.android.scrcpy import (
-    DEVICE_SERVER_PATH, AckClipboard, ControlMessage, DeviceClipboard, DeviceMessageReader, DeviceMeta,
-    ProtocolError, ServerOptions, StreamDisabled, VideoCodecMeta, VideoPacket, VideoStreamReader,
+    DEVICE_SERVER_PATH,
+    AckClipboard,
+    ControlMessage,
+    DeviceClipboard,
+    DeviceMessageReader,
+    DeviceMeta,
+    ProtocolError,
+    ServerOptions,
+    StreamDisabled,
+    VideoCodecMeta,
+    VideoPacket,
+    VideoStreamReader,
     server_command,
 )
 from app.core.scrcpy_server_file import ServerFileError, verified_server_bytes
@@ -161,7 +171,7 @@ class ScrcpySession:
 
     # ------------------------------------------------------------------ starting (blocking)
 
-    def start(self) -> "ScrcpySession":
+    def start(self) -> ScrcpySession:
         """Push, launch, connect and read the stream's prologue; raises ScrcpyUnavailable (the
         stream cannot run here) or DeviceError (the phone went away)."""
         try:
@@ -231,7 +241,7 @@ class ScrcpySession:
                                     codec_refused=exc.configuration_error) from exc
         except ProtocolError as exc:
             raise ScrcpyUnavailable(f"scrcpy's server sent something this app cannot read: {exc}") from exc
-        except socket.timeout as exc:
+        except TimeoutError as exc:
             raise ScrcpyUnavailable("scrcpy's server sent no video header in time") from exc
         finally:
             self._video.settimeout(None)

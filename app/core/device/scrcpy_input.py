@@ -10,11 +10,21 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from typing import Callable
+from collections.abc import Callable
 
 from app.android.scrcpy import (
-    POINTER_ID_GENERIC_FINGER, GetClipboard, InjectKeycode, InjectScrollEvent, InjectText, InjectTouchEvent,
-    Position, RotateDevice, SetClipboard, SetDisplayPower, StartApp, split_utf8,
+    POINTER_ID_GENERIC_FINGER,
+    GetClipboard,
+    InjectKeycode,
+    InjectScrollEvent,
+    InjectText,
+    InjectTouchEvent,
+    Position,
+    RotateDevice,
+    SetClipboard,
+    SetDisplayPower,
+    StartApp,
+    split_utf8,
 )
 from app.android.scrcpy.control import SCROLL_MAX
 from app.android.scrcpy.protocol import INJECT_TEXT_MAX_LENGTH

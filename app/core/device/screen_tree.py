@@ -16,8 +16,8 @@ import asyncio
 import hashlib
 import time
 from collections import Counter
+from collections.abc import Awaitable
 from dataclasses import dataclass, replace
-from typing import Awaitable
 
 from PIL import Image
 

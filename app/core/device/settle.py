@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from PIL import Image, ImageChops
 
@@ -113,7 +113,7 @@ async def wait_until_still(frames: FrameSource, *, quiet_seconds: float, cap_sec
             timeout = min(timeout, max(0.0, last_seen + quiet_seconds - now))
         try:
             frame = await asyncio.wait_for(frames.frame_after(moment), timeout)
-        except (asyncio.TimeoutError, TimeoutError):
+        except TimeoutError:
             if changes_only and clock() < deadline:
                 return result(capped=False)      # no change for quiet_seconds: still
             return result(capped=True)

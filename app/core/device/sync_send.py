@@ -11,7 +11,8 @@ import select
 import socket
 import struct
 import time
-from typing import BinaryIO, Callable
+from collections.abc import Callable
+from typing import BinaryIO
 
 from .errors import CommandFailed
 
@@ -27,7 +28,7 @@ def send(sock: socket.socket, source: BinaryIO, size: int, target: str, mode: in
          progress: Progress | None = None) -> None:
     """SEND `source` (`size` bytes) to `target` with `mode` over an open `sync:` service socket.
     Raises PushFailed with the phone's reason; OSError/EOFError when the connection breaks."""
-    spec = f"{target},{0o100000 | mode}".encode("utf-8")
+    spec = f"{target},{0o100000 | mode}".encode()
     sock.sendall(b"SEND" + struct.pack("<I", len(spec)) + spec)
     sent = 0
     while chunk := source.read(CHUNK):

@@ -21,8 +21,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
 from .recorded_steps import ExpectedScreen, RecordedStep, ReplayScript
 from .screen_cards import app_label

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from app.core.agent.records import RunResult
 from app.core.agent.trajectory import load_run
@@ -27,8 +27,8 @@ from app.core.config import Settings
 
 from .recorded_steps import ReplayScript, script_from_run
 from .replay import ScriptPlayer
-from .skills import Skill, SkillError, SkillMatch, differences, match_request, skill_from_script
 from .skill_store import SkillStore
+from .skills import Skill, SkillError, SkillMatch, differences, match_request, skill_from_script
 
 log = logging.getLogger(__name__)
 

@@ -210,7 +210,7 @@ def script_from_steps(request: str, steps: list[StepRecord], *, source: str = ""
             step=record.step, action=action, action_text=record.action_text, target=record.target,
             screen=ExpectedScreen(record.foreground, record.activity, record.screen_signature,
                                   record.controls_count),
-            decided_by=record.decision.kind if record.decision else "", 
+            decided_by=record.decision.kind if record.decision else "",
             target_checked=toggled_from(record, steps[index + 1] if index + 1 < len(steps) else None)))
     return script
 

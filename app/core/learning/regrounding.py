@@ -11,8 +11,8 @@ when two remain equally likely, the target is ambiguous and not found.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from app.core.agent.completion_check import normalise
 from app.core.perception.controls import Control

@@ -16,8 +16,8 @@ completion check compares the screen with the one the recorded run ended on.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
 
 from app.core.agent.action_strategies import Decide, Review, RunCannotGoOn
 from app.core.agent.actions import GO_TO_SCREEN, USE_SKILL, Action, Expectation, ModelReply, describe_action
@@ -36,7 +36,6 @@ from .recorded_steps import RecordedStep, ReplayScript
 from .regrounding import find_target, switch_is_on
 from .screen_cards import title_from_controls
 from .screen_signature import stable_signature
-
 
 RECORDED_DECISIONS = {"approve": "approved by the person", "edit": "edited by the person",
                       "override": "chosen by the person", "auto": "taken without asking"}

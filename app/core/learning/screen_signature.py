@@ -34,8 +34,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from app.core.perception.controls import Control
 from app.core.perception.locator import ControlSummary

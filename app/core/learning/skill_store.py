@@ -17,8 +17,19 @@ from app.core.agent.trajectory import write_text_atomically
 from app.core.learning.skill_matching import normalise_request
 from app.core.paths import data_dir
 
-from .skills import (FORMAT_SUFFIX, SUFFIXES, TEMP_PREFIX, Skill, SkillError, SkillExists, SkillFileError,
-                     SkillNotFound, read_skill_file, skill_from_text, skill_to_text)
+from .skills import (
+    FORMAT_SUFFIX,
+    SUFFIXES,
+    TEMP_PREFIX,
+    Skill,
+    SkillError,
+    SkillExists,
+    SkillFileError,
+    SkillNotFound,
+    read_skill_file,
+    skill_from_text,
+    skill_to_text,
+)
 
 
 def _file_stem(name: str) -> str:

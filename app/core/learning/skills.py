@@ -22,9 +22,18 @@ from typing import Any
 from app.core.agent.completion_check import normalise
 from app.core.agent.records import REQUIRED, now_iso, read_record
 from app.core.learning.recorded_steps import RecordedStep, ReplayScript
-from app.core.learning.skill_matching import (SkillMatch, TriggerError, differences, dump_text, fill_trigger,
-                                              mask_password, match_request, parse_text,
-                                              pull_parameters, trigger_problems)
+from app.core.learning.skill_matching import (
+    SkillMatch,
+    TriggerError,
+    differences,
+    dump_text,
+    fill_trigger,
+    mask_password,
+    match_request,
+    parse_text,
+    pull_parameters,
+    trigger_problems,
+)
 from app.core.redaction import redact_data
 
 __all__ = ["Skill", "SkillHistory", "SkillMatch", "SkillError", "SkillNotFound", "SkillExists",

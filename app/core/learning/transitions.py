@@ -20,20 +20,21 @@ import json
 import logging
 import re
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, ClassVar
+from typing import Any, ClassVar
 
 from PIL import Image
 
 from app.core.agent.events import EventStream, RunEvent, RunFinished, StepFinished
-from app.core.agent.trajectory import step_image_names
 from app.core.agent.records import REQUIRED, TolerantRecord
+from app.core.agent.trajectory import step_image_names
 from app.core.learning.screen_cards import CardStore, ScreenCard, title_from_controls
 from app.core.learning.screen_signature import stable_signature
 from app.core.paths import data_dir
-from app.core.redaction import redact, redacted_json
 from app.core.perception.locator import TargetLocator
+from app.core.redaction import redact, redacted_json
 
 log = logging.getLogger(__name__)
 

@@ -60,7 +60,7 @@ def _spots(box: Box, width: float, height: float) -> tuple[tuple[float, float], 
             (right - width, top), (left, bottom - height), (right - width, bottom - height))
 
 
-def _best_spot(index: int, box: Box, width: float, height: float, labelled: Sequence[bool], grid: "_Grid",
+def _best_spot(index: int, box: Box, width: float, height: float, labelled: Sequence[bool], grid: _Grid,
                area: Box) -> tuple[float, float]:
     best, best_cost = None, None
     for number, (x, y) in enumerate(_spots(box, width, height)):

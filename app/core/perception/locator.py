@@ -3,8 +3,9 @@ record) a target's locator with nearby labelled anchors and a compact summary of
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 from app.core.perception.controls import Control, Rect
 from app.core.redaction import PASSWORD_MASK

@@ -12,8 +12,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from app.core.agent.events import ActionExecuted, RunEvent
 from app.core.agent.report_images import FINAL_SCREEN_FILE
@@ -71,5 +72,5 @@ class FinalScreen:
             return latest
         try:
             return await asyncio.wait_for(self.frames.frame_after(self._after), FRAME_WAIT_SECONDS)
-        except asyncio.TimeoutError:      # a still screen sends no new frame: the newest is the screen now
+        except TimeoutError:      # a still screen sends no new frame: the newest is the screen now
             return self.frames.latest()

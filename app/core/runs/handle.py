@@ -33,6 +33,7 @@ from contextlib import nullcontext
 from datetime import datetime
 from typing import ContextManager, Literal
 
+from app.core.agent.actions import Action
 from app.core.agent.events import (
     EventStream,
     QuestionAnswered,
@@ -43,7 +44,6 @@ from app.core.agent.events import (
     StepStarted,
 )
 from app.core.agent.memory import RunResult
-from app.core.agent.actions import Action
 from app.core.agent.supervisor import NeedsPerson, Proposal, ReviewAnswer, RunControl, question_id, review_id
 from app.core.agent.take_over import NotTakenOver
 

@@ -23,7 +23,8 @@ import concurrent.futures
 import dataclasses
 import logging
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from app.core.agent.events import (
     EventStream,

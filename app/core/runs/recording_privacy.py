@@ -10,8 +10,7 @@ such a screen nor the way out of it is in `screen.mp4`.
 
 from __future__ import annotations
 
-from collections.abc import Collection
-from typing import Callable
+from collections.abc import Callable, Collection
 
 from app.core.agent.events import EventStream, ObservationReady, RunEvent, StepFinished
 from app.core.perception.private_screen import password_in_use, private_reason, typed_into_password

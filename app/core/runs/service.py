@@ -12,10 +12,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from app.core.agent.agent_run import AgentRun, PipelineFactory, seed_pipeline
 from app.core.agent.events import Message, RunStarted
@@ -23,22 +23,22 @@ from app.core.agent.llm_client import ModelClient
 from app.core.agent.memory import RunResult
 from app.core.agent.screen_query import answer_from_screen
 from app.core.agent.trajectory import RunSummary, TrajectoryWriter, list_runs
-from app.core.data_folder import data_folder_problem, storage_problem
-from app.core.paths import runs_dir
-from app.core.providers import AZURE_PLACEHOLDER, CUSTOM, UnknownPreset, connection_defaults_for_url, find_preset
 from app.core.config import AgentSettings, ProviderSettings, Settings, needs_api_key
+from app.core.data_folder import data_folder_problem, storage_problem
 from app.core.device.android_device import InputLimits
 from app.core.device.errors import DeviceError
-from app.core.device.phone_id import PhoneId
 from app.core.device.phone_facts import app_version_reader, phone_facts
+from app.core.device.phone_id import PhoneId
 from app.core.device.phone_lock import PhoneBusy
 from app.core.device.phone_session import PhoneRegistry, PhoneSession
+from app.core.key_origins import origin_of
+from app.core.learning.navigation import map_guide
 from app.core.learning.planner import RunPlan, learn_from_run, plan_run
 from app.core.learning.recorded_steps import ReplayScript
 from app.core.learning.replay import replaying
-from app.core.learning.navigation import map_guide
 from app.core.learning.transitions import TransitionRecorder, TransitionStore
-from app.core.key_origins import origin_of
+from app.core.paths import runs_dir
+from app.core.providers import AZURE_PLACEHOLDER, CUSTOM, UnknownPreset, connection_defaults_for_url, find_preset
 from app.core.secrets import SecretStore, env_source, provider_key_variable, register_secret, resolve_api_key
 
 from .handle import PersonPolicy, RunHandle, new_run_id

@@ -8,16 +8,30 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QFont, QFontDatabase, QGuiApplication, QPalette, QPixmap
 from PySide6.QtWidgets import (
-    QFormLayout, QFrame, QGridLayout, QHBoxLayout, QLabel, QMenu, QPushButton, QScrollArea, QStackedWidget,
-    QToolButton, QVBoxLayout, QWidget,
+    QFormLayout,
+    QFrame,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QMenu,
+    QPushButton,
+    QScrollArea,
+    QStackedWidget,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
 )
 
 from app.core.perception.controls import Control
 from app.core.perception.hierarchy import UiHierarchy, UiNode
 from app.core.perception.locator_formats import (
-    FORMATS, NodeAttributes, choose_selector, copy_formats, describe_selector, screen_nodes,
+    FORMATS,
+    NodeAttributes,
+    choose_selector,
+    copy_formats,
+    describe_selector,
+    screen_nodes,
 )
-
 from app.gui.mirror.mirror_overlay import control_qcolor
 
 FLAGS = ("clickable", "long_clickable", "scrollable", "checkable", "checked", "enabled",

@@ -9,7 +9,6 @@ from PySide6.QtGui import QColor, QFont, QGuiApplication, QPalette
 
 from app.core.perception.controls import Control
 from app.core.perception.hierarchy import UiHierarchy, UiNode
-
 from app.gui.inspector.search_query import SearchQuery
 from app.gui.mirror.mirror_overlay import control_qcolor
 

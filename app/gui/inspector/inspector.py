@@ -8,13 +8,23 @@ from __future__ import annotations
 from PySide6.QtCore import QEvent, QItemSelectionModel, QModelIndex, QObject, Qt, Signal
 from PySide6.QtGui import QKeyEvent, QKeySequence, QPalette, QShortcut
 from PySide6.QtWidgets import (
-    QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QStackedWidget, QStyle, QTableView, QTabWidget,
-    QToolButton, QTreeView, QVBoxLayout, QWidget,
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QStackedWidget,
+    QStyle,
+    QTableView,
+    QTabWidget,
+    QToolButton,
+    QTreeView,
+    QVBoxLayout,
+    QWidget,
 )
 
 from app.core.perception.controls import Control
 from app.core.perception.hierarchy import UiHierarchy
-
 from app.gui.inspector.control_details import ControlDetails, empty_state
 from app.gui.inspector.hierarchy_model import CONTROL_ROLE, ControlTableModel, HierarchyModel, control_filter_proxy
 from app.gui.inspector.search_query import HINT, SearchQuery

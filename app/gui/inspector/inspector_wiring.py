@@ -14,7 +14,7 @@ KEPT_SNAPSHOTS = 4
 reuses the dump the mirror's overlay read a moment before)."""
 
 
-def connect_inspector(window) -> "RunTrees":
+def connect_inspector(window) -> RunTrees:
     """The control under the mouse on the mirror is tinted in the inspector's table and tree; the
     row or node under the mouse in the inspector is outlined on the mirror. (Selection is wired
     by the window: mirror.control_selected ↔ inspector.show_control / control_selected.) Returns

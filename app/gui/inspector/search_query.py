@@ -31,7 +31,7 @@ class SearchQuery:
     control_id: int | None = None
 
     @classmethod
-    def parse(cls, text: str) -> "SearchQuery":
+    def parse(cls, text: str) -> SearchQuery:
         text = text.strip()
         if text.startswith("#") and text[1:].isdigit():
             return cls(text, "", int(text[1:]))

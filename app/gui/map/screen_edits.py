@@ -11,9 +11,7 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QDialog, QInputDialog, QMenu
 
 from app.core.learning.map_edits import MapEditError, MapEditsStore
-
 from app.gui.dialogs import run_dialog
-
 
 
 def screen_menu(window, screen_id: str, where: QPoint) -> None:

@@ -6,8 +6,8 @@ successes. No Qt here: it reports through a plain callable, from any thread."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from app.core.device.errors import DeviceError
 from app.core.device.phone_files import install_apk, push_file

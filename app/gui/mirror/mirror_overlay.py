@@ -15,7 +15,16 @@ from dataclasses import dataclass
 from PIL import Image
 from PySide6.QtCore import QObject, QPointF, QRectF, QSize, Qt, QVariantAnimation, Signal
 from PySide6.QtGui import (
-    QBrush, QColor, QFont, QFontMetricsF, QImage, QPainter, QPalette, QPen, QPolygonF, QStaticText,
+    QBrush,
+    QColor,
+    QFont,
+    QFontMetricsF,
+    QImage,
+    QPainter,
+    QPalette,
+    QPen,
+    QPolygonF,
+    QStaticText,
 )
 
 from app.core.perception.annotate import control_colour, is_labelled_box

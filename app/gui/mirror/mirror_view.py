@@ -17,12 +17,21 @@ from PySide6.QtWidgets import QApplication, QSizePolicy, QWidget
 
 from app.core.agent.actions import Action
 from app.core.perception.controls import Control, Rect
-
 from app.gui.mirror.mirror_frames import fitted_rect, paint_frame
 from app.gui.mirror.mirror_keys import PhoneInput
 from app.gui.mirror.mirror_overlay import (
-    ControlLayer, DeviceMapping, TouchFeedback, control_qcolor, frame_looks_protected, hover_lines, paint_highlight,
-    paint_hover, paint_label, paint_placeholder, paint_protected_note, paint_selection,
+    ControlLayer,
+    DeviceMapping,
+    TouchFeedback,
+    control_qcolor,
+    frame_looks_protected,
+    hover_lines,
+    paint_highlight,
+    paint_hover,
+    paint_label,
+    paint_placeholder,
+    paint_protected_note,
+    paint_selection,
 )
 from app.gui.mirror.proposal_overlay import ProposalShape, paint_proposal, proposal_shape
 

@@ -14,10 +14,15 @@ from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPen, QPolygonF
 
 from app.core.agent.actions import (
-    Action, ClickControl, LongPressControl, Scroll, Swipe, Tap, describe_action,
+    Action,
+    ClickControl,
+    LongPressControl,
+    Scroll,
+    Swipe,
+    Tap,
+    describe_action,
 )
 from app.core.perception.controls import Control, Rect
-
 from app.gui.mirror.mirror_overlay import DeviceMapping
 
 PROPOSAL_COLOUR = QColor(255, 122, 0)

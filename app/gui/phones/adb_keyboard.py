@@ -17,7 +17,6 @@ from PySide6.QtWidgets import QDialog, QFileDialog, QGridLayout, QLabel, QWidget
 
 from app.core.device.errors import DeviceError
 from app.core.device.ime_install import DOWNLOAD_PAGE, KeyboardInstallFailed, install_adb_keyboard
-
 from app.gui.dialogs import run_dialog
 from app.gui.status_messages import StatusMessage
 

@@ -18,7 +18,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-
 VISIBLE_ROWS = 3     # phones listed before the list scrolls
 NO_PHONE = ("No phone attached. Plug one in with USB debugging on (Developer options). "
             "Listed nowhere? On Windows, install the phone maker's USB driver.")

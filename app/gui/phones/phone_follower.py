@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from PySide6.QtCore import QObject
 
@@ -33,7 +34,6 @@ from app.core.device.adb_transport import AdbTransport
 from app.core.device.errors import DeviceError
 from app.core.runs.handle import NothingToAnswer, RunHandle
 from app.core.runs.service import KeyForAnotherOrigin, MissingApiKey, RunRefused, RunRequest
-
 from app.gui.mirror.mirror_frames import frame_for_view, qimage_from_rgb
 from app.gui.phones.device_panel import DeviceEntry
 from app.gui.phones.phone_tile import THUMB_SIZE, PhoneTile

@@ -13,9 +13,10 @@ import asyncio
 import dataclasses
 import logging
 import time
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from PySide6.QtCore import QObject, QSize, Signal
 from PySide6.QtGui import QGuiApplication
@@ -23,18 +24,17 @@ from PySide6.QtGui import QGuiApplication
 from app.core import paths
 from app.core.device.adb_transport import AdbTransport
 from app.core.device.android_device import ControlsSnapshot
-from app.core.device.phone_frames import SCREENSHOTS, STREAM
 from app.core.device.errors import DeviceError
-from app.core.device.screen_capture import PNG_METHOD
+from app.core.device.phone_frames import SCREENSHOTS, STREAM
 from app.core.device.phone_session import PhoneRegistry
 from app.core.device.phone_session import PhoneSession as CorePhoneSession
+from app.core.device.screen_capture import PNG_METHOD
 from app.core.loop_thread import LoopThread
-from app.phone_connection import PhoneConnection, open_phone
-
-from app.gui.phones.device_panel import DeviceEntry
-from app.gui.phones.phone_list import PhoneList
 from app.gui.mirror.dropped_files import send_dropped_files
 from app.gui.mirror.mirror_frames import frame_for_view, qimage_from_rgb
+from app.gui.phones.device_panel import DeviceEntry
+from app.gui.phones.phone_list import PhoneList
+from app.phone_connection import PhoneConnection, open_phone
 
 log = logging.getLogger(__name__)
 
@@ -261,7 +261,7 @@ class PhoneSession(QObject):
             while not self._closing and self.session is session:
                 try:
                     frame = await asyncio.wait_for(subscription.next(), STILL_SECONDS)
-                except (asyncio.TimeoutError, TimeoutError):   # a streamed screen that stands still sends nothing
+                except TimeoutError:   # a streamed screen that stands still sends nothing
                     if frames or window_start:
                         self._to_gui(self.fps, 0.0)
                     frames, window_start = 0, 0.0
@@ -308,7 +308,7 @@ class PhoneSession(QObject):
         while not self._closing:
             try:
                 await asyncio.wait_for(wanted.wait(), CONTROLS_REFRESH_SECONDS)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 pass
             wanted.clear()
             session = self.session

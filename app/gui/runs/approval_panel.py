@@ -22,7 +22,6 @@ from app.core.agent.action_shorthand import SHORTHAND_HELP, ShorthandError, pars
 from app.core.agent.actions import ARGUMENT_MODELS, Action, ActionRejected, check_against_screen
 from app.core.agent.supervisor import Proposal, ReviewAnswer
 from app.core.perception.controls import Control
-
 from app.gui.flow_layout import FlowLayout
 from app.gui.theme import set_tone
 

@@ -17,17 +17,18 @@ from __future__ import annotations
 import asyncio
 import logging
 import shutil
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QFile
 
 from app.core.agent.trajectory import RUN_FILE, STEPS_FILE, write_text_atomically
-from app.core.paths import runs_dir
 from app.core.learning.export import export_script
 from app.core.learning.recorded_steps import ReplayScript, script_from_run
-from app.core.learning.skills import Skill, SkillExists, skill_from_script
 from app.core.learning.skill_store import SkillStore
+from app.core.learning.skills import Skill, SkillExists, skill_from_script
+from app.core.paths import runs_dir
 from app.core.runs.service import RunRequest
 
 if TYPE_CHECKING:

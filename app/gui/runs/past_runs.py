@@ -5,24 +5,44 @@ from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import Awaitable, Callable
 from datetime import datetime
 from pathlib import Path
-from typing import Awaitable, Callable
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import (QAbstractItemView, QDialog, QDialogButtonBox, QFileDialog, QHeaderView, QLabel,
-                               QMessageBox, QStackedWidget, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QHeaderView,
+    QLabel,
+    QMessageBox,
+    QStackedWidget,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 from shiboken6 import isValid
 
 from app.core.agent.run_words import RUN_STATUSES, run_status_word
 from app.core.agent.trajectory import RunSummary, list_runs
-from app.core.learning.skills import SkillError, SkillExists
 from app.core.learning.skill_store import SkillStore
-
+from app.core.learning.skills import SkillError, SkillExists
 from app.gui.dialogs import LoadingDialog, run_dialog
-from app.gui.runs.past_run_actions import (EXPORT_FILTERS, NotDeletable, NotReplayable, delete_run, export_run,
-                                           export_target, move_to_trash, read_script, save_as_skill)
+from app.gui.runs.past_run_actions import (
+    EXPORT_FILTERS,
+    NotDeletable,
+    NotReplayable,
+    delete_run,
+    export_run,
+    export_target,
+    move_to_trash,
+    read_script,
+    save_as_skill,
+)
 from app.gui.runs.past_runs_filter import RerunDialog, RunFilterBar, run_matches
 from app.gui.runs.step_detail import CHIP_COLOUR_ROLE, ChipDelegate
 from app.gui.skills.skill_actions import ask_text

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
@@ -265,7 +266,7 @@ class RunController(QObject):
             self.stop()
             try:
                 await asyncio.wait_for(asyncio.shield(self.task), 15)
-            except (asyncio.TimeoutError, asyncio.CancelledError, Exception) as exc:   # closing anyway
+            except (TimeoutError, asyncio.CancelledError, Exception) as exc:   # closing anyway
                 log.warning("the run did not end cleanly: %s", exc)
 
     def run_dir(self) -> Path | None:

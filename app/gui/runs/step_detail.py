@@ -6,20 +6,45 @@ from __future__ import annotations
 
 import asyncio
 import html
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from PySide6.QtCore import QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFontDatabase, QImage, QImageReader, QPainter, QPalette
-from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFormLayout, QHBoxLayout, QLabel, QPlainTextEdit,
-                               QPushButton, QScrollArea, QSizePolicy, QSplitter, QStyle, QStyledItemDelegate,
-                               QStyleOptionViewItem, QTabWidget, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QScrollArea,
+    QSizePolicy,
+    QSplitter,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
 from shiboken6 import isValid
 
+from app.core.agent.history_words import (
+    human_ms,
+    question_words,
+    questions_of,
+    reflection_for,
+    rejected_reviews,
+    review_words,
+    step_decision,
+    step_decision_note,
+    who_note,
+)
 from app.core.agent.pipeline import ProcessingPhase
 from app.core.agent.records import StepRecord
-from app.core.agent.history_words import (human_ms, question_words, questions_of, reflection_for, rejected_reviews,
-                                          review_words, step_decision, step_decision_note, who_note)
 from app.core.agent.run_words import NEUTRAL, action_words, decision_word, result_text, step_action_text, target_words
 from app.core.agent.step_reviews import ProposalReview
 from app.core.agent.trajectory import step_file

@@ -5,21 +5,31 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import html
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from PySide6.QtCore import QFileSystemWatcher, QModelIndex, QSize, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QPalette
-from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QPushButton, QSizePolicy, QStyle,
-                               QTableView, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QSizePolicy,
+    QStyle,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
 from shiboken6 import isValid
 
 from app.core.agent.records import RunResult, StepRecord
-from app.core.providers import Pricing, cost_words, pricing_from_record
 from app.core.agent.run_words import DECISIONS, capitalised, counted, ending_words, run_status_word
 from app.core.agent.step_reviews import ReviewedStep, load_reviewed_run
 from app.core.agent.trajectory import REPORT_FILE, LoadedRun
-
+from app.core.providers import Pricing, cost_words, pricing_from_record
 from app.gui.runs.past_runs import PastRunsDialog
 from app.gui.runs.step_detail import ChipDelegate, StepDetailDialog, format_ms
 from app.gui.runs.timeline_columns import ColumnFitter

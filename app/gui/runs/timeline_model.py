@@ -22,10 +22,19 @@ from app.core.agent.run_words import NOT_EXECUTED, action_words
 from app.core.agent.step_reviews import ProposalReview
 from app.core.agent.trajectory import step_file
 from app.core.providers import Pricing, cost_words
-
-from app.gui.runs.step_detail import (CHIP_COLOUR_ROLE, CHIP_NOTE_ROLE, decision_chip, error_colour, format_ms,
-                                      read_scaled_image, result_text, review_chip, step_action_text,
-                                      step_duration_ms, token_counts)
+from app.gui.runs.step_detail import (
+    CHIP_COLOUR_ROLE,
+    CHIP_NOTE_ROLE,
+    decision_chip,
+    error_colour,
+    format_ms,
+    read_scaled_image,
+    result_text,
+    review_chip,
+    step_action_text,
+    step_duration_ms,
+    token_counts,
+)
 
 THUMBNAILS_KEPT = 500
 THUMBNAILS_AT_ONCE = 2             # decoding threads used at a time, so phone and model calls keep theirs

@@ -21,20 +21,48 @@ from typing import Any
 
 from pydantic import ValidationError
 from PySide6.QtCore import QStringListModel, Qt, Signal
-from PySide6.QtWidgets import (QCompleter, QDialog, QDialogButtonBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
-                               QPlainTextEdit, QProgressBar, QPushButton, QSizePolicy, QTabWidget, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QCompleter,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QProgressBar,
+    QPushButton,
+    QSizePolicy,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
 from app.core.agent.llm_client import ModelClient, ModelError
 from app.core.config import DEFAULT_SENSITIVE_WORDS, ProviderSettings, Settings, describe_validation_error
 from app.core.key_origins import origin_of
 from app.core.redaction import redact
 from app.core.secrets import SESSION_NOTICE, SecretStore
-
 from app.gui.settings.provider_presets import AZURE_PLACEHOLDER, CUSTOM, PRESETS, ProviderPreset, preset_named
-from app.gui.settings.settings_form import (AGENT_ROWS, API_FIELDS, APPEARANCE_ROWS, CONNECTION_ROWS, IMAGE_ROWS,
-                                           MIRROR_ROWS, PROVIDER_ROWS, STREAM_ONLY_FIELDS,
-                                           FieldWidget, add_form_row, error_label, field_editor, field_value,
-                                           form_page, hbox, note_label, set_field_value)
+from app.gui.settings.settings_form import (
+    AGENT_ROWS,
+    API_FIELDS,
+    APPEARANCE_ROWS,
+    CONNECTION_ROWS,
+    IMAGE_ROWS,
+    MIRROR_ROWS,
+    PROVIDER_ROWS,
+    STREAM_ONLY_FIELDS,
+    FieldWidget,
+    add_form_row,
+    error_label,
+    field_editor,
+    field_value,
+    form_page,
+    hbox,
+    note_label,
+    set_field_value,
+)
 from app.gui.theme import set_tone
 
 log = logging.getLogger(__name__)

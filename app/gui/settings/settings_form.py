@@ -15,12 +15,30 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
-                               QPlainTextEdit, QSpinBox, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
 
-from app.core.config import (AdbSettings, AgentSettings, ApiSettings, AppearanceSettings, ImageSettings,
-                             LearningSettings, MirrorSettings, ProviderSettings)
-
+from app.core.config import (
+    AdbSettings,
+    AgentSettings,
+    ApiSettings,
+    AppearanceSettings,
+    ImageSettings,
+    LearningSettings,
+    MirrorSettings,
+    ProviderSettings,
+)
 from app.gui.theme import set_tone
 
 FieldWidget = QLineEdit | QSpinBox | QDoubleSpinBox | QCheckBox | QComboBox

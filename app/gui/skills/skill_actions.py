@@ -16,9 +16,8 @@ from PySide6.QtWidgets import QDialog, QFileDialog, QInputDialog, QMessageBox, Q
 from app.core.agent.trajectory import write_text_atomically
 from app.core.learning.export import export_script
 from app.core.learning.recorded_steps import RecordedStep
-from app.core.learning.skills import SUFFIXES, Skill, SkillError, SkillFileError, skill_from_text
 from app.core.learning.skill_store import SkillStore, name_key
-
+from app.core.learning.skills import SUFFIXES, Skill, SkillError, SkillFileError, skill_from_text
 from app.gui.dialogs import run_dialog
 
 

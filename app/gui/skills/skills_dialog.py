@@ -11,22 +11,43 @@ yet saved is kept as a draft while another skill is shown, so switching loses no
 from __future__ import annotations
 
 import asyncio
-from typing import Awaitable, Callable
+from collections.abc import Awaitable, Callable
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFontDatabase, QPalette
-from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QPlainTextEdit,
-                               QPushButton, QSplitter, QStackedWidget, QTreeWidget, QTreeWidgetItem, QVBoxLayout,
-                               QWidget)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QStackedWidget,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 from shiboken6 import isValid
 
-from app.core.learning.skills import SkillError, SkillExists, SkillFileError, skill_to_text
 from app.core.learning.skill_store import SkillStore, name_key
-
+from app.core.learning.skills import SkillError, SkillExists, SkillFileError, skill_to_text
 from app.gui.dialogs import LoadingDialog, empty_state_page
-from app.gui.skills.skill_actions import (SkillEntry, ask_file, ask_text, confirm, editor_problems, export_skill,
-                                          outcome_words, read_entries, recorded_on_words, save_edit, set_enabled,
-                                          target_words)
+from app.gui.skills.skill_actions import (
+    SkillEntry,
+    ask_file,
+    ask_text,
+    confirm,
+    editor_problems,
+    export_skill,
+    outcome_words,
+    read_entries,
+    recorded_on_words,
+    save_edit,
+    set_enabled,
+    target_words,
+)
 from app.gui.theme import set_tone
 
 EMPTY_TEXT = ("No skills yet.\n\nWhen a run ends successfully, it is saved here as a skill automatically "

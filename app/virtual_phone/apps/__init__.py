@@ -39,7 +39,7 @@ SYSTEM_PACKAGES: list[tuple[str, str]] = [
 ADB_KEYBOARD = ("com.android.adbkeyboard", "ADB Keyboard")
 
 
-def create_apps(phone: "VirtualPhone") -> dict[str, App]:
+def create_apps(phone: VirtualPhone) -> dict[str, App]:
     from .calculator import CalculatorApp
     from .clock import ClockApp
     from .contacts import ContactsApp

@@ -3,7 +3,8 @@ and `Screen`s (one per activity on the stack) that build their view tree from st
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from .. import theme
 from ..editing import TextField
@@ -26,12 +27,12 @@ class Screen:
     animating: bool = False          # something on it moves without end (uiautomator never sees it idle)
     secure: bool = False             # FLAG_SECURE: captures show it black, the dump still lists it
 
-    def __init__(self, app: "App") -> None:
+    def __init__(self, app: App) -> None:
         self.app = app
         self.phone = app.phone
         self.fields: dict[str, TextField] = {}
         self.focus: str | None = None
-        self.dialog: "Dialog | None" = None
+        self.dialog: Dialog | None = None
 
     def add_field(self, key: str, text: str = "", **options) -> TextField:
         f = TextField(text=text, **options)
@@ -39,7 +40,7 @@ class Screen:
         self.fields[key] = f
         return f
 
-    def build(self, ctx: "Ctx") -> list[View]:
+    def build(self, ctx: Ctx) -> list[View]:
         raise NotImplementedError
 
     def animation_frame(self) -> object:
@@ -53,7 +54,7 @@ class Screen:
             return True
         return False
 
-    def open_dialog(self, dialog: "Dialog") -> None:
+    def open_dialog(self, dialog: Dialog) -> None:
         self.dialog = dialog
         self.focus = None
         self.phone.hide_keyboard()
@@ -80,7 +81,7 @@ class Dialog:
         self.screen = screen
         self.phone = screen.phone
 
-    def build(self, ctx: "Ctx") -> View:
+    def build(self, ctx: Ctx) -> View:
         raise NotImplementedError
 
     def cancel(self) -> None:
@@ -97,7 +98,7 @@ class App:
     main_activity: str = ""
     appcompat: bool = True           # its activities sit in AppCompat's action_bar_root (as most apps' do)
 
-    def __init__(self, phone: "VirtualPhone") -> None:
+    def __init__(self, phone: VirtualPhone) -> None:
         self.phone = phone
         self.stack: list[Screen] = []
         self.launched_from: str | None = None  # the app that started this task (Back returns there)

@@ -12,8 +12,20 @@ import time
 
 from .. import theme
 from ..views import BUTTON, FRAME, LINEAR, VIEWGROUP, View
-from ..widgets import (Ctx, Row, ScrollState, button, dialog_box, edit_text, fab, icon, scroll_list, switch,
-                       text, toolbar)
+from ..widgets import (
+    Ctx,
+    Row,
+    ScrollState,
+    button,
+    dialog_box,
+    edit_text,
+    fab,
+    icon,
+    scroll_list,
+    switch,
+    text,
+    toolbar,
+)
 from . import CLOCK
 from .base import App, Dialog, Screen
 from .seed_data import ALARMS
@@ -29,7 +41,7 @@ def time_label(hour: int, minute: int) -> tuple[str, str]:
 class TimePickerDialog(Dialog):
     field_keys = ("hour", "minute", "label")
 
-    def __init__(self, screen: "DeskClockScreen") -> None:
+    def __init__(self, screen: DeskClockScreen) -> None:
         super().__init__(screen)
         now = self.phone.now()
         self.pm = now.hour >= 12
@@ -105,7 +117,7 @@ class DeskClockScreen(Screen):
     activity = MAIN
     background = theme.SURFACE
 
-    def __init__(self, app: "ClockApp") -> None:
+    def __init__(self, app: ClockApp) -> None:
         super().__init__(app)
         self.tab = "Alarm"
         self.scroll = ScrollState()

@@ -4,8 +4,20 @@ from __future__ import annotations
 
 from .. import theme
 from ..views import BUTTON, FRAME, LINEAR, VIEWGROUP, View
-from ..widgets import (Ctx, Row, ScrollState, avatar, button, edit_text, fab, icon, icon_button, scroll_list,
-                       text, toolbar)
+from ..widgets import (
+    Ctx,
+    Row,
+    ScrollState,
+    avatar,
+    button,
+    edit_text,
+    fab,
+    icon,
+    icon_button,
+    scroll_list,
+    text,
+    toolbar,
+)
 from . import CONTACTS, DIALER, MESSAGES
 from .base import App, Screen
 from .seed_data import CONTACTS as SEED
@@ -24,7 +36,7 @@ class PeopleScreen(Screen):
     activity = PEOPLE
     background = theme.SURFACE
 
-    def __init__(self, app: "ContactsApp") -> None:
+    def __init__(self, app: ContactsApp) -> None:
         super().__init__(app)
         self.scroll = ScrollState()
         self.add_field("search", action=lambda: self.phone.hide_keyboard())
@@ -80,7 +92,7 @@ class DetailsScreen(Screen):
     activity = QUICK
     background = theme.SURFACE
 
-    def __init__(self, app: "ContactsApp", contact: dict) -> None:
+    def __init__(self, app: ContactsApp, contact: dict) -> None:
         super().__init__(app)
         self.contact = contact
 
@@ -147,7 +159,7 @@ class EditorScreen(Screen):
     background = theme.SURFACE
     auto_focus = "first"
 
-    def __init__(self, app: "ContactsApp", contact: dict | None) -> None:
+    def __init__(self, app: ContactsApp, contact: dict | None) -> None:
         super().__init__(app)
         self.contact = contact
         first, _, last = (contact["name"] if contact else "").partition(" ")

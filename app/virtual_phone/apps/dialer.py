@@ -18,7 +18,7 @@ class DialpadScreen(Screen):
     activity = MAIN
     background = theme.SURFACE
 
-    def __init__(self, app: "DialerApp") -> None:
+    def __init__(self, app: DialerApp) -> None:
         super().__init__(app)
         self.number = ""
 
@@ -74,7 +74,7 @@ class InCallScreen(Screen):
     background = (32, 33, 36)
     bar_color = (32, 33, 36)
 
-    def __init__(self, app: "DialerApp", name: str, number: str) -> None:
+    def __init__(self, app: DialerApp, name: str, number: str) -> None:
         super().__init__(app)
         self.name, self.number = name, number
 

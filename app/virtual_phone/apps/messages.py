@@ -33,7 +33,7 @@ class ListScreen(Screen):
     activity = LIST
     background = theme.SURFACE
 
-    def __init__(self, app: "MessagesApp") -> None:
+    def __init__(self, app: MessagesApp) -> None:
         super().__init__(app)
         self.scroll = ScrollState()
 
@@ -75,7 +75,7 @@ class ComposeScreen(Screen):
     background = theme.SURFACE
     auto_focus = "to"
 
-    def __init__(self, app: "MessagesApp", to: str = "") -> None:
+    def __init__(self, app: MessagesApp, to: str = "") -> None:
         super().__init__(app)
         self.scroll = ScrollState()
         self.add_field("to", to, action=lambda: self.phone.focus_field(self, "message"))
@@ -138,7 +138,7 @@ class ConversationScreen(Screen):
     activity = CONVERSATION
     background = theme.SURFACE
 
-    def __init__(self, app: "MessagesApp", name: str) -> None:
+    def __init__(self, app: MessagesApp, name: str) -> None:
         super().__init__(app)
         self.name = name
         self.scroll = ScrollState(at_end=True)

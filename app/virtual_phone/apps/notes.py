@@ -18,7 +18,7 @@ class NotesListScreen(Screen):
     activity = LIST
     background = theme.SURFACE
 
-    def __init__(self, app: "NotesApp") -> None:
+    def __init__(self, app: NotesApp) -> None:
         super().__init__(app)
         self.scroll = ScrollState()
 
@@ -81,7 +81,7 @@ class EditorScreen(Screen):
     bar_color = NOTE_BG
     auto_focus = "title"
 
-    def __init__(self, app: "NotesApp", index: int | None) -> None:
+    def __init__(self, app: NotesApp, index: int | None) -> None:
         super().__init__(app)
         self.index = index
         self.deleted = False

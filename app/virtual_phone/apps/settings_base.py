@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from .. import theme
 from ..views import FRAME, IMAGE, LINEAR, RELATIVE, VIEW, View

@@ -9,8 +9,14 @@ import random
 from typing import TYPE_CHECKING
 
 from ..apps import LAUNCHER
-from ..intents import (FLAG_ACTIVITY_NEW_TASK, Intent, matching_activities, parse_intent, resolve_component,
-                       short_component)
+from ..intents import (
+    FLAG_ACTIVITY_NEW_TASK,
+    Intent,
+    matching_activities,
+    parse_intent,
+    resolve_component,
+    short_component,
+)
 from ..keyboard import ADB_IME
 from ..shell import Result
 from .common import Args, ShellCommandError, fail, java_exception, java_int, lines, ok, package_argument
@@ -30,7 +36,7 @@ DELIVERED_TO_TOP = "Warning: Activity not started, intent has been delivered to 
 BROUGHT_TO_FRONT = "Warning: Activity not started, its current task has been brought to the front"
 
 
-def program_am(device: "AttachedDevice", argv: list[str], stdin: bytes) -> Result:
+def program_am(device: AttachedDevice, argv: list[str], stdin: bytes) -> Result:
     phone = device.phone
     args = Args(argv[1:])
     command = args.next()
@@ -55,7 +61,7 @@ def program_am(device: "AttachedDevice", argv: list[str], stdin: bytes) -> Resul
         return java_exception(command or "", str(exc), exc.exception, _WHERE)
 
 
-def _force_stop(phone: "VirtualPhone", package: str) -> None:
+def _force_stop(phone: VirtualPhone, package: str) -> None:
     record = phone.system.packages.get(package)
     if record is not None:
         phone.system.log.write("I", "ActivityManager", f"Force stopping {package} appid={record.uid} user=0: "
@@ -66,7 +72,7 @@ def _force_stop(phone: "VirtualPhone", package: str) -> None:
 # ---------------------------------------------------------------------------- am start
 
 
-def _start(phone: "VirtualPhone", args: Args) -> Result:
+def _start(phone: VirtualPhone, args: Args) -> Result:
     intent, options = parse_intent(args, START_OPTIONS)
     wait = "-W" in options
     user = options.get("--user", "current")
@@ -107,7 +113,7 @@ def _result(out: list[str], err: list[str]) -> Result:
     return Result(stdout=lines(out).encode(), stderr=lines(err).encode())
 
 
-def _stop_target(phone: "VirtualPhone", intent: Intent) -> "str | Result":
+def _stop_target(phone: VirtualPhone, intent: Intent) -> str | Result:
     if intent.component is not None:
         return intent.component[0]
     found = matching_activities(intent, phone.system.packages, default_only=False)
@@ -118,7 +124,7 @@ def _stop_target(phone: "VirtualPhone", intent: Intent) -> "str | Result":
     return found[0][0]
 
 
-def _resolve(phone: "VirtualPhone", intent: Intent) -> "tuple[str, str] | str":
+def _resolve(phone: VirtualPhone, intent: Intent) -> tuple[str, str] | str:
     """The activity to start, or the error text the phone prints."""
     packages = phone.system.packages
     if intent.component is not None:
@@ -138,7 +144,7 @@ def _resolve(phone: "VirtualPhone", intent: Intent) -> "tuple[str, str] | str":
     return found[0]
 
 
-def _launch(phone: "VirtualPhone", intent: Intent) -> tuple[str | None, tuple[str, int, bool] | None]:
+def _launch(phone: VirtualPhone, intent: Intent) -> tuple[str | None, tuple[str, int, bool] | None]:
     """Start the resolved activity; (the warning the phone prints, (component, ms, cold) of the launch)."""
     package, activity = intent.component
     app = phone.apps.get(package)
@@ -159,7 +165,7 @@ def _launch(phone: "VirtualPhone", intent: Intent) -> tuple[str | None, tuple[st
     return (BROUGHT_TO_FRONT if resumed_root else None), system.last_launch
 
 
-def _wait_report(phone: "VirtualPhone", component: str, launch, delivered: bool) -> list[str]:
+def _wait_report(phone: VirtualPhone, component: str, launch, delivered: bool) -> list[str]:
     took = launch[1] if launch else 0
     wait_time = took + phone.system.random.randrange(4, 30)
     if phone.profile.sdk < 29:
@@ -174,7 +180,7 @@ def _wait_report(phone: "VirtualPhone", component: str, launch, delivered: bool)
 # ---------------------------------------------------------------------------- am broadcast
 
 
-def _broadcast(phone: "VirtualPhone", args: Args) -> Result:
+def _broadcast(phone: VirtualPhone, args: Args) -> Result:
     intent, _ = parse_intent(args, {"--user": 1, "--receiver-permission": 1,
                                     "--allow-background-activity-starts": 0})
     intent.flags |= 0x400000   # FLAG_RECEIVER_FROM_SHELL
@@ -208,7 +214,7 @@ MONKEY_OPTIONS_WITH_VALUE = {"-p", "-c", "-s", "--throttle", "--pct-touch", "--p
                              "--pkg-blacklist-file", "--pkg-whitelist-file", "--bugreport"}
 
 
-def program_monkey(device: "AttachedDevice", argv: list[str], stdin: bytes) -> Result:
+def program_monkey(device: AttachedDevice, argv: list[str], stdin: bytes) -> Result:
     phone = device.phone
     args = argv[1:]
     out = [f"  bash arg: {a}" for a in args]

@@ -7,7 +7,8 @@ the exception and its stack on stderr, exit code 255.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from ..shell import Result
 

@@ -25,7 +25,7 @@ SERVICES = ("SurfaceFlinger", "activity", "battery", "deviceidle", "display", "i
             "power", "window")
 
 
-def program_dumpsys(device: "AttachedDevice", argv: list[str], stdin: bytes) -> Result:
+def program_dumpsys(device: AttachedDevice, argv: list[str], stdin: bytes) -> Result:
     phone = device.phone
     args = argv[1:]
     if not args:
@@ -42,7 +42,7 @@ def program_dumpsys(device: "AttachedDevice", argv: list[str], stdin: bytes) -> 
     return ok(_dump(phone, name, rest))
 
 
-def _dump(phone: "VirtualPhone", name: str, args: list[str]) -> str:
+def _dump(phone: VirtualPhone, name: str, args: list[str]) -> str:
     if name == "window":
         return dump_window(phone, args)
     if name == "display":
@@ -64,12 +64,12 @@ def _dump(phone: "VirtualPhone", name: str, args: list[str]) -> str:
     return _device_idle(phone, args)
 
 
-def _package_summary(phone: "VirtualPhone") -> str:
+def _package_summary(phone: VirtualPhone) -> str:
     return lines(["Packages:"] + [f"  Package [{r.package}] ({phone.system.hash_of(('package', r.package))}):"
                                   for r in phone.system.packages.records()])
 
 
-def _power(phone: "VirtualPhone") -> str:
+def _power(phone: VirtualPhone) -> str:
     on = phone.screen_on
     battery = phone.system.battery
     plug = 1 if battery.ac else 2 if battery.usb else 4 if battery.wireless else 0
@@ -111,12 +111,12 @@ def _power(phone: "VirtualPhone") -> str:
     ])
 
 
-def _stays_on(phone: "VirtualPhone", plug: int) -> bool:
+def _stays_on(phone: VirtualPhone, plug: int) -> bool:
     """Whether `stay_on_while_plugged_in` (a mask of 1 AC, 2 USB, 4 wireless) keeps the screen on now."""
     return bool(phone.settings.as_int("global", "stay_on_while_plugged_in", 0) & plug)
 
 
-def _battery(phone: "VirtualPhone", args: list[str]) -> str:
+def _battery(phone: VirtualPhone, args: list[str]) -> str:
     battery = phone.system.battery
     if args[:1] == ["set"] and len(args) >= 3:
         key, value = args[1], args[2]
@@ -149,7 +149,7 @@ def _battery(phone: "VirtualPhone", args: list[str]) -> str:
     return lines(out)
 
 
-def _input(phone: "VirtualPhone") -> str:
+def _input(phone: VirtualPhone) -> str:
     width, height = phone.display_size()
     rotation = phone.rotation
     physical_w, physical_h, _ = phone.system.physical
@@ -174,7 +174,7 @@ def _input(phone: "VirtualPhone") -> str:
     ])
 
 
-def _input_method(phone: "VirtualPhone") -> str:
+def _input_method(phone: VirtualPhone) -> str:
     shown = phone.keyboard_visible
     focus = Focus(phone)
     field = phone.focused()
@@ -198,7 +198,7 @@ def _input_method(phone: "VirtualPhone") -> str:
     return lines(out)
 
 
-def _surface_flinger(phone: "VirtualPhone", args: list[str]) -> str:
+def _surface_flinger(phone: VirtualPhone, args: list[str]) -> str:
     if args[:1] == ["--display-id"]:
         if phone.profile.sdk >= 29:
             return (f'Display {PHYSICAL_DISPLAY_ID} (HWC display 0): port=0 pnpId=GGL '
@@ -213,7 +213,7 @@ def _surface_flinger(phone: "VirtualPhone", args: list[str]) -> str:
                   f"  Display size: {width}x{height}"])
 
 
-def _device_idle(phone: "VirtualPhone", args: list[str]) -> str:
+def _device_idle(phone: VirtualPhone, args: list[str]) -> str:
     if args[:1] == ["whitelist"]:
         return lines(f"system-excidle,{p},{phone.system.uid_of(p)}" for p in ("com.android.shell",))
     return lines(["  Settings:", "    mLightEnabled=true", "    mDeepEnabled=true", "  mForceIdle=false",

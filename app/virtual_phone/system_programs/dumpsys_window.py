@@ -27,7 +27,7 @@ ROTATIONS = ("ROTATION_0", "ROTATION_90", "ROTATION_180", "ROTATION_270")
 class Focus:
     """The foreground app as the window manager and activity manager see it."""
 
-    def __init__(self, phone: "VirtualPhone") -> None:
+    def __init__(self, phone: VirtualPhone) -> None:
         self.phone = phone
         self.package, self.activity = phone.foreground()
         app = phone.apps[self.package]
@@ -54,7 +54,7 @@ class Focus:
 # ---------------------------------------------------------------------------- dumpsys window
 
 
-def dump_window(phone: "VirtualPhone", args: list[str]) -> str:
+def dump_window(phone: VirtualPhone, args: list[str]) -> str:
     focus = Focus(phone)
     section = args[0] if args else None
     if section in ("displays", "d"):
@@ -74,7 +74,7 @@ def _last_anr() -> str:
     return "WINDOW MANAGER LAST ANR (dumpsys window lastanr)\n  <no ANR has occurred since boot>\n"
 
 
-def _policy(phone: "VirtualPhone") -> str:
+def _policy(phone: VirtualPhone) -> str:
     on = phone.screen_on
     showing, secure = str(phone.keyguard_showing).lower(), str(phone.keyguard_secure).lower()
     has_keyguard = str(phone.keyguard_secure or phone.keyguard_showing).lower()
@@ -98,7 +98,7 @@ def _policy(phone: "VirtualPhone") -> str:
     return lines(out)
 
 
-def _displays(phone: "VirtualPhone", focus: Focus) -> str:
+def _displays(phone: VirtualPhone, focus: Focus) -> str:
     sdk = phone.profile.sdk
     width, height = phone.display_size()
     physical_w, physical_h, physical_density = phone.system.physical
@@ -129,7 +129,7 @@ def _displays(phone: "VirtualPhone", focus: Focus) -> str:
     return lines(out)
 
 
-def _window_blocks(phone: "VirtualPhone", focus: Focus) -> list[tuple[str, str]]:
+def _window_blocks(phone: VirtualPhone, focus: Focus) -> list[tuple[str, str]]:
     """(name, dump) of every window, top of the Z order first."""
     sdk = phone.profile.sdk
     system = phone.system
@@ -174,7 +174,7 @@ def _window_blocks(phone: "VirtualPhone", focus: Focus) -> list[tuple[str, str]]
     return blocks
 
 
-def _windows(phone: "VirtualPhone", focus: Focus) -> str:
+def _windows(phone: VirtualPhone, focus: Focus) -> str:
     out = "WINDOW MANAGER WINDOWS (dumpsys window windows)\n"
     out += "".join(block for _, block in _window_blocks(phone, focus))
     tail = ["  mGlobalConfiguration={1.0 ?mcc?mnc [en_US] ldltr}", "  mHasPermanentDpad=false"]
@@ -195,7 +195,7 @@ def _windows(phone: "VirtualPhone", focus: Focus) -> str:
 # ---------------------------------------------------------------------------- dumpsys display
 
 
-def dump_display(phone: "VirtualPhone") -> str:
+def dump_display(phone: VirtualPhone) -> str:
     sdk = phone.profile.sdk
     width, height = phone.display_size()
     rotation = phone.rotation
@@ -237,7 +237,7 @@ def dump_display(phone: "VirtualPhone") -> str:
 # ---------------------------------------------------------------------------- dumpsys activity
 
 
-def dump_activity(phone: "VirtualPhone", args: list[str]) -> str:
+def dump_activity(phone: VirtualPhone, args: list[str]) -> str:
     focus = Focus(phone)
     section = args[0] if args else None
     if section in ("activities", "a"):
@@ -251,7 +251,7 @@ def dump_activity(phone: "VirtualPhone", args: list[str]) -> str:
     return f"Bad activity command, or no activities match: {section}\nUse -h for help.\n"
 
 
-def _activities(phone: "VirtualPhone", focus: Focus) -> str:
+def _activities(phone: VirtualPhone, focus: Focus) -> str:
     sdk = phone.profile.sdk
     record = focus.activity_record()
     uid_name = f"{focus.uid}:{focus.package}"
@@ -283,7 +283,7 @@ def _activities(phone: "VirtualPhone", focus: Focus) -> str:
     return lines(out)
 
 
-def _top(phone: "VirtualPhone", focus: Focus) -> str:
+def _top(phone: VirtualPhone, focus: Focus) -> str:
     task = f"TASK 10000:{focus.package}" if phone.profile.sdk >= 31 else f"TASK {focus.package}"
     return lines([f"{task} id={focus.task} userId=0",
                   f"  ACTIVITY {short_component(focus.package, focus.activity)} {focus.record_hash} pid={focus.pid}",
@@ -292,7 +292,7 @@ def _top(phone: "VirtualPhone", focus: Focus) -> str:
                   "      mIsChangingConfigurations=false"])
 
 
-def _processes(phone: "VirtualPhone") -> str:
+def _processes(phone: VirtualPhone) -> str:
     system = phone.system
     out = ["ACTIVITY MANAGER RUNNING PROCESSES (dumpsys activity processes)", "  All known processes:"]
     for pid, package in system.running_apps():

@@ -16,19 +16,19 @@ if TYPE_CHECKING:
 _SETTINGS_ACTIVITIES = {LATIN_IME: "com.android.inputmethod.latin.settings.SettingsActivity"}
 
 
-def enabled_imes(phone: "VirtualPhone") -> list[str]:
+def enabled_imes(phone: VirtualPhone) -> list[str]:
     listed = (phone.get_setting("secure", "enabled_input_methods") or "").split(":")
     return [ime for ime in phone.ime_ids if ime in {entry.split(";")[0] for entry in listed}]
 
 
-def _set_enabled(phone: "VirtualPhone", ime: str, enabled: bool) -> None:
+def _set_enabled(phone: VirtualPhone, ime: str, enabled: bool) -> None:
     ids = [i for i in enabled_imes(phone) if i != ime] + ([ime] if enabled else [])
     phone.settings.put("secure", "enabled_input_methods", ":".join(ids), notify=False)
     if not enabled and phone.current_ime == ime and ids:
         phone.set_ime(ids[0])
 
 
-def program_ime(device: "AttachedDevice", argv: list[str], stdin: bytes) -> Result:
+def program_ime(device: AttachedDevice, argv: list[str], stdin: bytes) -> Result:
     phone = device.phone
     args = [a for a in argv[1:]]
     command = args[0] if args else None
@@ -65,7 +65,7 @@ def program_ime(device: "AttachedDevice", argv: list[str], stdin: bytes) -> Resu
     return Result(stdout=_help().encode(), code=255)
 
 
-def _describe(phone: "VirtualPhone", ime: str) -> str:
+def _describe(phone: VirtualPhone, ime: str) -> str:
     package, _, short = ime.partition("/")
     service = package + short if short.startswith(".") else short
     return lines([

@@ -39,7 +39,7 @@ def keycode(name: str) -> int:
     return KEYCODES.get(name, 0) or _MORE_KEYCODES.get(name, 0)
 
 
-def program_input(device: "AttachedDevice", argv: list[str], stdin: bytes) -> Result:
+def program_input(device: AttachedDevice, argv: list[str], stdin: bytes) -> Result:
     phone = device.phone
     if phone.profile.sdk < 29:
         return _legacy_input(phone, argv[1:])
@@ -53,7 +53,7 @@ def program_input(device: "AttachedDevice", argv: list[str], stdin: bytes) -> Re
         return java_exception(command or "", str(exc), exc.exception, _WHERE)
 
 
-def _input(phone: "VirtualPhone", args: Args) -> Result:
+def _input(phone: VirtualPhone, args: Args) -> Result:
     arg = args.next()
     source = None
     if arg in SOURCES:
@@ -101,7 +101,7 @@ def _usable(*values: float) -> bool:
 # ---------------------------------------------------------------------------- commands
 
 
-def _text(phone: "VirtualPhone", args: Args, on_screen: bool, source) -> None:
+def _text(phone: VirtualPhone, args: Args, on_screen: bool, source) -> None:
     text = args.required().replace("%s", " ")
     if any(not (32 <= ord(ch) < 127 or ch in "\n\t") for ch in text):
         # KeyCharacterMap.getEvents() returns null for characters the virtual keyboard cannot type.
@@ -110,7 +110,7 @@ def _text(phone: "VirtualPhone", args: Args, on_screen: bool, source) -> None:
         phone.input_text(text)
 
 
-def _keyevent(phone: "VirtualPhone", args: Args, on_screen: bool, source) -> None:
+def _keyevent(phone: VirtualPhone, args: Args, on_screen: bool, source) -> None:
     arg = args.required()
     double_tap = False
     while arg is not None and arg.startswith("--"):
@@ -126,7 +126,7 @@ def _keyevent(phone: "VirtualPhone", args: Args, on_screen: bool, source) -> Non
         arg = args.next()
 
 
-def _key_combination(phone: "VirtualPhone", args: Args, on_screen: bool, source) -> None:
+def _key_combination(phone: VirtualPhone, args: Args, on_screen: bool, source) -> None:
     arg = args.required()
     if arg == "-t":
         java_int(args.required())
@@ -145,7 +145,7 @@ def _key_combination(phone: "VirtualPhone", args: Args, on_screen: bool, source)
         phone.key(keys[0])
 
 
-def _tap(phone: "VirtualPhone", args: Args, on_screen: bool, source) -> None:
+def _tap(phone: VirtualPhone, args: Args, on_screen: bool, source) -> None:
     x, y = _point(args)
     if on_screen and _usable(x, y):
         phone.tap(round(x), round(y))
@@ -159,13 +159,13 @@ def _swipe_args(args: Args) -> tuple[float, float, float, float, int]:
     return x1, y1, x2, y2, duration if duration >= 0 else 300
 
 
-def _swipe(phone: "VirtualPhone", args: Args, on_screen: bool, source) -> None:
+def _swipe(phone: VirtualPhone, args: Args, on_screen: bool, source) -> None:
     x1, y1, x2, y2, duration = _swipe_args(args)
     if on_screen and _usable(x1, y1, x2, y2):
         phone.swipe(round(x1), round(y1), round(x2), round(y2), duration)
 
 
-def _drag(phone: "VirtualPhone", args: Args, on_screen: bool, source) -> None:
+def _drag(phone: VirtualPhone, args: Args, on_screen: bool, source) -> None:
     """Touch, hold for the long-press time, then move: a long-clickable view starts a drag, others scroll."""
     x1, y1, x2, y2, duration = _swipe_args(args)
     if not (on_screen and _usable(x1, y1, x2, y2)):
@@ -177,16 +177,16 @@ def _drag(phone: "VirtualPhone", args: Args, on_screen: bool, source) -> None:
         phone.swipe(*start, round(x2), round(y2), duration + LONG_PRESS_MS)
 
 
-def _press(phone: "VirtualPhone", args: Args, on_screen: bool, source) -> None:
+def _press(phone: VirtualPhone, args: Args, on_screen: bool, source) -> None:
     if on_screen:
         phone.key(KEYCODE_DPAD_CENTER)  # a trackball click
 
 
-def _roll(phone: "VirtualPhone", args: Args, on_screen: bool, source) -> None:
+def _roll(phone: VirtualPhone, args: Args, on_screen: bool, source) -> None:
     _point(args)  # trackball motion moves focus; the virtual phone's apps have no focus navigation
 
 
-def _motion_event(phone: "VirtualPhone", args: Args, on_screen: bool, source) -> None:
+def _motion_event(phone: VirtualPhone, args: Args, on_screen: bool, source) -> None:
     action = args.required()
     if action.upper() not in ("DOWN", "UP", "MOVE", "CANCEL"):
         raise ShellCommandError(f"Unknown action: {action}")
@@ -266,7 +266,7 @@ def _hash_map_bucket(key: str) -> int:
 # ---------------------------------------------------------------------------- Android 9
 
 
-def _legacy_input(phone: "VirtualPhone", args: list[str]) -> Result:
+def _legacy_input(phone: VirtualPhone, args: list[str]) -> Result:
     """Android 9's Input: exact argument counts; mistakes print the usage on stderr and exit 0."""
     if not args:
         return fail(_legacy_usage(), 0)
@@ -292,7 +292,7 @@ def _legacy_input(phone: "VirtualPhone", args: list[str]) -> Result:
     return fail(INVALID_ARGUMENTS + command + "\n" + _legacy_usage(), 0)
 
 
-def _legacy_run(phone: "VirtualPhone", command: str, rest: list[str]) -> Result:
+def _legacy_run(phone: VirtualPhone, command: str, rest: list[str]) -> Result:
     if command == "keyevent":
         for name in rest:
             code = keycode(name)

@@ -24,7 +24,7 @@ _VALUE_OPTIONS = {"-v", "-b", "-t", "-T", "-m", "-f", "-r", "-n", "-e", "--pid",
                   "--buffer", "--max-count", "--file"}
 
 
-def program_logcat(device: "AttachedDevice", argv: list[str], stdin: bytes) -> Result:
+def program_logcat(device: AttachedDevice, argv: list[str], stdin: bytes) -> Result:
     log = device.phone.system.log
     args = argv[1:]
     style, buffers, filters = "threadtime", set(), []

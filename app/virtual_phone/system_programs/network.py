@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 _IPV4_SERIAL = re.compile(r"^(\d{1,3}\.\d{1,3}\.\d{1,3})\.(\d{1,3}):\d+$")
 
 
-def wifi_address(phone: "VirtualPhone") -> tuple[str, str] | None:
+def wifi_address(phone: VirtualPhone) -> tuple[str, str] | None:
     """(address, /24 network) while Wi-Fi is on; a phone reached over the network keeps its address."""
     if not phone.settings.flag("global", "wifi_on"):
         return None
@@ -25,7 +25,7 @@ def wifi_address(phone: "VirtualPhone") -> tuple[str, str] | None:
     return f"{prefix}.{host}", f"{prefix}.0/24"
 
 
-def program_ip(device: "AttachedDevice", argv: list[str], stdin: bytes) -> Result:
+def program_ip(device: AttachedDevice, argv: list[str], stdin: bytes) -> Result:
     args = [a for a in argv[1:] if a not in ("-4", "-6", "-o")]
     obj = args[0] if args else ""
     rest = [a for a in args[1:] if a not in ("show", "list", "ls")]
@@ -39,7 +39,7 @@ def program_ip(device: "AttachedDevice", argv: list[str], stdin: bytes) -> Resul
         if wanted is not None and wanted not in interfaces:
             return fail(f'Device "{wanted}" does not exist.\n')
         return ok("".join(text for name, text in interfaces.items() if wanted in (None, name)))
-    return fail('Object "{}" is unknown, try "ip help".\n'.format(obj) if obj else
+    return fail(f'Object "{obj}" is unknown, try "ip help".\n' if obj else
                 "Usage: ip [ OPTIONS ] OBJECT { COMMAND | help }\n", 1 if obj else 255)
 
 

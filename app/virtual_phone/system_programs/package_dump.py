@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 _TIME = "%Y-%m-%d %H:%M:%S"
 
 
-def dump_package(phone: "VirtualPhone", package: str) -> str:
+def dump_package(phone: VirtualPhone, package: str) -> str:
     record = phone.system.packages.get(package)
     if record is None:
         return lines(["Dexopt state:", f"  Unable to find package: {package}", "",
@@ -54,7 +54,7 @@ def _resolver_table(record: PackageRecord, hash_of) -> list[str]:
     return out + [""]
 
 
-def _package_section(phone: "VirtualPhone", record: PackageRecord) -> list[str]:
+def _package_section(phone: VirtualPhone, record: PackageRecord) -> list[str]:
     sdk = phone.profile.sdk
     flags = f"[ {' '.join(record.flags())} ]"
     out = [f"  Package [{record.package}] ({phone.system.hash_of(('package', record.package))}):",

@@ -34,7 +34,7 @@ FEATURES = ("android.hardware.audio.output", "android.hardware.bluetooth", "andr
             "android.software.webview")
 
 
-def program_pm(device: "AttachedDevice", argv: list[str], stdin: bytes) -> Result:
+def program_pm(device: AttachedDevice, argv: list[str], stdin: bytes) -> Result:
     args = Args(argv[1:])
     command = args.next()
     try:
@@ -43,7 +43,7 @@ def program_pm(device: "AttachedDevice", argv: list[str], stdin: bytes) -> Resul
         return java_exception(command or "", str(exc), exc.exception, _WHERE)
 
 
-def _dispatch(device: "AttachedDevice", command: str | None, args: Args, stdin: bytes) -> Result:
+def _dispatch(device: AttachedDevice, command: str | None, args: Args, stdin: bytes) -> Result:
     phone = device.phone
     if command == "install":
         return _install(device, args, stdin)
@@ -70,7 +70,7 @@ def _dispatch(device: "AttachedDevice", command: str | None, args: Args, stdin: 
 # ---------------------------------------------------------------------------- install / uninstall
 
 
-def _install(device: "AttachedDevice", args: Args, stdin: bytes) -> Result:
+def _install(device: AttachedDevice, args: Args, stdin: bytes) -> Result:
     options = InstallOptions()
     size = -1
     while (opt := args.option()) is not None:
@@ -121,7 +121,7 @@ def _install(device: "AttachedDevice", args: Args, stdin: bytes) -> Result:
     return ok("Success\n")
 
 
-def _uninstall(device: "AttachedDevice", args: Args) -> Result:
+def _uninstall(device: AttachedDevice, args: Args) -> Result:
     version = None
     while (opt := args.option()) is not None:
         if opt == "--user":
@@ -145,7 +145,7 @@ def _uninstall(device: "AttachedDevice", args: Args) -> Result:
 # ---------------------------------------------------------------------------- list
 
 
-def _list(phone: "VirtualPhone", args: Args) -> Result:
+def _list(phone: VirtualPhone, args: Args) -> Result:
     kind = args.next()
     if kind is None:
         return Result(stderr=b"Error: didn't specify type of data to list\n", code=255)
@@ -159,7 +159,7 @@ def _list(phone: "VirtualPhone", args: Args) -> Result:
     return Result(stderr=f"Error: unknown list type '{kind}'\n".encode(), code=255)
 
 
-def _list_packages(phone: "VirtualPhone", args: Args) -> Result:
+def _list_packages(phone: VirtualPhone, args: Args) -> Result:
     flags: set[str] = set()
     uid_filter = None
     while (opt := args.option()) is not None:
@@ -198,7 +198,7 @@ def _package_line(record: PackageRecord, flags: set[str]) -> str:
 # ---------------------------------------------------------------------------- clear / grant
 
 
-def _clear(phone: "VirtualPhone", package: str) -> Result:
+def _clear(phone: VirtualPhone, package: str) -> Result:
     record = phone.system.packages.get(package)
     if record is None:
         return fail("Failed\n")
@@ -208,7 +208,7 @@ def _clear(phone: "VirtualPhone", package: str) -> Result:
     return ok("Success\n")
 
 
-def _grant(phone: "VirtualPhone", command: str, args: Args) -> Result:
+def _grant(phone: VirtualPhone, command: str, args: Args) -> Result:
     package = package_argument(args)
     permission = args.required()
     record = phone.system.packages.get(package)
@@ -230,7 +230,7 @@ def _grant(phone: "VirtualPhone", command: str, args: Args) -> Result:
 # ---------------------------------------------------------------------------- resolve-activity
 
 
-def _resolve_activity(phone: "VirtualPhone", args: Args) -> Result:
+def _resolve_activity(phone: VirtualPhone, args: Args) -> Result:
     intent, options = parse_intent(args, {"--brief": 0, "--components": 0, "--query-flags": 1, "--user": 1})
     found = matching_activities(intent, phone.system.packages, default_only=False)
     if not found:

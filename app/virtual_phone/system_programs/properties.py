@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from ..shell import Result
@@ -18,7 +18,7 @@ INIT_SERVICES = ("adbd", "audioserver", "cameraserver", "console", "gatekeeperd"
                  "ueventd", "vold", "wificond", "zygote", "zygote_secondary")
 
 
-def properties(phone: "VirtualPhone") -> dict[str, str]:
+def properties(phone: VirtualPhone) -> dict[str, str]:
     profile = phone.profile
     sdk = profile.sdk
     build_time = datetime(2024, 11, 21, 10, 12, 34) if sdk >= 34 else datetime(2019, 8, 1, 9, 30, 0)
@@ -35,7 +35,7 @@ def properties(phone: "VirtualPhone") -> dict[str, str]:
         "ro.boot.serialno": phone.serial, "ro.bootmode": "unknown", "ro.bootloader": "unknown",
         "ro.build.characteristics": "default",
         "ro.build.date": build_time.strftime("%a %b %d %H:%M:%S UTC %Y"),
-        "ro.build.date.utc": str(int(build_time.replace(tzinfo=timezone.utc).timestamp())),
+        "ro.build.date.utc": str(int(build_time.replace(tzinfo=UTC).timestamp())),
         "ro.build.description": description, "ro.build.display.id": description,
         "ro.build.fingerprint": profile.fingerprint, "ro.build.flavor": "agentdesk_virtual-userdebug",
         "ro.build.host": "build", "ro.build.id": profile.build_id, "ro.build.product": "virtual",
@@ -74,7 +74,7 @@ def properties(phone: "VirtualPhone") -> dict[str, str]:
     return props
 
 
-def program_getprop(device: "AttachedDevice", argv: list[str], stdin: bytes) -> Result:
+def program_getprop(device: AttachedDevice, argv: list[str], stdin: bytes) -> Result:
     props = properties(device.phone)
     args = [a for a in argv[1:] if a not in ("-Z", "-T")]
     if args:
@@ -82,7 +82,7 @@ def program_getprop(device: "AttachedDevice", argv: list[str], stdin: bytes) -> 
     return ok("".join(f"[{k}]: [{v}]\n" for k, v in sorted(props.items())))
 
 
-def program_setprop(device: "AttachedDevice", argv: list[str], stdin: bytes) -> Result:
+def program_setprop(device: AttachedDevice, argv: list[str], stdin: bytes) -> Result:
     if len(argv) != 3:
         return fail("usage: setprop NAME VALUE\n\nSets an Android system property.\n")
     name, value = argv[1], argv[2]

@@ -5,8 +5,8 @@ from __future__ import annotations
 import io
 from typing import TYPE_CHECKING
 
-from ..shell import Result
 from ..hostile_dumps import hostile_dump
+from ..shell import Result
 from .common import fail, ok
 
 if TYPE_CHECKING:
@@ -18,12 +18,12 @@ PHYSICAL_DISPLAY_ID = 4619827259835644672   # what SurfaceFlinger calls the buil
 TO_STDOUT = ("/dev/tty", "/dev/stdout", "/proc/self/fd/1")
 
 
-def display_ids(device: "AttachedDevice") -> tuple[str, ...]:
+def display_ids(device: AttachedDevice) -> tuple[str, ...]:
     """The ids `screencap -d` accepts: the logical display 0 and, since Android 10, its physical id."""
     return ("0", str(PHYSICAL_DISPLAY_ID)) if device.phone.profile.sdk >= 29 else ("0",)
 
 
-def program_screencap(device: "AttachedDevice", argv: list[str], stdin: bytes) -> Result:
+def program_screencap(device: AttachedDevice, argv: list[str], stdin: bytes) -> Result:
     args = argv[1:]
     as_png = as_jpeg = False
     paths = []
@@ -80,7 +80,7 @@ def _usage() -> str:
             "If FILENAME is not given, the results will be printed to stdout.\n")
 
 
-def program_uiautomator(device: "AttachedDevice", argv: list[str], stdin: bytes) -> Result:
+def program_uiautomator(device: AttachedDevice, argv: list[str], stdin: bytes) -> Result:
     args = argv[1:]
     if not args or args[0] != "dump":
         return fail("Usage: uiautomator <subcommand> [options]\n\nAvailable subcommands:\n\n"

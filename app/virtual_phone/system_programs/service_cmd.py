@@ -19,8 +19,8 @@ CMD_SERVICES = ("activity", "bluetooth_manager", "connectivity", "input", "input
                 "phone", "settings", "statusbar", "wifi", "window")
 
 
-def program_cmd(device: "AttachedDevice", argv: list[str], stdin: bytes) -> Result:
-    from ..programs import PROGRAMS   # the tools cmd stands behind; imported late (programs imports this module)
+def program_cmd(device: AttachedDevice, argv: list[str], stdin: bytes) -> Result:
+    from ..programs import PROGRAMS  # the tools cmd stands behind; imported late (programs imports this module)
 
     args = argv[1:]
     while args and args[0] == "-w":   # wait for the service to be published: it always is
@@ -43,11 +43,11 @@ def program_cmd(device: "AttachedDevice", argv: list[str], stdin: bytes) -> Resu
     return handler(device.phone, rest)
 
 
-def _switch(phone: "VirtualPhone", namespace: str, key: str, on: bool) -> None:
+def _switch(phone: VirtualPhone, namespace: str, key: str, on: bool) -> None:
     phone.put_setting(namespace, key, "1" if on else "0")
 
 
-def _wifi(phone: "VirtualPhone", args: list[str]) -> Result:
+def _wifi(phone: VirtualPhone, args: list[str]) -> Result:
     if args[:1] == ["set-wifi-enabled"] and args[1:2] in (["enabled"], ["disabled"]):
         _switch(phone, "global", "wifi_on", args[1] == "enabled")
         return ok()
@@ -57,7 +57,7 @@ def _wifi(phone: "VirtualPhone", args: list[str]) -> Result:
     return Result(stdout=b"Wi-Fi (wifi) commands:\n  set-wifi-enabled enabled|disabled\n  status\n", code=255)
 
 
-def _connectivity(phone: "VirtualPhone", args: list[str]) -> Result:
+def _connectivity(phone: VirtualPhone, args: list[str]) -> Result:
     if args[:1] == ["airplane-mode"]:
         if len(args) == 1:
             return ok("enabled\n" if phone.settings.flag("global", "airplane_mode_on") else "disabled\n")
@@ -67,14 +67,14 @@ def _connectivity(phone: "VirtualPhone", args: list[str]) -> Result:
     return Result(stdout=b"Connectivity service commands:\n  airplane-mode [enable|disable]\n", code=255)
 
 
-def _bluetooth(phone: "VirtualPhone", args: list[str]) -> Result:
+def _bluetooth(phone: VirtualPhone, args: list[str]) -> Result:
     if args[:1] in (["enable"], ["disable"]):
         _switch(phone, "global", "bluetooth_on", args[0] == "enable")
         return ok()
     return Result(stdout=b"Bluetooth Manager Commands:\n  enable\n  disable\n", code=255)
 
 
-def _location(phone: "VirtualPhone", args: list[str]) -> Result:
+def _location(phone: VirtualPhone, args: list[str]) -> Result:
     if args[:1] == ["is-location-enabled"]:
         return ok("true\n" if phone.settings.as_int("secure", "location_mode") else "false\n")
     if args[:1] == ["set-location-enabled"] and args[1:2] in (["true"], ["false"]):
@@ -84,21 +84,21 @@ def _location(phone: "VirtualPhone", args: list[str]) -> Result:
                   code=255)
 
 
-def _statusbar(phone: "VirtualPhone", args: list[str]) -> Result:
+def _statusbar(phone: VirtualPhone, args: list[str]) -> Result:
     # The virtual phone draws no notification shade: expanding it shows nothing new.
     if args[:1] in (["expand-notifications"], ["expand-settings"], ["collapse"]):
         return ok()
     return Result(stdout=b"Status bar commands:\n  expand-notifications\n  expand-settings\n  collapse\n", code=255)
 
 
-def _phone_data(phone: "VirtualPhone", args: list[str]) -> Result:
+def _phone_data(phone: VirtualPhone, args: list[str]) -> Result:
     if args[:1] == ["data"] and args[1:2] in (["enable"], ["disable"]):
         _switch(phone, "global", "mobile_data", args[1] == "enable")
         return ok()
     return Result(stdout=b"Telephony Commands:\n  data enable|disable\n", code=255)
 
 
-def program_svc(device: "AttachedDevice", argv: list[str], stdin: bytes) -> Result:
+def program_svc(device: AttachedDevice, argv: list[str], stdin: bytes) -> Result:
     phone = device.phone
     keys = {"wifi": ("global", "wifi_on"), "data": ("global", "mobile_data"), "bluetooth": ("global", "bluetooth_on")}
     if len(argv) == 3 and argv[1] in keys and argv[2] in ("enable", "disable"):

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 VERBS = ("get", "put", "delete", "list", "reset")
 
 
-def program_settings(device: "AttachedDevice", argv: list[str], stdin: bytes) -> Result:
+def program_settings(device: AttachedDevice, argv: list[str], stdin: bytes) -> Result:
     args = argv[1:]
     if not args or args[0] in ("help", "-h"):
         return Result(stdout=_help().encode(), code=255)

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 MIN_SIZE, MAX_SCALE, MIN_DENSITY, DENSITY_DEFAULT = 200, 2, 72, 160
 
 
-def program_wm(device: "AttachedDevice", argv: list[str], stdin: bytes) -> Result:
+def program_wm(device: AttachedDevice, argv: list[str], stdin: bytes) -> Result:
     phone = device.phone
     args = Args(argv[1:])
     command = args.next()
@@ -45,7 +45,7 @@ def _display_option(args: Args, value: str | None) -> str | None:
     return value
 
 
-def _size(phone: "VirtualPhone", args: Args) -> Result:
+def _size(phone: VirtualPhone, args: Args) -> Result:
     physical_w, physical_h, _ = phone.system.physical
     value = _display_option(args, args.next())
     if value is None:
@@ -71,7 +71,7 @@ def _size(phone: "VirtualPhone", args: Args) -> Result:
     return ok()
 
 
-def _dimension(phone: "VirtualPhone", text: str) -> int:
+def _dimension(phone: VirtualPhone, text: str) -> int:
     number = text[:-2] if text.endswith(("px", "dp")) else text
     if not number.lstrip("-").isdigit():
         raise ValueError(number)
@@ -79,7 +79,7 @@ def _dimension(phone: "VirtualPhone", text: str) -> int:
     return value * phone.density // DENSITY_DEFAULT if text.endswith("dp") else value
 
 
-def _density(phone: "VirtualPhone", args: Args) -> Result:
+def _density(phone: VirtualPhone, args: Args) -> Result:
     physical = phone.system.physical[2]
     value = _display_option(args, args.next())
     if value is None:
@@ -98,7 +98,7 @@ def _density(phone: "VirtualPhone", args: Args) -> Result:
     return ok()
 
 
-def _user_rotation(phone: "VirtualPhone", args: Args) -> Result:
+def _user_rotation(phone: VirtualPhone, args: Args) -> Result:
     mode = _display_option(args, args.next())
     if mode is None:
         locked = not phone.settings.flag("system", "accelerometer_rotation")

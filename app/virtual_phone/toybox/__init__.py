@@ -7,7 +7,8 @@ works too, as on a phone.
 from __future__ import annotations
 
 import posixpath
-from typing import TYPE_CHECKING, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from ..shell_io import Result
 from ..storage import PhoneStorage
@@ -26,8 +27,8 @@ COMMANDS: dict[str, Command] = {
 }
 
 
-def run(argv: list[str], stdin: bytes, storage: PhoneStorage, process: "Process",
-        phone: "VirtualPhone | None" = None) -> Result | None:
+def run(argv: list[str], stdin: bytes, storage: PhoneStorage, process: Process,
+        phone: VirtualPhone | None = None) -> Result | None:
     """Run a toybox command; None when toybox has no such command."""
     name = posixpath.basename(argv[0])
     args = argv[1:]

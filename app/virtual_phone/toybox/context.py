@@ -4,10 +4,11 @@ write output and errors in toybox's style ("ls: /nope: No such file or directory
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
-from ..shell_io import LimitExceeded, OUTPUT_LIMIT, Result
+from ..shell_io import OUTPUT_LIMIT, LimitExceeded, Result
 from ..storage import PhoneStorage, StorageError
 
 if TYPE_CHECKING:
@@ -36,9 +37,9 @@ class Tool:
 
     name: str
     storage: PhoneStorage
-    process: "Process"
+    process: Process
     stdin: bytes = b""
-    phone: "VirtualPhone | None" = None
+    phone: VirtualPhone | None = None
     chunks: list[tuple[int, bytearray]] = field(default_factory=list)
     size: int = 0
 

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import posixpath
 import stat as st
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from ..storage import NOENT, StorageError
 from .context import Tool, Usage, parse_options
-
 
 # ---------------------------------------------------------------------------- reading
 
@@ -188,7 +187,7 @@ def touch(tool: Tool, args: list[str]) -> int:
 def _parse_touch_time(text: str) -> float | None:
     for fmt in ("%Y%m%d%H%M.%S", "%Y%m%d%H%M", "%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d"):
         try:
-            return datetime.strptime(text, fmt).replace(tzinfo=timezone.utc).timestamp()
+            return datetime.strptime(text, fmt).replace(tzinfo=UTC).timestamp()
         except ValueError:
             continue
     if text.startswith("@") and text[1:].isdigit():

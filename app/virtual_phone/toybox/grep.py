@@ -8,6 +8,7 @@ from ..storage import StorageError
 from .context import Tool, number, parse_options
 from .regex import RegexError, compile_posix
 
+
 def grep(tool: Tool, args: list[str]) -> int:
     options, operands = parse_options(args, "EFiIvcohHnqswxlLrRzZa", valued="efmABC")
     if tool.name == "egrep":

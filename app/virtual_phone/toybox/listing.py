@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import posixpath
 import stat as st
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from ..storage import Stat, StorageError
 from .context import Tool, Usage, parse_options, user_name
@@ -24,7 +24,7 @@ def mode_string(mode: int) -> str:
 
 
 def iso_time(seconds: float) -> str:
-    return datetime.fromtimestamp(seconds, timezone.utc).strftime("%Y-%m-%d %H:%M")
+    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%d %H:%M")
 
 
 def _blocks(found: Stat) -> int:
@@ -168,7 +168,7 @@ def stat(tool: Tool, args: list[str]) -> int:
 
 
 def _stat_format(fmt: str, name: str, found: Stat, link: str) -> str:
-    when = datetime.fromtimestamp(found.mtime, timezone.utc).strftime("%Y-%m-%d %H:%M:%S.000000000 +0000")
+    when = datetime.fromtimestamp(found.mtime, UTC).strftime("%Y-%m-%d %H:%M:%S.000000000 +0000")
     kind = _FILE_TYPES.get(st.S_IFMT(found.mode), "regular file")
     if kind == "regular file" and found.size == 0:
         kind = "regular empty file"

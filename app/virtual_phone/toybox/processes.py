@@ -59,7 +59,7 @@ class ProcessTable:
         self.lock = threading.Lock()
         self.shell_pids = itertools.count(9120, 3)
 
-    def snapshot(self, phone: "VirtualPhone | None") -> list[ProcessInfo]:
+    def snapshot(self, phone: VirtualPhone | None) -> list[ProcessInfo]:
         """The system's processes plus every running app, with the pids and uids `dumpsys` reports."""
         apps = []
         if phone is not None:
@@ -79,11 +79,11 @@ class ProcessTable:
         return shell, shell + 1
 
 
-_TABLES: "weakref.WeakKeyDictionary[object, ProcessTable]" = weakref.WeakKeyDictionary()
+_TABLES: weakref.WeakKeyDictionary[object, ProcessTable] = weakref.WeakKeyDictionary()
 _TABLES_LOCK = threading.Lock()
 
 
-def table_for(phone: "VirtualPhone | None") -> ProcessTable:
+def table_for(phone: VirtualPhone | None) -> ProcessTable:
     if phone is None:
         return ProcessTable()
     with _TABLES_LOCK:

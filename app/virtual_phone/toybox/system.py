@@ -7,7 +7,7 @@ import posixpath
 import re
 import shlex
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from ..profiles import ANDROID_14
 from ..shell_conditions import run_test
@@ -18,15 +18,15 @@ from .context import Tool, Usage, number, parse_options
 
 
 def _now(tool: Tool) -> datetime:
-    return tool.phone.now() if tool.phone is not None else datetime.now(timezone.utc).replace(tzinfo=None)
+    return tool.phone.now() if tool.phone is not None else datetime.now(UTC).replace(tzinfo=None)
 
 
 def date(tool: Tool, args: list[str]) -> int:
     options, operands = parse_options(args, "uR", valued="drDI")
-    moment = _now(tool).replace(tzinfo=timezone.utc)
+    moment = _now(tool).replace(tzinfo=UTC)
     if "r" in options:
         try:
-            moment = datetime.fromtimestamp(tool.storage.lstat(tool.path(options["r"][-1]), True).mtime, timezone.utc)
+            moment = datetime.fromtimestamp(tool.storage.lstat(tool.path(options["r"][-1]), True).mtime, UTC)
         except StorageError as exc:
             tool.fail(options["r"][-1], exc)
             return 1
@@ -53,10 +53,10 @@ def date(tool: Tool, args: list[str]) -> int:
 
 def _parse_date(text: str) -> datetime | None:
     if text.startswith("@") and re.fullmatch(r"-?\d+", text[1:]):
-        return datetime.fromtimestamp(int(text[1:]), timezone.utc)
+        return datetime.fromtimestamp(int(text[1:]), UTC)
     for fmt in ("%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M", "%Y-%m-%d", "%H:%M:%S", "%H:%M"):
         try:
-            return datetime.strptime(text, fmt).replace(tzinfo=timezone.utc)
+            return datetime.strptime(text, fmt).replace(tzinfo=UTC)
         except ValueError:
             continue
     return None

@@ -8,7 +8,6 @@ import re
 from ..storage import StorageError
 from .context import Tool, Usage, number, parse_options
 
-
 # ---------------------------------------------------------------------------- head, tail, wc
 
 

@@ -13,8 +13,14 @@ import types
 import pytest
 import yaml
 
-from app.core.learning.export import (SECRET_ENV_PREFIX, WAIT_SECONDS, choose_locator, export_script,
-                                      to_uiautomator2, to_yaml_flow)
+from app.core.learning.export import (
+    SECRET_ENV_PREFIX,
+    WAIT_SECONDS,
+    choose_locator,
+    export_script,
+    to_uiautomator2,
+    to_yaml_flow,
+)
 from app.core.learning.recorded_steps import ExpectedScreen, RecordedStep, ReplayScript
 from app.core.perception.locator import TargetLocator
 from app.core.redaction import PASSWORD_MASK

@@ -16,8 +16,8 @@ from app.core.learning.map_sharing import export_map, import_map
 from app.core.learning.navigation import MapGuide
 from app.core.learning.recorded_steps import script_from_run
 from app.core.learning.screen_graph import load_graph
-from app.core.learning.skills import skill_from_script
 from app.core.learning.skill_store import SkillStore
+from app.core.learning.skills import skill_from_script
 from app.core.learning.transitions import TransitionStore
 from app.core.perception.locator import TargetLocator
 from tests.core.learning.test_screen_graph import KIND, MAIN, WIFI, settings_runs

@@ -11,7 +11,7 @@ from xml.sax.saxutils import quoteattr
 import pytest
 from lxml import etree
 
-from app.core.learning.screen_signature import (ScreenSignature, as_view, stable_signature, structure_entries)
+from app.core.learning.screen_signature import ScreenSignature, as_view, stable_signature, structure_entries
 from app.core.perception.hierarchy import extract_controls
 from app.core.perception.locator import ControlSummary, summarize_controls
 from tests.conftest import CORPUS_DIR, CORPUS_MISSING

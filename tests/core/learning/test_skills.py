@@ -11,9 +11,18 @@ import yaml
 from app.core.agent.records import ActionOutcome, Decision, RunResult, StepRecord
 from app.core.agent.trajectory import TrajectoryWriter
 from app.core.learning.recorded_steps import script_from_run, script_from_steps
-from app.core.learning.skills import (Skill, SkillError, SkillExists, SkillFileError, SkillHistory, SkillNotFound,
-                                      differences, match_request, skill_from_script)
 from app.core.learning.skill_store import SkillStore
+from app.core.learning.skills import (
+    Skill,
+    SkillError,
+    SkillExists,
+    SkillFileError,
+    SkillHistory,
+    SkillNotFound,
+    differences,
+    match_request,
+    skill_from_script,
+)
 from app.core.perception.locator import Anchor, TargetLocator
 from app.core.redaction import PASSWORD_MASK
 

@@ -7,8 +7,8 @@ import asyncio
 import functools
 import os
 import subprocess
-from pathlib import Path
 import sys
+from pathlib import Path
 
 import pytest
 import pytest_asyncio
