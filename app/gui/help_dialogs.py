@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QDialog, QDialogButtonBox, QMenuBar, QTextBrowser, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QMenu, QMenuBar, QTextBrowser, QVBoxLayout, QWidget
 
 from app.gui.mirror.mirror_keys import MOUSE_KEYS, SPECIAL_KEYS
 
@@ -55,8 +55,8 @@ def menu_shortcuts(menu_bar: QMenuBar) -> list[Row]:
 
     def walk(actions: Iterable[QAction], path: str) -> None:
         for action in actions:
-            if action.menu() is not None:
-                walk(action.menu().actions(), f"{path}{plain(action.text())} › ")
+            if isinstance(menu := action.menu(), QMenu):
+                walk(menu.actions(), f"{path}{plain(action.text())} › ")
             elif action.shortcuts():
                 rows.append((key_text(*action.shortcuts()), path + plain(action.text())))
 
