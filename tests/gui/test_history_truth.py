@@ -238,10 +238,10 @@ async def test_a_past_run_is_deleted_only_after_confirming(qtbot, panel, three_r
     monkeypatch.setattr(dialog, "ask_delete", ask_delete)
     dialog.filter.search.setText("café")
     dialog.delete_button.click()                               # cancelled: nothing happens
-    await until(lambda: not dialog.actions)
+    await until(lambda: not dialog.actions_under_way)
     assert asked == [(three_runs["café"], "Find the Café Central")] and three_runs["café"].is_dir()
     dialog.delete_button.click()                               # confirmed
-    await until(lambda: not dialog.actions)
+    await until(lambda: not dialog.actions_under_way)
     assert not three_runs["café"].exists() and trashed == [three_runs["café"].resolve()]
     assert "was deleted" in dialog.notice.text()
     dialog.filter.search.clear()
