@@ -34,7 +34,7 @@ def user_guide() -> str:
     return (files("app.resources") / GUIDE_RESOURCE).read_text(encoding="utf-8")
 
 
-def key_text(*sequences: QKeySequence | Qt.Key | str) -> str:
+def key_text(*sequences: QKeySequence | Qt.Key | int | str) -> str:
     """Keys as this system writes them; Return and the keypad's Enter both read "Enter"."""
     words: list[str] = []
     for sequence in sequences:
@@ -81,7 +81,7 @@ def approval_keys(window: MainWindow) -> list[Row]:
 
 def mirror_keys() -> list[Row]:
     """What the mirror does with keys and the mouse (app/gui/mirror/mirror_keys.py, mirror_view.py)."""
-    by_android: dict[str, list[Qt.Key]] = {}
+    by_android: dict[str, list[int]] = {}      # Qt.Key values, as SPECIAL_KEYS holds them
     for key, android in SPECIAL_KEYS.items():
         by_android.setdefault(android, []).append(key)
     rows = [("Letters, digits, any text", "Typed on the phone (touch mode)")]
