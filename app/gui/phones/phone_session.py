@@ -84,7 +84,6 @@ class PhoneSession(QObject):
         self.list.offer_first_lists = lambda: self.entry is None or self.entry.virtual
         self.list.phone_attached.connect(
             lambda e: self.status.emit(f"{e.name} {e.serial} was attached: {e.state}. The phones panel offers it."))
-        self._virtual_server = None
         self._closing = False
         self.hop = GuiHop()                       # the core's thread's way back to the window
 
@@ -109,9 +108,9 @@ class PhoneSession(QObject):
             self.status.emit(str(exc))
             self.list.watch_servers(self.adb_servers)
             return
-        self._virtual_server = self.connection.virtual_server
-        if self._virtual_server is not None:
-            self.list.virtual_port = self._virtual_server.port
+        virtual_server = self.connection.virtual_server
+        if virtual_server is not None:
+            self.list.virtual_port = virtual_server.port
         if self.connection.note:
             self.status.emit(self.connection.note)
         session = self.connection.session
