@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from . import keyboard
 from .android_system import AndroidSystem
 from .apps import ADB_KEYBOARD, LAUNCHER, SYSTEM_PACKAGES, App, Screen, create_apps
+from .apps.launcher import LauncherApp
 from .compositor import WindowsMixin
 from .input_events import InputMixin
 from .keyguard import KeyguardMixin
@@ -127,6 +128,13 @@ class VirtualPhone(InputMixin, KeyguardMixin, WindowsMixin):
         return dict(SYSTEM_PACKAGES).get(package)
 
     @property
+    def launcher(self) -> LauncherApp:
+        """The home screen's app (it draws Overview and keeps the apps' thumbnails)."""
+        launcher = self.apps[LAUNCHER]
+        assert isinstance(launcher, LauncherApp)
+        return launcher
+
+    @property
     def foreground_app(self) -> App:
         return self.apps[self.fg]
 
@@ -149,12 +157,13 @@ class VirtualPhone(InputMixin, KeyguardMixin, WindowsMixin):
             if not app.start_activity(activity):
                 return False
             self.bring_to_front(app)
+            assert app.top is not None   # start_activity put a screen on the stack
             self.system.activity_started(package, app.top.activity)
             return True
 
     def _leaving(self) -> None:
         if self.fg != LAUNCHER and not self.overview:
-            self.apps[LAUNCHER].thumbs.pop(self.fg, None)
+            self.launcher.thumbs.pop(self.fg, None)
 
     def bring_to_front(self, app: App) -> None:
         self._leaving()
@@ -224,7 +233,7 @@ class VirtualPhone(InputMixin, KeyguardMixin, WindowsMixin):
                 return
             self._leaving()
             self.overview = True
-            self.apps[LAUNCHER].reset_recents_scroll()
+            self.launcher.reset_recents_scroll()
             self.changed()
 
     def press_back(self) -> None:

@@ -9,15 +9,17 @@ from __future__ import annotations
 
 import posixpath
 import stat
+from functools import partial
 
 from . import shell_ast as ast
 from .shell_io import IO, Collector, FileSink, Input, LimitExceeded, NullSink, Process, Result, ShellExit, Sink
+from .shell_parts import ShellParts
 from .storage import StorageError
 
 SHELL_NAMES = {"sh", "mksh"}
 
 
-class ProgramsMixin:
+class ProgramsMixin(ShellParts):
     """Starting programs and opening redirections, for Shell."""
 
     # ------------------------------------------------------------------ programs
@@ -154,5 +156,5 @@ class ProgramsMixin:
                 except StorageError as exc:
                     self.error(new, f"can't create {target}: {exc.reason}")
                     return None
-                new.fds[fd] = FileSink(lambda data, p=path: self.files.write_file(p, data, append=True))
+                new.fds[fd] = FileSink(partial(self.files.write_file, path, append=True))
         return new

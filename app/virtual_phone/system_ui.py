@@ -80,8 +80,7 @@ def build_nav_bar(m: Metrics, rotation: int, *, on_back: Callable[[], None], on_
     rect = nav_bar_rect(m, rotation)
     l, t, r, b = rect
     fg = theme.WHITE if transparent else (60, 64, 67)
-    kw = {} if transparent else {"bg": theme.NAV_BG}
-    frame = View(FRAME, rect, rid=_rid("navigation_bar_frame"), **kw)
+    frame = View(FRAME, rect, rid=_rid("navigation_bar_frame"), bg=None if transparent else theme.NAV_BG)
     view = View(FRAME, rect, rid=_rid("navigation_bar_view"))
     inflater = View(FRAME, rect, rid=_rid("navigation_inflater"))
     buttons = View(FRAME, rect, rid=_rid("nav_buttons"))

@@ -81,7 +81,8 @@ class View:
                  dump: bool = True, clip: bool = False, gone: bool = False, provider: str = "",
                  hint: str = "", **style) -> None:
         self.cls = cls
-        self.bounds = tuple(int(v) for v in bounds)
+        left, top, right, bottom = bounds
+        self.bounds: Rect = (int(left), int(top), int(right), int(bottom))
         self.text = text
         self.rid = rid
         self.desc = desc
