@@ -8,7 +8,7 @@ of a whole keyboard is drawn once per layout/size and cached.
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import lru_cache
+from functools import lru_cache, partial
 
 from PIL import Image
 
@@ -120,7 +120,7 @@ def build_keyboard(rect: tuple[int, int, int, int], mode: str, shift: bool, inpu
         else:
             desc = label.upper() if shift and len(label) == 1 else label
         current_row[1].add(View(FRAME, (l + kl, kt, l + kr, kb), desc=desc, rid=f"{pkg}:id/key_pos_{rr}_{cc}",
-                                clickable=True, on_click=(lambda c=code: on_key(c))))
+                                clickable=True, on_click=partial(on_key, code)))
     return root
 
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from . import keyboard
 from .android_system import AndroidSystem
-from .apps import ADB_KEYBOARD, LAUNCHER, SYSTEM_PACKAGES, App, Screen, create_apps
+from .apps import ADB_KEYBOARD, LAUNCHER, SYSTEM_PACKAGES, App, AppT, Screen, app_of, create_apps
 from .apps.launcher import LauncherApp
 from .compositor import WindowsMixin
 from .input_events import InputMixin
@@ -130,9 +130,7 @@ class VirtualPhone(InputMixin, KeyguardMixin, WindowsMixin):
     @property
     def launcher(self) -> LauncherApp:
         """The home screen's app (it draws Overview and keeps the apps' thumbnails)."""
-        launcher = self.apps[LAUNCHER]
-        assert isinstance(launcher, LauncherApp)
-        return launcher
+        return app_of(self, LAUNCHER, LauncherApp)
 
     @property
     def foreground_app(self) -> App:
@@ -177,9 +175,8 @@ class VirtualPhone(InputMixin, KeyguardMixin, WindowsMixin):
         self.fg = app.package
         self.changed()
 
-    def open_in_app(self, package: str, make_screen: Callable[[App], Screen]) -> None:
+    def open_in_app(self, app: AppT, make_screen: Callable[[AppT], Screen]) -> None:
         """Start another app's activity from the current one (Back returns here)."""
-        app = self.apps[package]
         screen = make_screen(app)
         screen.return_to = self.fg
         app.stack.append(screen)

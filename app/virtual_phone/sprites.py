@@ -23,7 +23,7 @@ def glyph_mask(name: str, size: int) -> Image.Image:
     d = ImageDraw.Draw(img)
     u = big / 24.0
     GLYPHS.get(name, GLYPHS["apps"])(d, lambda x, y: (x * u, y * u), u)
-    return img.resize((size, size), Image.LANCZOS)
+    return img.resize((size, size), Image.Resampling.LANCZOS)
 
 
 @lru_cache(maxsize=512)
@@ -31,7 +31,7 @@ def circle_mask(diameter: int) -> Image.Image:
     big = diameter * SS
     img = Image.new("L", (big, big), 0)
     ImageDraw.Draw(img).ellipse((0, 0, big - 1, big - 1), fill=255)
-    return img.resize((diameter, diameter), Image.LANCZOS)
+    return img.resize((diameter, diameter), Image.Resampling.LANCZOS)
 
 
 @lru_cache(maxsize=512)

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import posixpath
 import stat
+import threading
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from .profiles import DeviceProfile
 from .storage_nodes import ROOT, SHELL, SYSTEM, Dir, File, Link, Node, StorageError
@@ -116,6 +118,19 @@ def initial_tree(profile: Callable[[], DeviceProfile]) -> list[tuple[str, Node]]
 class SystemWritesMixin:
     """What the system itself writes, past the shell's rules (a part of PhoneStorage): the build
     description when the phone's profile is chosen, an installed app's files, their removal."""
+
+    # PhoneStorage's, declared for the type checker
+    _lock: threading.RLock
+    clock: Callable[[], float]
+    profile: DeviceProfile
+
+    if TYPE_CHECKING:
+        @staticmethod
+        def normalise(path: str) -> str: ...
+        def _lookup(self, path: str, follow: bool, hops: int = 0) -> Node: ...
+        def _charge(self, delta: int, new_entries: int = 0) -> None: ...
+        def _new_ino(self) -> int: ...
+        def _forget(self, node: Node) -> None: ...
 
     def use_profile(self, profile: DeviceProfile, clock: Callable[[], float] | None = None) -> None:
         """Describe this phone (kernel, build) and follow its clock from now on."""

@@ -73,8 +73,8 @@ class View:
                  checkable: bool = False, checked: bool = False, enabled: bool = True,
                  focusable: bool | None = None, focused: bool = False, scrollable: bool = False,
                  password: bool = False, selected: bool = False,
-                 on_click: Callable[[], None] | None = None,
-                 on_long_click: Callable[[], None] | None = None,
+                 on_click: Callable[[], object] | None = None,        # what it returns is ignored
+                 on_long_click: Callable[[], object] | None = None,
                  on_scroll: Callable[[int], None] | None = None,
                  on_hscroll: Callable[[int], None] | None = None,
                  on_slide: Callable[[int], None] | None = None,

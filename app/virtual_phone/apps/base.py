@@ -19,7 +19,7 @@ class Screen:
     """One activity instance. Subclasses set `activity` and implement `build`."""
 
     activity: str = ""
-    bar_color = theme.SURFACE        # colour behind the status bar
+    bar_color: tuple[int, int, int] | None = theme.SURFACE   # colour behind the status bar (None: clear)
     background = theme.BACKGROUND    # window background
     auto_focus: str | None = None    # field focused (keyboard up) when the screen opens
     return_to: str | None = None     # started from another app: Back returns to it

@@ -10,6 +10,7 @@ and the history button an icon without a content description, which uiautomator 
 from __future__ import annotations
 
 from fractions import Fraction
+from functools import partial
 
 from .. import theme
 from ..views import BY_COMPOSE, COMPOSE_VIEW, TEXT, VIEW, View
@@ -140,7 +141,7 @@ class CalculatorScreen(Screen):
                 bg = (255, 218, 214) if op else ((230, 225, 229) if label in "C()⌫" else theme.BACKGROUND)
                 box = (x + ctx.dp(4), y + ctx.dp(4), x + w - ctx.dp(4), y + key_h - ctx.dp(4))
                 key = View(VIEW, box, provider=BY_COMPOSE, clickable=True, focusable=True,
-                           on_click=lambda k=label: self.press(k), bg=bg, radius=(key_h - ctx.dp(8)) // 2)
+                           on_click=partial(self.press, label), bg=bg, radius=(key_h - ctx.dp(8)) // 2)
                 key.add(View(TEXT, box, text=label, desc=DESC.get(label, ""), kind="text", provider=BY_COMPOSE,
                              size=ctx.sp(26), align="center", color=theme.TEXT))
                 pad.add(key)

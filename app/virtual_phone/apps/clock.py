@@ -9,6 +9,7 @@ fields (select-all on focus, so typing replaces), AM/PM buttons, an optional lab
 from __future__ import annotations
 
 import time
+from functools import partial
 
 from .. import theme
 from ..views import BUTTON, FRAME, LINEAR, VIEWGROUP, View
@@ -39,6 +40,7 @@ def time_label(hour: int, minute: int) -> tuple[str, str]:
 
 
 class TimePickerDialog(Dialog):
+    screen: DeskClockScreen
     field_keys = ("hour", "minute", "label")
 
     def __init__(self, screen: DeskClockScreen) -> None:
@@ -74,7 +76,7 @@ class TimePickerDialog(Dialog):
             top = y + i * ctx.dp(36)
             panel.add(View(BUTTON, (ax, top, r - ctx.dp(24), top + ctx.dp(36)), text=label, rid=ctx.rid(f"{label.lower()}_button"),
                            kind="text", clickable=True, checkable=True, checked=on,
-                           on_click=lambda pm=pm: self._set_pm(pm), size=ctx.sp(15), bold=True, align="center",
+                           on_click=partial(self._set_pm, pm), size=ctx.sp(15), bold=True, align="center",
                            color=theme.TEXT, bg=theme.PRIMARY_LIGHT if on else theme.SURFACE,
                            border=(theme.HINT, max(1, ctx.dp(1))), radius=ctx.dp(8)))
         y += ctx.dp(84)
@@ -114,6 +116,7 @@ class TimePickerDialog(Dialog):
 
 
 class DeskClockScreen(Screen):
+    app: ClockApp
     activity = MAIN
     background = theme.SURFACE
 
@@ -154,7 +157,7 @@ class DeskClockScreen(Screen):
         return [View(FRAME, ctx.content, *views, rid=ctx.rid("desk_clock_pager"))]
 
     @property
-    def animating(self) -> bool:
+    def animating(self) -> bool:  # type: ignore[override]  # computed here; other screens set it as an attribute
         return self.tab == "Stopwatch" and self.app.stopwatch.running
 
     def animation_frame(self) -> object:
@@ -183,7 +186,7 @@ class DeskClockScreen(Screen):
             on = self.tab == label
             cx = (box[0] + box[2]) // 2
             tab = View(FRAME, box, desc=label, rid=ctx.rid(f"tab_menu_{label.lower()}"), clickable=True, selected=on,
-                       on_click=lambda label=label: self._select(label))
+                       on_click=partial(self._select, label))
             tab.add(icon(ctx, cx, t + ctx.dp(26), glyph, color=theme.TEXT if on else theme.TEXT_SECONDARY,
                          circle=theme.PRIMARY_LIGHT if on else None, box=32 if not on else 32))
             tab.add(text(ctx, (box[0], t + ctx.dp(46), box[2], t + ctx.dp(70)), label, size=12, align="center",
@@ -199,7 +202,7 @@ class DeskClockScreen(Screen):
         rows = []
         for i, alarm in enumerate(app.alarms):
             h = ctx.dp(172 if self.expanded == i else 120)
-            rows.append(Row(h, lambda top, i=i, a=alarm, h=h: self._alarm_card(ctx, top, i, a, h)))
+            rows.append(Row(h, partial(self._alarm_card, ctx, index=i, alarm=alarm, h=h)))
         views = [scroll_list(ctx, rect, rows, self.scroll, rid="alarm_recycler_view", pad_bottom=ctx.dp(96))]
         if not app.alarms:
             views.append(text(ctx, rect, "No alarms", align="center", color=theme.TEXT_SECONDARY, rid="alarms_empty_view"))

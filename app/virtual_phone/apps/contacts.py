@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 from .. import theme
 from ..views import BUTTON, FRAME, LINEAR, VIEWGROUP, View
 from ..widgets import (
@@ -18,7 +20,7 @@ from ..widgets import (
     text,
     toolbar,
 )
-from . import CONTACTS, DIALER, MESSAGES
+from . import CONTACTS, dialer_of, messages_of
 from .base import App, Screen
 from .seed_data import CONTACTS as SEED
 from .seed_data import email_for
@@ -33,6 +35,7 @@ def digits(s: str) -> str:
 
 
 class PeopleScreen(Screen):
+    app: ContactsApp
     activity = PEOPLE
     background = theme.SURFACE
 
@@ -59,7 +62,7 @@ class PeopleScreen(Screen):
         last_letter = None
         for c in people:
             letter = c["name"][:1].upper()
-            rows.append(Row(ctx.dp(64), lambda top, c=c, show=letter != last_letter: self._row(ctx, top, c, show)))
+            rows.append(Row(ctx.dp(64), partial(self._row, ctx, contact=c, show_letter=letter != last_letter)))
             last_letter = letter
         if not people:
             rows.append(Row(ctx.dp(96), lambda top: text(ctx, (l, top, r, top + ctx.dp(96)), "No contacts found",
@@ -89,6 +92,7 @@ class PeopleScreen(Screen):
 
 
 class DetailsScreen(Screen):
+    app: ContactsApp
     activity = QUICK
     background = theme.SURFACE
 
@@ -141,11 +145,11 @@ class DetailsScreen(Screen):
 
     def _call(self) -> None:
         c = self.contact
-        self.phone.open_in_app(DIALER, lambda app: app.call_screen(c["name"], c["phone"]))
+        self.phone.open_in_app(dialer_of(self.phone), lambda app: app.call_screen(c["name"], c["phone"]))
 
     def _text(self) -> None:
         name = self.contact["name"]
-        self.phone.open_in_app(MESSAGES, lambda app: app.conversation_screen(name))
+        self.phone.open_in_app(messages_of(self.phone), lambda app: app.conversation_screen(name))
 
     def _video(self) -> None:
         self.phone.toast("Video calling isn't available")
@@ -155,6 +159,7 @@ class DetailsScreen(Screen):
 
 
 class EditorScreen(Screen):
+    app: ContactsApp
     activity = EDITOR
     background = theme.SURFACE
     auto_focus = "first"

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 from .. import theme
 from ..views import FRAME, LINEAR, View
 from ..widgets import Ctx, avatar, icon_button, text
-from . import CONTACTS, DIALER
+from . import DIALER, contacts_of
 from .base import App, Screen
 
 MAIN = "com.android.dialer.main.impl.MainActivity"
@@ -15,6 +17,7 @@ KEYS = [("1", ""), ("2", "ABC"), ("3", "DEF"), ("4", "GHI"), ("5", "JKL"), ("6",
 
 
 class DialpadScreen(Screen):
+    app: DialerApp
     activity = MAIN
     background = theme.SURFACE
 
@@ -27,7 +30,7 @@ class DialpadScreen(Screen):
         key_h = ctx.dp(76 if not ctx.m.landscape else 44)
         pad_top = b - ctx.dp(120) - 4 * key_h
         shown = self.number
-        contact = self.phone.apps[CONTACTS].find(self.number) if len(self.number) >= 7 else None
+        contact = contacts_of(self.phone).find(self.number) if len(self.number) >= 7 else None
         views = [text(ctx, (l + ctx.dp(24), pad_top - ctx.dp(120), r - ctx.dp(24), pad_top - ctx.dp(56)), shown,
                       size=34, align="center", rid="digits", cls="android.widget.EditText")]
         if contact:
@@ -42,7 +45,7 @@ class DialpadScreen(Screen):
             x = l + ctx.dp(24) + (i % 3) * w
             y = pad_top + (i // 3) * key_h
             key = View(FRAME, (x, y, x + w, y + key_h), desc=digit, rid=ctx.rid(f"dialpad_key_{i}"), clickable=True,
-                       on_click=lambda d=digit: self._press(d))
+                       on_click=partial(self._press, digit))
             key.add(text(ctx, (x, y + ctx.dp(4), x + w, y + key_h - ctx.dp(22)), digit, size=30, align="center",
                          rid="dialpad_key_number"))
             if letters:
@@ -64,7 +67,7 @@ class DialpadScreen(Screen):
     def _dial(self) -> None:
         if not self.number:
             return
-        contact = self.phone.apps[CONTACTS].find(self.number)
+        contact = contacts_of(self.phone).find(self.number)
         self.app.push(self.app.call_screen(contact["name"] if contact else self.number, self.number))
         self.number = ""
 

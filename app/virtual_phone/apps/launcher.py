@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 from PIL import Image
 
 from .. import theme
@@ -84,14 +86,14 @@ class HomeScreen(Screen):
             page.add(self._icon(ctx, package, box))
         workspace.add(page)
         hot = View(VIEWGROUP, (l, b - hotseat_h, r, b), rid=rid("hotseat"))
-        row = View(VIEWGROUP, (l + ctx.dp(16), b - hotseat_h, r - ctx.dp(16), b - hotseat_h + cell_h))
+        hot_row = View(VIEWGROUP, (l + ctx.dp(16), b - hotseat_h, r - ctx.dp(16), b - hotseat_h + cell_h))
         apps = [p for p in HOTSEAT if p in self.phone.apps]
         hw = (r - l - 2 * ctx.dp(16)) // max(cols, len(apps))
         start = l + ctx.dp(16) + ((r - l - 2 * ctx.dp(16)) - hw * len(apps)) // 2
         for i, package in enumerate(apps):
-            row.add(self._icon(ctx, package, (start + i * hw, b - hotseat_h, start + (i + 1) * hw,
-                                              b - hotseat_h + cell_h)))
-        hot.add(row)
+            hot_row.add(self._icon(ctx, package, (start + i * hw, b - hotseat_h, start + (i + 1) * hw,
+                                                  b - hotseat_h + cell_h)))
+        hot.add(hot_row)
         drag.add(workspace, glance, hot)
         return [launcher]
 
@@ -150,7 +152,7 @@ class LauncherApp(App):
                 continue
             thumb = self._thumbnail(package, card_w, card_h)
             card = View(FRAME, box, desc=app.label, rid=ctx.rid("task_view"), clickable=True,
-                        on_click=lambda a=app: phone.bring_to_front(a))
+                        on_click=partial(phone.bring_to_front, app))
             card.add(View(VIEW, box, desc=app.label, rid=ctx.rid("snapshot"), kind="image", image=thumb))
             d = ctx.dp(40)
             card.add(View(IMAGE, (cx - d // 2, top - d - ctx.dp(12), cx + d // 2, top - ctx.dp(12)), desc=app.label,
@@ -168,7 +170,7 @@ class LauncherApp(App):
     def _thumbnail(self, package: str, w: int, h: int) -> Image.Image:
         img = self.thumbs.get(package)
         if img is None or img.size != (w, h):
-            img = self.phone.app_picture(self.phone.apps[package]).resize((w, h), Image.BILINEAR)
+            img = self.phone.app_picture(self.phone.apps[package]).resize((w, h), Image.Resampling.BILINEAR)
             mask = Image.new("L", (w, h), 0)
             from ..sprites import fill_round_rect
             fill_round_rect(mask, (0, 0, w, h), max(8, w // 24), 255)

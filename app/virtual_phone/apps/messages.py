@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 from .. import fonts, theme
 from ..views import FRAME, LINEAR, TEXT, VIEWGROUP, View
 from ..widgets import Ctx, Row, ScrollState, avatar, edit_text, fab, icon_button, scroll_list, text, toolbar
-from . import CONTACTS, DIALER, MESSAGES
+from . import MESSAGES, contacts_of, dialer_of
 from .base import App, Screen
 from .seed_data import CONVERSATIONS
 
@@ -30,6 +32,7 @@ def compose_bar(ctx: Ctx, screen: Screen, on_send) -> View:
 
 
 class ListScreen(Screen):
+    app: MessagesApp
     activity = LIST
     background = theme.SURFACE
 
@@ -42,7 +45,7 @@ class ListScreen(Screen):
         search = icon_button(ctx, 0, 0, "search", "Search", lambda: self.phone.toast("Search is not available"),
                              rid="action_search")
         bar = toolbar(ctx, "Messages", nav=False, actions=[search], title_size=24)
-        rows = [Row(ctx.dp(80), lambda top, n=name: self._row(ctx, top, n)) for name in app.order]
+        rows = [Row(ctx.dp(80), partial(self._row, ctx, name=name)) for name in app.order]
         lst = scroll_list(ctx, (ctx.left, bar.bounds[3], ctx.right, ctx.bottom), rows, self.scroll, rid="list",
                           pad_bottom=ctx.dp(88))
         start = fab(ctx, "Start chat", "message", lambda: app.push(ComposeScreen(app)), label="Start chat",
@@ -51,7 +54,7 @@ class ListScreen(Screen):
 
     def _row(self, ctx: Ctx, top: int, name: str) -> View:
         app: MessagesApp = self.app
-        last = app.conversations[name][-1] if app.conversations[name] else {"body": "", "time": "", "from_me": True}
+        last: dict = app.conversations[name][-1] if app.conversations[name] else {"body": "", "time": "", "from_me": True}
         l, r = ctx.left, ctx.right
         h = ctx.dp(80)
         row = View(VIEWGROUP, (l, top, r, top + h), rid=ctx.rid("swipeableContainer"), clickable=True,
@@ -71,6 +74,7 @@ class ListScreen(Screen):
 class ComposeScreen(Screen):
     """A new conversation: To field with contact suggestions, and the message field."""
 
+    app: MessagesApp
     activity = CONVERSATION
     background = theme.SURFACE
     auto_focus = "to"
@@ -94,10 +98,10 @@ class ComposeScreen(Screen):
         views = [bar, to_row, View(TEXT, (l, y, r, y + 2), kind="fill", bg=theme.DIVIDER, dump=False)]
         compose = compose_bar(ctx, self, self.send)
         query = self.fields["to"].text.strip().lower()
-        people = self.phone.apps[CONTACTS].sorted_contacts()
+        people = contacts_of(self.phone).sorted_contacts()
         if query:
             people = [c for c in people if query in c["name"].lower() or (query.isdigit() and query in c["phone"].replace("-", ""))]
-        rows = [Row(ctx.dp(64), lambda top, c=c: self._suggestion(ctx, top, c)) for c in people]
+        rows = [Row(ctx.dp(64), partial(self._suggestion, ctx, contact=c)) for c in people]
         views.append(scroll_list(ctx, (l, y + 2, r, compose.bounds[1]), rows, self.scroll, rid="contact_list"))
         views.append(compose)
         return [View(FRAME, ctx.content, *views, rid=ctx.rid("compose_root"))]
@@ -135,6 +139,7 @@ class ComposeScreen(Screen):
 
 
 class ConversationScreen(Screen):
+    app: MessagesApp
     activity = CONVERSATION
     background = theme.SURFACE
 
@@ -158,7 +163,7 @@ class ConversationScreen(Screen):
             lines = fonts.wrap(msg["body"], px, max_w - 2 * pad)
             h = len(lines) * fonts.line_height(px) + 2 * pad
             w = max(fonts.width(line, px) for line in lines) + 2 * pad + 2
-            rows.append(Row(h + ctx.dp(8), lambda top, m=msg, w=w, h=h: self._bubble(ctx, top, m, w, h)))
+            rows.append(Row(h + ctx.dp(8), partial(self._bubble, ctx, msg=msg, w=w, h=h)))
         lst = scroll_list(ctx, (l, bar.bounds[3], r, compose.bounds[1]), rows, self.scroll, rid="message_list",
                           pad_top=ctx.dp(8))
         return [View(FRAME, ctx.content, bar, lst, compose, rid=ctx.rid("conversation_root"))]
@@ -174,9 +179,9 @@ class ConversationScreen(Screen):
         return holder
 
     def _call(self) -> None:
-        contact = self.phone.apps[CONTACTS].find(self.name)
+        contact = contacts_of(self.phone).find(self.name)
         number = contact["phone"] if contact else self.name
-        self.phone.open_in_app(DIALER, lambda app: app.call_screen(self.name, number))
+        self.phone.open_in_app(dialer_of(self.phone), lambda app: app.call_screen(self.name, number))
 
     def send(self) -> None:
         body = self.fields["message"].text.strip()
@@ -205,7 +210,7 @@ class MessagesApp(App):
         return {LIST: lambda: ListScreen(self), CONVERSATION: lambda: ComposeScreen(self)}
 
     def resolve(self, to: str) -> str:
-        contact = self.phone.apps[CONTACTS].find(to)
+        contact = contacts_of(self.phone).find(to)
         return contact["name"] if contact else to.strip()
 
     def send(self, to: str, body: str) -> str:

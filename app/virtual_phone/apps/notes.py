@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 from .. import theme
 from ..views import FRAME, LINEAR, VIEWGROUP, View
 from ..widgets import Ctx, Row, ScrollState, button, dialog_box, edit_text, fab, icon_button, scroll_list, text, toolbar
@@ -15,6 +17,7 @@ NOTE_BG = (254, 247, 224)
 
 
 class NotesListScreen(Screen):
+    app: NotesApp
     activity = LIST
     background = theme.SURFACE
 
@@ -26,7 +29,7 @@ class NotesListScreen(Screen):
         app: NotesApp = self.app
         l, t, r, b = ctx.content
         bar = toolbar(ctx, "Notes", nav=False, title_size=24)
-        rows = [Row(ctx.dp(124), lambda top, i=i: self._card(ctx, top, i)) for i in range(len(app.notes))]
+        rows = [Row(ctx.dp(124), partial(self._card, ctx, index=i)) for i in range(len(app.notes))]
         views = [bar]
         if not app.notes:
             mid = (bar.bounds[3] + b) // 2
@@ -55,6 +58,8 @@ class NotesListScreen(Screen):
 
 
 class DeleteDialog(Dialog):
+    screen: EditorScreen
+
     def build(self, ctx: Ctx) -> View:
         w = min(ctx.width - ctx.dp(48), ctx.dp(312))
         h = ctx.dp(176)
@@ -76,10 +81,11 @@ class DeleteDialog(Dialog):
 
 
 class EditorScreen(Screen):
+    app: NotesApp
     activity = EDITOR
     background = NOTE_BG
     bar_color = NOTE_BG
-    auto_focus = "title"
+    auto_focus: str | None = "title"
 
     def __init__(self, app: NotesApp, index: int | None) -> None:
         super().__init__(app)

@@ -8,6 +8,8 @@ on the Wi‑Fi switch are the same thing.
 
 from __future__ import annotations
 
+from functools import partial
+
 from .. import theme
 from ..views import FRAME, IMAGE, SEEKBAR, View
 from ..widgets import Ctx, Row, scroll_list, text
@@ -48,7 +50,7 @@ class SettingsHome(SettingsPage):
         for title, summary, glyph, target in self.ENTRIES:
             if title == "About phone":
                 summary = self.phone.model
-            rows.append(self.row(ctx, title, summary, glyph=glyph, on_click=self.open(lambda t=target, n=title: page(self.app, t, n))))
+            rows.append(self.row(ctx, title, summary, glyph=glyph, on_click=self.open(partial(page, self.app, target, title))))
         lst = scroll_list(ctx, ctx.content, rows, self.scroll, rid="recycler_view", pad_bottom=ctx.dp(16))
         return [View(FRAME, ctx.content, lst, rid=ctx.rid("main_content"))]
 

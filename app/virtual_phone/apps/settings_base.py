@@ -4,11 +4,15 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from .. import theme
 from ..views import FRAME, IMAGE, LINEAR, RELATIVE, VIEW, View
 from ..widgets import Ctx, Row, ScrollState, scroll_list, switch, text, toolbar
 from .base import App, Screen
+
+if TYPE_CHECKING:
+    from .settings import SettingsApp
 
 SUB = "com.android.settings.SubSettings"
 
@@ -54,6 +58,8 @@ def header_row(ctx: Ctx, top: int, title: str) -> View:
 
 class SettingsPage(Screen):
     """A page = a toolbar and a scrolling list of rows."""
+
+    app: SettingsApp
 
     activity = SUB
     title = ""

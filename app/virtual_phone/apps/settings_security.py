@@ -7,11 +7,16 @@ once four digits are in, then the same PIN again to confirm.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .. import theme
 from ..views import FRAME, LINEAR, View
 from ..widgets import Ctx, Row, button, edit_text, icon, text
 from .base import App, Screen
 from .settings_base import SettingsPage
+
+if TYPE_CHECKING:
+    from .settings import SettingsApp
 
 CHOOSE_LOCK_PASSWORD = "com.android.settings.password.ChooseLockPassword"
 MIN_PIN = 4
@@ -31,6 +36,7 @@ class SecurityPage(SettingsPage):
 
 
 class ChoosePinScreen(Screen):
+    app: SettingsApp
     activity = CHOOSE_LOCK_PASSWORD
     secure = True
     auto_focus = "pin"
