@@ -33,7 +33,9 @@ def _wallpaper(size: tuple[int, int]) -> Image.Image:
     w, h = size
     top, bottom = (38, 50, 120), (16, 120, 130)
     grad = Image.linear_gradient("L").resize((w, h))
-    img = Image.merge("RGB", [grad.point(lambda v, a=a, b=b: int(a + (b - a) * v / 255)) for a, b in zip(top, bottom)])
+    img = Image.merge("RGB",
+                      [grad.point(lambda v, a=a, b=b: int(a + (b - a) * v / 255)) for a,
+                       b in zip(top, bottom, strict=True)])
     glow = Image.new("L", (w, h), 0)
     d = ImageDraw.Draw(glow)
     d.ellipse((-w // 3, h // 3, w, h + h // 6), fill=60)
@@ -74,7 +76,8 @@ class WindowsMixin(PhoneParts):
         ctx = Ctx(cast("VirtualPhone", self), app, screen, m, app_content, kb_rect[1] if kb_rect else None)
         views = self.launcher.build_overview(ctx) if self.overview else screen.build(ctx)
         app_win = self._app_window(app, screen, views, app_content, m, launcher_shown)
-        status = self._status_window(m, OVERVIEW_BG if self.overview else (None if launcher_shown else screen.bar_color))
+        status = self._status_window(m,
+                                     OVERVIEW_BG if self.overview else (None if launcher_shown else screen.bar_color))
         navbar = Window(system_ui.build_nav_bar(
             m, self.rotation, on_back=self.press_back, on_home=self.go_home, on_recents=self.show_recents,
             ime_shown=kb_rect is not None, transparent=launcher_shown), system_ui.PKG, "navbar")
@@ -122,7 +125,8 @@ class WindowsMixin(PhoneParts):
             return (nav[2] if self.rotation == 3 else 0, sb[3], nav[0] if self.rotation != 3 else m.width, m.height)
         return (0, sb[3], m.width, nav[1])
 
-    def _app_window(self, app: App, screen: Screen, views: list[View], content, m: Metrics, transparent: bool) -> Window:
+    def _app_window(self, app: App, screen: Screen, views: list[View], content, m: Metrics,
+                    transparent: bool) -> Window:
         """The app's window: DecorView › LinearLayout › [content parent › action_bar_root ›] content."""
         full = (0, 0, m.width, m.height)
         bg = OVERVIEW_BG if self.overview and app.package == LAUNCHER else (None if transparent else screen.background)
@@ -156,7 +160,8 @@ class WindowsMixin(PhoneParts):
             if screen.secure:
                 return Image.new("RGBA", (m.width, m.height), screen.background + (255,))
             views = screen.build(Ctx(cast("VirtualPhone", self), app, screen, m, content))
-            windows = [self._app_window(app, screen, views, content, m, False), self._status_window(m, screen.bar_color)]
+            windows = [self._app_window(app, screen, views, content, m, False),
+                       self._status_window(m, screen.bar_color)]
             return render.render(windows, (m.width, m.height))
 
     def _clock_text(self) -> str:

@@ -257,7 +257,8 @@ class VirtualPhone(InputMixin, KeyguardMixin, WindowsMixin):
         s = self.settings
         if (namespace, key) == ("global", "airplane_mode_on"):
             if s.flag("global", "airplane_mode_on"):
-                self._radios_before_airplane = (s.get("global", "wifi_on") or "0", s.get("global", "bluetooth_on") or "0")
+                self._radios_before_airplane = (s.get("global", "wifi_on") or "0",
+                                                s.get("global", "bluetooth_on") or "0")
                 s.put("global", "wifi_on", "0", notify=False)
                 s.put("global", "bluetooth_on", "0", notify=False)
             else:

@@ -248,7 +248,7 @@ class ScrcpyServer:
                     return None
                 connected.settimeout(None)
                 opened.append(connected)
-        for kind, sock in zip(wanted, opened):
+        for kind, sock in zip(wanted, opened, strict=True):
             setattr(self, f"{kind}_socket", sock)
         return opened
 

@@ -357,7 +357,8 @@ class BuiltinsMixin(ShellParts):
         if len(argv) < 2:
             return self.complain(io, argv[0], "missing argument")
         try:
-            text = self.files.read_file(self.resolve(argv[1]), limit=self.limits.max_output).decode("utf-8", "surrogateescape")
+            text = self.files.read_file(self.resolve(argv[1]), limit=self.limits.max_output).decode("utf-8",
+                                                                                                    "surrogateescape")
         except StorageError as exc:
             return self.complain(io, argv[1], exc.reason)
         saved = self.positional

@@ -148,7 +148,8 @@ class _Parser(Lexer):
         fd = token.fd if token.fd is not None else (0 if op.startswith("<") else 1)
         redirect = Redirect(fd, op, target.word)
         if op in ("<<", "<<-"):
-            delimiter = "".join(p.text if isinstance(p, Lit) else "$" + getattr(p, "name", "") for p in target.word.parts)
+            delimiter = "".join(p.text if isinstance(p, Lit) else "$" + getattr(p, "name",
+                                                                                "") for p in target.word.parts)
             literal = any(isinstance(p, Lit) and p.quoted for p in target.word.parts)
             self.heredocs.append((redirect, delimiter, literal))
         return redirect

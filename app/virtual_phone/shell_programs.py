@@ -94,7 +94,8 @@ class ProgramsMixin(ShellParts):
             options |= set(flag[1:]) & {"e", "x", "u"}
         if args[:1] == ["--"]:
             args = args[1:]
-        child = type(self)(self.runner, self.files, env, name=posixpath.basename(argv[0]) if command is None else argv[0],
+        child = type(self)(self.runner, self.files, env,
+                           name=posixpath.basename(argv[0]) if command is None else argv[0],
                       cwd=self.cwd, limits=self.limits)
         child.budget, child.options, child.depth = self.budget, options, self.depth + 1
         if child.depth > self.limits.max_depth:
@@ -137,7 +138,8 @@ class ProgramsMixin(ShellParts):
                 elif target.isdigit() and int(target) in new.fds:
                     new.fds[fd] = new.fds[int(target)]
                 else:
-                    self.error(new, f"{target}: bad file descriptor" if target.isdigit() else f"{target}: illegal file descriptor name")
+                    self.error(new, f"{target}: bad file descriptor" if target.isdigit()
+                               else f"{target}: illegal file descriptor name")
                     return None
             elif op in ("<", "<>"):
                 try:

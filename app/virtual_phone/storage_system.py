@@ -42,7 +42,9 @@ def kernel_release(profile: DeviceProfile) -> str:
 
 def kernel_version(profile: DeviceProfile) -> str:
     """What `uname -v` prints."""
-    return "#1 SMP PREEMPT Tue Nov 12 08:14:35 UTC 2024" if profile.sdk >= 34 else "#1 SMP PREEMPT Wed Jul 10 03:21:47 UTC 2019"
+    if profile.sdk >= 34:
+        return "#1 SMP PREEMPT Tue Nov 12 08:14:35 UTC 2024"
+    return "#1 SMP PREEMPT Wed Jul 10 03:21:47 UTC 2019"
 
 
 def proc_version(profile: DeviceProfile) -> str:

@@ -45,11 +45,11 @@ BY_WEBVIEW = "webview"
 
 
 def intersect(a: Rect, b: Rect) -> Rect | None:
-    l, t = max(a[0], b[0]), max(a[1], b[1])
+    left, t = max(a[0], b[0]), max(a[1], b[1])
     r, bt = min(a[2], b[2]), min(a[3], b[3])
-    if r <= l or bt <= t:
+    if r <= left or bt <= t:
         return None
-    return (l, t, r, bt)
+    return (left, t, r, bt)
 
 
 def contains(rect: Rect, x: int, y: int) -> bool:

@@ -83,5 +83,6 @@ def messages_of(phone: VirtualPhone) -> MessagesApp:
     return app_of(phone, MESSAGES, MessagesApp)
 
 
-__all__ = ["App", "Dialog", "Screen", "create_apps", "app_of", "contacts_of", "dialer_of", "messages_of", "SYSTEM_PACKAGES", "ADB_KEYBOARD", "LAUNCHER", "SETTINGS",
+__all__ = ["App", "Dialog", "Screen", "create_apps", "app_of", "contacts_of", "dialer_of", "messages_of",
+           "SYSTEM_PACKAGES", "ADB_KEYBOARD", "LAUNCHER", "SETTINGS",
            "CONTACTS", "MESSAGES", "NOTES", "CLOCK", "DIALER", "CALCULATOR"]

@@ -26,23 +26,23 @@ class DialpadScreen(Screen):
         self.number = ""
 
     def build(self, ctx: Ctx) -> list[View]:
-        l, t, r, b = ctx.content
+        left, t, r, b = ctx.content
         key_h = ctx.dp(76 if not ctx.m.landscape else 44)
         pad_top = b - ctx.dp(120) - 4 * key_h
         shown = self.number
         contact = contacts_of(self.phone).find(self.number) if len(self.number) >= 7 else None
-        views = [text(ctx, (l + ctx.dp(24), pad_top - ctx.dp(120), r - ctx.dp(24), pad_top - ctx.dp(56)), shown,
+        views = [text(ctx, (left + ctx.dp(24), pad_top - ctx.dp(120), r - ctx.dp(24), pad_top - ctx.dp(56)), shown,
                       size=34, align="center", rid="digits", cls="android.widget.EditText")]
         if contact:
-            views.append(text(ctx, (l, pad_top - ctx.dp(56), r, pad_top - ctx.dp(24)), contact["name"], size=16,
+            views.append(text(ctx, (left, pad_top - ctx.dp(56), r, pad_top - ctx.dp(24)), contact["name"], size=16,
                               align="center", color=theme.TEXT_SECONDARY, rid="contact_name"))
         if self.number:
-            views.append(icon_button(ctx, r - ctx.dp(48), pad_top - ctx.dp(88), "backspace", "backspace", self._backspace,
-                                     rid="deleteButton", color=theme.TEXT_SECONDARY))
-        pad = View(LINEAR, (l, pad_top, r, pad_top + 4 * key_h), rid=ctx.rid("dialpad"))
-        w = (r - l - ctx.dp(48)) // 3
+            views.append(icon_button(ctx, r - ctx.dp(48), pad_top - ctx.dp(88), "backspace", "backspace",
+                                     self._backspace, rid="deleteButton", color=theme.TEXT_SECONDARY))
+        pad = View(LINEAR, (left, pad_top, r, pad_top + 4 * key_h), rid=ctx.rid("dialpad"))
+        w = (r - left - ctx.dp(48)) // 3
         for i, (digit, letters) in enumerate(KEYS):
-            x = l + ctx.dp(24) + (i % 3) * w
+            x = left + ctx.dp(24) + (i % 3) * w
             y = pad_top + (i // 3) * key_h
             key = View(FRAME, (x, y, x + w, y + key_h), desc=digit, rid=ctx.rid(f"dialpad_key_{i}"), clickable=True,
                        on_click=partial(self._press, digit))
@@ -54,7 +54,8 @@ class DialpadScreen(Screen):
             pad.add(key)
         views.append(pad)
         cy = b - ctx.dp(64)
-        views.append(icon_button(ctx, (l + r) // 2, cy, "phone", "dial", self._dial, rid="dialpad_floating_action_button",
+        views.append(icon_button(ctx, (left + r) // 2, cy, "phone", "dial", self._dial,
+                                 rid="dialpad_floating_action_button",
                                  color=theme.WHITE, circle=theme.CALL_GREEN, size=64, glyph_size=28))
         return [View(FRAME, ctx.content, *views, rid=ctx.rid("dialpad_view"))]
 
@@ -82,17 +83,18 @@ class InCallScreen(Screen):
         self.name, self.number = name, number
 
     def build(self, ctx: Ctx) -> list[View]:
-        l, t, r, b = ctx.content
+        left, t, r, b = ctx.content
         white, grey = theme.WHITE, (189, 193, 198)
         views = [
-            text(ctx, (l, t + ctx.dp(48), r, t + ctx.dp(76)), "Calling…", size=16, color=grey, align="center",
+            text(ctx, (left, t + ctx.dp(48), r, t + ctx.dp(76)), "Calling…", size=16, color=grey, align="center",
                  rid="contactgrid_status_text"),
-            text(ctx, (l + ctx.dp(16), t + ctx.dp(84), r - ctx.dp(16), t + ctx.dp(136)), self.name, size=34, color=white,
-                 align="center", rid="contactgrid_contact_name"),
-            text(ctx, (l, t + ctx.dp(140), r, t + ctx.dp(168)), "Mobile " + self.number if self.name != self.number else "",
+            text(ctx, (left + ctx.dp(16), t + ctx.dp(84), r - ctx.dp(16), t + ctx.dp(136)), self.name, size=34,
+                 color=white, align="center", rid="contactgrid_contact_name"),
+            text(ctx, (left, t + ctx.dp(140), r, t + ctx.dp(168)),
+                 "Mobile " + self.number if self.name != self.number else "",
                  size=16, color=grey, align="center", rid="contactgrid_bottom_text"),
-            avatar(ctx, (l + r) // 2, t + ctx.dp(260), 120, self.name, rid="contactgrid_avatar"),
-            icon_button(ctx, (l + r) // 2, b - ctx.dp(96), "call_end", "End call", self.app.pop,
+            avatar(ctx, (left + r) // 2, t + ctx.dp(260), 120, self.name, rid="contactgrid_avatar"),
+            icon_button(ctx, (left + r) // 2, b - ctx.dp(96), "call_end", "End call", self.app.pop,
                         rid="incall_end_call", color=white, circle=theme.DANGER, size=72, glyph_size=32),
         ]
         return [View(FRAME, ctx.content, *views, rid=ctx.rid("incall_screen"))]

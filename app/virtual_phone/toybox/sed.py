@@ -133,7 +133,8 @@ def _selected(command: Command, line: str, number: int, last_line: bool) -> bool
         hit = _matches(command.first, line, number, last_line)
     elif command.active:
         hit = True
-        if _matches(command.last, line, number, last_line) or (isinstance(command.last, int) and number >= command.last):
+        if _matches(command.last, line, number,
+                    last_line) or (isinstance(command.last, int) and number >= command.last):
             command.active = False
     elif _matches(command.first, line, number, last_line):
         hit = True
