@@ -108,9 +108,8 @@ class PhoneSession(QObject):
             self.status.emit(str(exc))
             self.list.watch_servers(self.adb_servers)
             return
-        virtual_server = self.connection.virtual_server
-        if virtual_server is not None:
-            self.list.virtual_port = virtual_server.port
+        if self.connection.virtual_server is not None:
+            self.list.virtual_port = self.connection.virtual_server.port
         if self.connection.note:
             self.status.emit(self.connection.note)
         session = self.connection.session
