@@ -52,11 +52,6 @@ PHASE_WORDS = {"data_collection": "reading the screen", "llm_interaction": "aski
 """The pipeline's phases (`ProcessingPhase` values) as a person would name them."""
 
 
-def phase_words(timings_ms: dict[str, float]) -> list[str]:
-    """"reading the screen 0.5 s", … for the phases a step timed (strategy timings left out)."""
-    return [f"{words} {human_ms(timings_ms[name])}" for name, words in PHASE_WORDS.items() if name in timings_ms]
-
-
 # ---------------------------------------------------------------- who decided what
 
 
@@ -115,22 +110,6 @@ def _after_rejections(step: StepRecord, kind: str) -> str:
     if step.decision is not None and step.decision.feedback:
         return f", after you rejected: “{step.decision.feedback}”"
     return ""
-
-
-def step_decision_words(step: StepRecord) -> str:
-    """Who decided the step's action, as a sentence: "approved by you", "edited by you", "your own action",
-    "rejected by you: <reason>", "approved by the auto mode"…; "" when nothing was decided."""
-    kind, by, feedback = step_decision(step)
-    if not kind:
-        return ""
-    if kind == "auto" or (kind == "approve" and by == "auto"):
-        words = "approved by the auto mode"
-    else:
-        words = review_words(ProposalReview(decision=kind, by=by, feedback=feedback))
-    words += _after_rejections(step, kind)
-    if step.decision is not None and step.decision.answer:
-        words += f" · you answered: {step.decision.answer}"
-    return words
 
 
 def who_note(kind: str, by: str, feedback: str = "") -> str:
@@ -200,16 +179,6 @@ def question_words(question: QuestionAndAnswer) -> str:
     """"asked you: … / you answered: …" (or "no answer" when the run ended first)."""
     answer = f"you answered: {question.answer}" if question.answered else "no answer: the run ended first"
     return f"asked you: {question.question} / {answer}"
-
-
-def history_lines(step: StepRecord) -> list[str]:
-    """Everything the person decided or answered in this step, in order, one line each."""
-    lines = [f"{review.action_text or 'a proposal'}: {review_words(review)}" for review in rejected_reviews(step)]
-    lines += [question_words(question) for question in questions_of(step)]
-    decided = step_decision_words(step)
-    if decided:
-        lines.append(decided)
-    return lines
 
 
 # ---------------------------------------------------------------- the phone and the model

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from app.core.agent.agent_run import AgentRun, PipelineFactory, seed_pipeline
-from app.core.agent.events import Message, RunStarted
+from app.core.agent.events import RunStarted
 from app.core.agent.llm_client import ModelClient
 from app.core.agent.memory import RunResult
 from app.core.agent.screen_query import answer_from_screen
@@ -369,10 +369,6 @@ class RunService:
     def past(self) -> list[RunSummary]:
         """Every recorded run on disk, newest first (blocking: reads the runs folder)."""
         return list_runs(self.runs_root)
-
-    def message_all(self, text: str) -> None:
-        for handle in self.live():
-            handle.events.emit(Message(text))
 
     async def shutdown(self, timeout: float = 15.0) -> None:
         """Stop every run and wait until each has recorded its end."""
