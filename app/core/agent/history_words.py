@@ -167,7 +167,7 @@ def questions_of(step: StepRecord) -> list[QuestionAndAnswer]:
     if recorded:
         return recorded
     action = step.action if isinstance(step.action, dict) else {}
-    arguments = action.get("arguments") if isinstance(action.get("arguments"), dict) else {}
+    arguments = raw if isinstance(raw := action.get("arguments"), dict) else {}
     if action.get("function") != "ask_user" or not arguments.get("question"):
         return []
     message = step.result.message if step.result is not None else ""

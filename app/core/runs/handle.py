@@ -29,9 +29,9 @@ import asyncio
 import dataclasses
 import itertools
 import time
-from contextlib import nullcontext
+from contextlib import AbstractContextManager, nullcontext
 from datetime import datetime
-from typing import ContextManager, Literal
+from typing import Literal
 
 from app.core.agent.actions import Action
 from app.core.agent.events import (
@@ -175,7 +175,7 @@ class RunHandle:
         """The step the run is at (0 before its first)."""
         return next((event.step for event in reversed(self.events.history) if isinstance(event, StepStarted)), 0)
 
-    def _person_time(self) -> ContextManager[None]:
+    def _person_time(self) -> AbstractContextManager[None]:
         """While the run waits for the person, its clock (and so its time limit) stands still."""
         return self.control.waiting_for_person() if self.control is not None else nullcontext()
 
