@@ -256,7 +256,8 @@ class RunService:
         except asyncio.CancelledError:
             if not (handle.waiting_for_phone and handle.stop_requested):
                 raise
-            asyncio.current_task().uncancel()     # stopped while queued: it never touched the phone
+            if (task := asyncio.current_task()) is not None:
+                task.uncancel()                   # stopped while queued: it never touched the phone
             return self._stopped_before_it_began(handle)
         except DeviceError as exc:          # the phone was busy in another process, or went away
             if handle.finished:
@@ -285,9 +286,9 @@ class RunService:
                 settings.model_dump(mode="json"), self.runs_root)
         except OSError as exc:              # a run that cannot be recorded does not touch the phone
             reason = storage_problem("create the run's folder", self.runs_root or runs_dir(create=False), exc)
-            result = RunResult("failed", 0, [], 0.0, error=reason, completion_reason=reason)
-            handle.finish(result, reason)
-            return result
+            unrecorded = RunResult("failed", 0, [], 0.0, error=reason, completion_reason=reason)
+            handle.finish(unrecorded, reason)
+            return unrecorded
         handle.run_dir = str(writer.run_dir)
         recorder = RunRecorder(writer, events, on_fault=handle.stop)    # a failed record stops the run
         result: RunResult | None = None
