@@ -222,7 +222,7 @@ class Review(RunStrategy):
     needs = ("proposal",)
     provides = ("approved_action", "decision")
 
-    def __init__(self, rc, decide: Decide, fail_fast: bool):
+    def __init__(self, rc, decide: RunStrategy, fail_fast: bool):      # Decide, or a replay's wrapper of it
         super().__init__(rc, fail_fast)
         self.decide = decide
 
