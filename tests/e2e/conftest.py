@@ -68,6 +68,7 @@ class ScriptedPerson:
     shown: list[Proposal] = field(default_factory=list)
     questions: list[str] = field(default_factory=list)
     unexpected: list[str] = field(default_factory=list)
+    model: FakeOpenAIServer | None = None          # the run's model server, set by run_agent before attach
 
     def attach(self, handle: RunHandle) -> None:
         def on_event(event) -> None:
@@ -143,6 +144,7 @@ def run_agent(phone_server):
                                  client_factory=functools.partial(ModelClient, backoff_seconds=backoff))
             try:
                 handle = await service.start(RunRequest(request, api_key=API_KEY, **(request_options or {})))
+                person.model = model
                 person.attach(handle)
                 result = await handle.wait()
             finally:
