@@ -240,6 +240,7 @@ def check_task_api() -> str:
         token = ApiToken(secrets.token_urlsafe(24), "the self-test", False)
         desk = await open_headless_desk(Settings(), virtual=True, host="127.0.0.1", port=0, token=token,
                                         announce=False)
+        assert desk.api is not None, "open_headless_desk serves the API or raises"
         try:
             async with httpx2.AsyncClient(base_url=desk.api.url, timeout=60,
                                          headers={"Authorization": f"Bearer {token.value}"}) as http:
