@@ -125,7 +125,8 @@ def check_qt() -> str:
     loop.close()                  # now, while Qt still lives (closing at exit finds its signals deleted)
     if picture.isNull() or picture.width() < 600:
         raise CheckFailed("the main window could not be painted")
-    return f"Qt {_qt_version()} on '{app.platformName()}', window painted at {picture.width()}x{picture.height()}"
+    return (f"Qt {_qt_version()} on '{QApplication.platformName()}', "
+            f"window painted at {picture.width()}x{picture.height()}")
 
 
 def _qt_version() -> str:
