@@ -86,9 +86,15 @@ def _emit_controls(args, controls) -> None:
 
 
 async def _controls_live(args) -> int:
-    from app.phone_connection import open_phone
+    from app.core.config import Settings
+    from app.desk import Desk
 
-    connection = await open_phone(args.device, virtual=True if args.virtual else None)
+    desk = Desk(Settings(), virtual=True if args.virtual else None, bad_servers_noted=True)
+    try:
+        connection = await desk.open_phone(args.device)
+    except BaseException:
+        await desk.close()
+        raise
     try:
         if connection.note:
             print(connection.note, file=sys.stderr)
@@ -99,7 +105,7 @@ async def _controls_live(args) -> int:
             shot = await device.screenshot()
             _write_annotation(shot.image, snapshot.controls, args.annotate)
     finally:
-        connection.close()
+        await desk.close()
     return 0
 
 
@@ -141,7 +147,7 @@ def cmd_devices(args) -> int:
 
 
 def cmd_virtual_phone(args) -> int:
-    from app.phone_connection import start_virtual_phone
+    from app.desk.phone_opening import start_virtual_phone  # the virtual phone alone: no desk around it
     from app.virtual_phone.latency import latency_named
     from app.virtual_phone.profiles import profile_named
 
@@ -177,16 +183,18 @@ def cmd_virtual_phone(args) -> int:
 
 def cmd_keyboard(args) -> int:
     """`agentdesk keyboard install APK`: ADB Keyboard onto a real phone, turned on (non-ASCII typing)."""
+    from app.core.config import Settings
     from app.core.device.ime_install import install_adb_keyboard
-    from app.phone_connection import open_phone
+    from app.desk import Desk
 
     async def install() -> str:
-        connection = await open_phone(args.serial, virtual=False)
+        desk = Desk(Settings(), virtual=False, bad_servers_noted=True)
         try:
+            connection = await desk.open_phone(args.serial)
             return await install_adb_keyboard(connection.device, args.apk,
                                               lambda text: print(text, file=sys.stderr, flush=True))
         finally:
-            connection.close()
+            await desk.close()
     print(asyncio.run(install()))
     return 0
 
