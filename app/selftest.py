@@ -164,8 +164,8 @@ def check_virtual_phone() -> str:
     async def on_the_desks_phone() -> str:
         desk = Desk(Settings(), virtual=True)
         try:
-            await desk.start_virtual_phone()
-            return await look(desk.virtual_server.port, "emulator-5554")
+            server = await desk.start_virtual_phone()
+            return await look(server.port, "emulator-5554")
         finally:
             await desk.close()
     return asyncio.run(on_the_desks_phone())

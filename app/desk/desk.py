@@ -15,7 +15,7 @@ import asyncio
 import logging
 import os
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.api.desk_api import DeskApi, serve_desk
 from app.api.token import ApiToken
@@ -30,6 +30,9 @@ from app.core.runs.service import MissingApiKey, RunRequest, RunService, api_key
 from app.core.secrets import SecretStore
 
 from .phone_opening import PhoneConnection, open_phone, start_virtual_phone
+
+if TYPE_CHECKING:
+    from app.virtual_phone.adb_server import VirtualAdbServer
 from .preflight import Missing, preflight
 
 log = logging.getLogger(__name__)
@@ -75,7 +78,7 @@ class Desk:
         options: dict[str, Any] = {"client_factory": client_factory} if client_factory is not None else {}
         self.service = RunService(self.phones, lambda: self.settings, secrets=secrets, **options)
         self.api: DeskApi | None = None
-        self.virtual_server: Any = None     # app.virtual_phone.adb_server.VirtualAdbServer, when one was started
+        self.virtual_server: VirtualAdbServer | None = None     # the built-in virtual phone, when one was started
         self._connections: list[PhoneConnection] = []
 
     # ------------------------------------------------------------------ keys
@@ -118,12 +121,14 @@ class Desk:
                               else "Using the built-in virtual phone.")
         self.directory.start()
 
-    async def start_virtual_phone(self) -> None:
+    async def start_virtual_phone(self) -> VirtualAdbServer:
         """The built-in virtual phone's ADB server (AGENTDESK_VIRTUAL_PORT, else any free port), listed."""
-        if self.virtual_server is None:
+        server = self.virtual_server
+        if server is None:
             port = int(os.environ.get(VIRTUAL_PORT_VARIABLE, "0"))
-            self.virtual_server = await asyncio.to_thread(start_virtual_phone, port)
-        self.directory.add_server(f"127.0.0.1:{self.virtual_server.port}", virtual=True)
+            server = self.virtual_server = await asyncio.to_thread(start_virtual_phone, port)
+        self.directory.add_server(f"127.0.0.1:{server.port}", virtual=True)
+        return server
 
     async def open_phone(self, serial: str | None = None, *, local: bool = False) -> PhoneConnection:
         """One phone to work with, its session in the desk's registry: `serial` (a serial or a full id), else the

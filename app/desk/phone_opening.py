@@ -1,7 +1,7 @@
 """Open a phone to work with: a real one through the ADB server, else the built-in virtual phone.
 
-This is the composition above both `app.core` and `app.virtual_phone` (neither imports the
-other): it is the one place that decides to start the virtual phone.
+Part of the Desk, the composition above both `app.core` and `app.virtual_phone` (neither imports
+the other): the one place that decides to start the virtual phone. Faces ask the Desk.
 """
 
 from __future__ import annotations
@@ -10,12 +10,17 @@ import asyncio
 import logging
 import os
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from app.core.device.adb_transport import AdbTransport, DeviceListing
+from app.core.device.android_device import AndroidDevice
 from app.core.device.errors import AdbUnavailable, DeviceNotFound
 from app.core.device.local_adb import LocalAdbServer
 from app.core.device.phone_id import PhoneId
 from app.core.device.phone_session import PhoneRegistry, PhoneSession
+
+if TYPE_CHECKING:
+    from app.virtual_phone.adb_server import VirtualAdbServer
 
 log = logging.getLogger(__name__)
 
@@ -25,11 +30,11 @@ class PhoneConnection:
     """The phone's session, and the virtual phone server when we had to start one."""
 
     session: PhoneSession
-    virtual_server: object | None = None   # app.virtual_phone.adb_server.VirtualAdbServer
+    virtual_server: VirtualAdbServer | None = None
     note: str = ""
 
     @property
-    def device(self):
+    def device(self) -> AndroidDevice:
         return self.session.device
 
     @property
@@ -46,7 +51,7 @@ class PhoneConnection:
             self.virtual_server = None
 
 
-def start_virtual_phone(port: int = 0, devices: int = 1, **phone_options):
+def start_virtual_phone(port: int = 0, devices: int = 1, **phone_options: Any) -> VirtualAdbServer:
     """Start the virtual phone's ADB server on loopback (blocking; fast)."""
     from app.virtual_phone.adb_server import VirtualAdbServer
 

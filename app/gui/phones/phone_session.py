@@ -83,7 +83,6 @@ class PhoneSession(QObject):
         self.list.offer_first_lists = lambda: self.entry is None or self.entry.virtual
         self.list.phone_attached.connect(
             lambda e: self.status.emit(f"{e.name} {e.serial} was attached: {e.state}. The phones panel offers it."))
-        self._virtual_server = None
         self._closing = False
         self._gui_loop: asyncio.AbstractEventLoop | None = None
 
@@ -120,9 +119,8 @@ class PhoneSession(QObject):
             self.status.emit(str(exc))
             await self.list.watch()
             return
-        self._virtual_server = self.connection.virtual_server
-        if self._virtual_server is not None:
-            self.list.virtual_port = self._virtual_server.port
+        if self.connection.virtual_server is not None:
+            self.list.virtual_port = self.connection.virtual_server.port
         if self.connection.note:
             self.status.emit(self.connection.note)
         session = self.connection.session
