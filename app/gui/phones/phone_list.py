@@ -22,6 +22,7 @@ from app.core.device.adb_servers import PhoneEntry, ServerList
 from app.core.device.adb_transport import DeviceListing
 from app.core.loop_thread import LoopThread
 from app.desk import Desk
+from app.gui.bridge import GuiHop
 from app.gui.phones.device_panel import DeviceEntry
 
 log = logging.getLogger(__name__)
@@ -44,7 +45,7 @@ class PhoneList(QObject):
         self._seen: set[tuple[str, str]] = set()   # every phone listed so far
         self._heard_from: set[str] = set()         # servers that reported at least once
         self._tasks: set[asyncio.Future] = set()
-        self._gui_loop: asyncio.AbstractEventLoop | None = None
+        self.hop = GuiHop()                        # the directory's changes, from the core's loop to this thread
         self._following = False                    # on the core loop: subscribed to the directory
         self._stopped = False
         # Whether phones already there when a server first answers are offered too: yes while the
@@ -55,7 +56,7 @@ class PhoneList(QObject):
 
     async def watch(self, address: str | None = None) -> None:
         """Follow the desk's phone directory: every server it lists (this machine's first), and `address` too."""
-        self._gui_loop = asyncio.get_running_loop()
+        self.hop.bind()
         await self.core.run(self._follow(address))
 
     async def _follow(self, address: str | None) -> None:
@@ -69,13 +70,7 @@ class PhoneList(QObject):
 
     def _changed(self, _entries: list[PhoneEntry]) -> None:
         """On the core loop: hand the servers' lists to the GUI thread."""
-        loop, lists = self._gui_loop, self.desk.directory.server_lists()
-        if loop is None or loop.is_closed() or self._stopped:
-            return
-        try:
-            loop.call_soon_threadsafe(self._on_lists, lists)
-        except RuntimeError:       # the GUI loop closed meanwhile
-            pass
+        self.hop.call(self._on_lists, self.desk.directory.server_lists())
 
     def has_listed(self, server: str) -> bool:
         """Whether `server` has sent its list of phones yet (a phone missing before then is not gone)."""
@@ -120,6 +115,7 @@ class PhoneList(QObject):
     def stop(self) -> None:
         """No more lists for this window (the desk stops its watchers when it closes)."""
         self._stopped = True
+        self.hop.close()
         for task in list(self._tasks):
             task.cancel()
 
