@@ -176,3 +176,20 @@ def test_the_task_api_never_imports_a_composition_root():
     offenders = [p.name for p in api.rglob("*.py") if re.search(r"app\.desk|headless_desk", p.read_text())]
     assert offenders == []
     assert not Path(REPO_ROOT / "app" / "headless_desk.py").exists()
+
+
+def test_agentdesk_run_says_what_is_missing_before_it_starts(memory_keys, capsys, monkeypatch, tmp_path):
+    """The preflight list before the run: a key that is missing ends it (exit 2, no phone touched), and a model
+    server that does not answer is said too."""
+    from app.cli import main
+
+    monkeypatch.setenv("AGENTDESK_HOME", str(tmp_path))
+    monkeypatch.delenv("AGENTDESK_TEST_NO_SUCH_KEY", raising=False)
+    port = _free_port()
+    code = main(["run", "Open Settings", "--auto", "--base-url", f"http://127.0.0.1:{port}/v1", "--model", "m",
+                 "--api-key-env", "AGENTDESK_TEST_NO_SUCH_KEY"])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert "error: The API key was to be read from the environment variable AGENTDESK_TEST_NO_SUCH_KEY" in err
+    assert f"warning: The model's server at http://127.0.0.1:{port} cannot be reached" in err
+    assert "virtual phone" not in err          # it ended before any phone was opened

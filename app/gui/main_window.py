@@ -233,13 +233,16 @@ class MainWindow(QMainWindow):
         return await self.core.run(self.desk.key_store())
 
     async def refresh_key_notice(self) -> None:
-        """Say in the request panel when runs cannot start for want of an API key."""
+        """Say in the request panel when runs cannot start for want of an API key, and what else the Desk's
+        preflight finds missing (the ADB server, the model's server, the data folder)."""
         try:
             await self.core.run(self.desk.api_key())
             missing = False
         except MissingApiKey:
             missing = True
         self.request.set_key_missing(missing)
+        items = await self.core.run(self.desk.preflight(display=False, phone=False, key=False))
+        self.request.set_missing([item.words for item in items])
 
     def _start_run(self, request: str, mode: str, max_steps: int, paused: bool) -> None:
         if self.phone.session is None:

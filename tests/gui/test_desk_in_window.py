@@ -3,6 +3,7 @@ phone directory, so an ADB server gets one `track-devices` connection, not one p
 
 from __future__ import annotations
 
+import socket
 import threading
 
 import httpx2
@@ -55,3 +56,24 @@ async def test_the_window_and_its_api_share_one_track_devices_connection(qapp, p
         assert {d["serial"] for d in devices} == {server.devices[0].serial, "emulator-5556"}
         await until(lambda: any(e.serial == "emulator-5556" for e in window.phone.list.entries))
         assert counts == {"opened": 1, "open": 1}, counts
+
+
+@pytest.mark.asyncio
+async def test_the_window_shows_what_a_run_is_missing(qapp, phone_home):
+    """The Desk's preflight list under the request: nothing on the virtual phone with a loopback model; the
+    model's server, once it does not answer."""
+    from app.core.config import ProviderSettings
+    from tests.gui.conftest import running_window
+
+    async with running_window([]) as window:
+        await window.refresh_key_notice()
+        assert window.request.missing_notice.isHidden()
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        window.settings = window.settings.model_copy(update={"provider": ProviderSettings(
+            base_url=f"http://127.0.0.1:{port}/v1", model="m")})
+        await window.refresh_key_notice()
+        assert not window.request.missing_notice.isHidden()
+        assert f"The model's server at http://127.0.0.1:{port} cannot be reached" in \
+            window.request.missing_notice.text()
