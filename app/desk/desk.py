@@ -17,8 +17,6 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from app.api.desk_api import DeskApi, serve_desk
-from app.api.token import ApiToken
 from app.core import paths
 from app.core.agent.llm_client import ModelClient
 from app.core.config import Settings, load_settings
@@ -31,7 +29,9 @@ from app.core.secrets import SecretStore
 
 from .phone_opening import PhoneConnection, open_phone, start_virtual_phone
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:        # the API (FastAPI, uvicorn) loads when it is served, not with the window
+    from app.api.desk_api import DeskApi
+    from app.api.token import ApiToken
     from app.virtual_phone.adb_server import VirtualAdbServer
 from .preflight import Missing, preflight
 
@@ -167,6 +167,8 @@ class Desk:
                     policy: PersonPolicy = "person", announce: bool = True, directory: Any = None) -> DeskApi:
         """Serve the task API over this desk's runs and phones (`directory`: a stand-in for the desk's, for a
         bench that times one phone). Raises ServeProblem or TokenProblem."""
+        from app.api.desk_api import serve_desk
+
         self.api = await serve_desk(self.service, directory or self.directory, lambda: self.settings, host=host,
                                     port=port, token=token, policy=policy, announce=announce,
                                     preflight=self.preflight_words)

@@ -9,11 +9,14 @@ window's virtual phone), the same one the window lists: one `track-devices` conn
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING
 
-from app.api.desk_api import DeskApi
-from app.api.token import ApiToken
 from app.core.loop_thread import LoopThread
 from app.desk import Desk
+
+if TYPE_CHECKING:        # the API itself loads when it is first served
+    from app.api.desk_api import DeskApi
+    from app.api.token import ApiToken
 
 log = logging.getLogger(__name__)
 
