@@ -170,6 +170,18 @@ async def test_serve_builds_a_desk_that_lists_its_phones_and_says_what_is_missin
     assert desk.virtual_server is None
 
 
+def test_only_the_composition_root_imports_both_the_task_api_and_the_virtual_phone():
+    grimp = pytest.importorskip("grimp")      # import-linter's graph, installed with the test extra
+    graph = grimp.build_graph("app", include_external_packages=False)
+
+    def part_of(package: str) -> set[str]:
+        return {m for m in graph.modules if m == package or m.startswith(package + ".")}
+    api, virtual_phone = part_of("app.api"), part_of("app.virtual_phone")
+    both = sorted(m for m in graph.modules if (imported := graph.find_modules_directly_imported_by(m)) & api
+                  and imported & virtual_phone)
+    assert both and all(m.startswith("app.desk") for m in both), both
+
+
 def test_the_task_api_never_imports_a_composition_root():
     """The back-arrow is gone: mcp's own desk comes as a function from the command that starts it."""
     api = REPO_ROOT / "app" / "api"
