@@ -241,6 +241,11 @@ class MainWindow(QMainWindow):
         except MissingApiKey:
             missing = True
         self.request.set_key_missing(missing)
+        await self.refresh_missing()
+
+    async def refresh_missing(self) -> None:
+        """The Desk's preflight list under the request (the key has its own notice; the window always has a phone,
+        the virtual one at least)."""
         items = await self.core.run(self.desk.preflight(display=False, phone=False, key=False))
         self.request.set_missing([item.words for item in items])
 
@@ -362,6 +367,7 @@ class MainWindow(QMainWindow):
         self._tasks.add(self.agent_warm_up)
         self._spawn(self.refresh_key_notice())
         await self.phone.start()
+        self._spawn(self.refresh_missing())     # again: opening the phone may have started this machine's adb
         self.controller.follow_other_runs()     # tasks from scripts (the task API) show here live
         if said := await self.api_host.apply():
             self.show_status(said)
