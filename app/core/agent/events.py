@@ -209,7 +209,8 @@ class RunFinished(RunEvent):
 
 
 def _without_screenshot(proposal: Any) -> Any:
-    if dataclasses.is_dataclass(proposal) and getattr(proposal, "screenshot", None) is not None:
+    if (dataclasses.is_dataclass(proposal) and not isinstance(proposal, type)
+            and getattr(proposal, "screenshot", None) is not None):
         return dataclasses.replace(proposal, screenshot=None)
     return proposal
 
