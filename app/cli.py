@@ -120,14 +120,20 @@ def cmd_controls(args) -> int:
 
 def cmd_devices(args) -> int:
     from app.cli_agent import load_user_settings
-    from app.core.device.adb_servers import adb_servers, list_phones
+    from app.desk import Desk
 
     try:
-        servers = adb_servers(load_user_settings().adb)
+        desk = Desk(load_user_settings(), virtual=False)     # its phone directory: every ADB server, asked once
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    phones, unreachable = list_phones(servers)
+
+    async def ask() -> tuple[list, dict[str, str]]:
+        try:
+            return await desk.directory.refresh(), desk.directory.unreachable()
+        finally:
+            await desk.close()
+    phones, unreachable = asyncio.run(ask())
     if args.json:
         json.dump({"devices": [phone.to_dict() for phone in phones], "unreachable": unreachable}, sys.stdout, indent=1)
         print()
