@@ -125,7 +125,8 @@ def check_qt() -> str:
     loop.close()                  # now, while Qt still lives (closing at exit finds its signals deleted)
     if picture.isNull() or picture.width() < 600:
         raise CheckFailed("the main window could not be painted")
-    return f"Qt {_qt_version()} on '{app.platformName()}', window painted at {picture.width()}x{picture.height()}"
+    return (f"Qt {_qt_version()} on '{QApplication.platformName()}', "
+            f"window painted at {picture.width()}x{picture.height()}")
 
 
 def _qt_version() -> str:
@@ -244,7 +245,7 @@ def check_task_api() -> str:
         desk = await open_served_desk(Settings(), virtual=True, host="127.0.0.1", port=0, token=token,
                                       announce=False)
         try:
-            async with httpx2.AsyncClient(base_url=desk.api.url, timeout=60,
+            async with httpx2.AsyncClient(base_url=desk.url, timeout=60,
                                          headers={"Authorization": f"Bearer {token.value}"}) as http:
                 if (await http.get("/v1/devices", headers={"Authorization": "Bearer wrong"})).status_code != 401:
                     raise CheckFailed("the task API answered a request with a wrong token")
@@ -254,7 +255,7 @@ def check_task_api() -> str:
                 tree = await http.get(f"/v1/devices/{devices[0]['device_id']}/ui-tree")
                 if tree.status_code != 200 or not tree.json()["elements"]:
                     raise CheckFailed(f"the task API could not read the screen: {tree.text[:200]}")
-                return f"served on {desk.api.url}; token checked; {len(tree.json()['elements'])} controls read"
+                return f"served on {desk.url}; token checked; {len(tree.json()['elements'])} controls read"
         finally:
             await desk.close()
     return asyncio.run(serve_and_ask())

@@ -56,10 +56,10 @@ class Desk:
 
     def __init__(self, settings: Settings, *, virtual: bool | None = None, secrets: SecretStore | None = None,
                  client_factory: Callable[..., ModelClient] | None = None, local: LocalAdbServer | None = None,
-                 bad_servers_noted: bool = False) -> None:
+                 bad_servers_noted: bool = False, service_type: type[RunService] = RunService) -> None:
         """`virtual`: the virtual-phone policy (None: when no phone is ready; True: only it; False: never).
         A bad AGENTDESK_ADB_SERVERS raises ValueError naming it, or with `bad_servers_noted` is said in `notes`
-        (this machine's phones are listed still)."""
+        (this machine's phones are listed still). `service_type`: a bench's measuring run service."""
         self.settings = settings
         self.virtual = virtual
         self.secrets = secrets
@@ -76,7 +76,7 @@ class Desk:
             servers = [self.local.address]
         self.directory = PhoneDirectory(self.phones, servers, self.local)
         options: dict[str, Any] = {"client_factory": client_factory} if client_factory is not None else {}
-        self.service = RunService(self.phones, lambda: self.settings, secrets=secrets, **options)
+        self.service = service_type(self.phones, lambda: self.settings, secrets=secrets, **options)
         self.api: DeskApi | None = None
         self.virtual_server: VirtualAdbServer | None = None     # the built-in virtual phone, when one was started
         self._connections: list[PhoneConnection] = []
