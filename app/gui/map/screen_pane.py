@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 from app.core.learning.screen_graph import ScreenGraph
 from app.gui.theme import current_colors, set_tone
 
-from .map_data import action_words, reliability_words, seen_words, time_words
+from .map_data import reliability_words, seen_words, time_words, way_words
 
 NOTHING_SELECTED = "Click a screen on the map to see what is on it and where its actions lead."
 
@@ -134,7 +134,7 @@ class ScreenPane(QWidget):
         leaving = graph.outgoing(node.id)
         for edge in leaving:
             target = graph.nodes.get(edge.to_id)
-            row = QTreeWidgetItem(self.ways_on, [f"{action_words(edge)} → {target.name if target else '?'}",
+            row = QTreeWidgetItem(self.ways_on, [f"{way_words(edge)} → {target.name if target else '?'}",
                                                  reliability_words(edge), time_words(edge.median_ms)])
             row.setToolTip(0, row.text(0))
             if edge.faded or edge.stale:

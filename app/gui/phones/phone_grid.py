@@ -131,6 +131,8 @@ class PhoneGridWindow(QWidget):
             self.host.phone.devices_changed.disconnect(self.set_devices)
         followers = list(self.followers.values())
         self.followers.clear()
+        for follower in followers:
+            follower.hop.close()        # frames already on their way never reach a tile removed below
         for key in list(self.tiles):
             self._remove_tile(key)
         self._listener = None
@@ -222,6 +224,7 @@ class PhoneGridWindow(QWidget):
         tile = self.tiles.pop(key)
         follower = self.followers.pop(key, None)
         if follower is not None:
+            follower.hop.close()        # nothing more reaches the tile, deleted below
             self._spawn(self._close_follower(follower))
         self.grid.removeWidget(tile)
         tile.hide()
