@@ -14,6 +14,7 @@ from typing import Any
 from .ask_user import AskUserAction
 from .base import ActionArguments, ActionKind
 from .click_control import ClickControlAction
+from .drag import DragAction
 from .launch_app import LaunchAppAction
 from .long_press_control import LongPressControlAction
 from .offered import GoToScreenAction, UseSkillAction
@@ -30,6 +31,7 @@ ACTION_KINDS: tuple[ActionKind[Any], ...] = (
     LongPressControlAction(),
     TypeTextAction(),
     SwipeAction(),
+    DragAction(),
     ScrollAction(),
     TapAction(),
     PressKeyAction(),
