@@ -8,6 +8,7 @@ through the mirror's `DeviceMapping`.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
@@ -35,8 +36,10 @@ class ProposalShape:
     caption: str = ""
 
 
-def proposal_shape(action: Action, target: Control | None, device_size: tuple[int, int]) -> ProposalShape:
-    """Turn an action (and the control it targets, if any) into marks on the screen."""
+def proposal_shape(action: Action, target: Control | None, device_size: tuple[int, int],
+                   controls: Sequence[Control] = ()) -> ProposalShape:
+    """Turn an action (and the control it targets, if any; `controls`: the screen's, for the other controls it
+    names, such as where a drag drops) into marks on the screen."""
     args = action.args
     rect = target.rect if target is not None else None
     if isinstance(args, Scroll):
@@ -49,7 +52,8 @@ def proposal_shape(action: Action, target: Control | None, device_size: tuple[in
                              caption=f"Scroll {args.direction}")
     kind = kind_of(action.function)
     box = (float(rect[0]), float(rect[1]), float(rect[2]), float(rect[3])) if rect is not None else None
-    gesture = kind.gesture(args, box, device_size) if kind is not None else None
+    boxes = {c.id: (float(c.rect[0]), float(c.rect[1]), float(c.rect[2]), float(c.rect[3])) for c in controls}
+    gesture = kind.gesture(args, box, device_size, boxes.get) if kind is not None else None
     if gesture is not None and gesture.ring is not None:          # a tap, a long press (a double ring)
         return ProposalShape(rect, gesture.ring, gesture.held)
     if gesture is not None and gesture.arrow is not None:         # a swipe, a drag
