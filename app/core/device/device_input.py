@@ -121,7 +121,7 @@ class InputMixin:
         code = keycode_from_string(key)
         if code is None:
             raise CommandFailed(f"Unknown key '{key}'. Use BACK, HOME, ENTER, APP_SWITCH or an Android key code.")
-        await self.input.key(code)
+        await self.input.key(code, str(key))
 
     async def back(self) -> None:
         await self.press_key(KEYCODES["BACK"])
@@ -174,7 +174,8 @@ class InputMixin:
             await self._type_with_adb_keyboard(text, current)
             return
         if self.input_channel is None:
-            raise TextInputUnsupported(f"This text has characters `input text` cannot type (non-ASCII). {ADB_KEYBOARD_FIX}")
+            raise TextInputUnsupported("This text has characters `input text` cannot type (non-ASCII). "
+                                       + ADB_KEYBOARD_FIX)
         if password is None:
             field = await self.read_field()
             password = bool(field is not None and field.password)

@@ -74,8 +74,9 @@ class ShellInput:
     async def drag(self, x1: float, y1: float, x2: float, y2: float, duration_ms: int) -> None:
         await self._run(cmd.drag_and_drop(x1, y1, x2, y2, duration_ms), "drag")
 
-    async def key(self, code: int) -> None:
-        await self._run(cmd.keyevent(code), f"press key {code}")
+    async def key(self, code: int, name: str = "") -> None:
+        """The key `code`; `name` is how the person named it ("BACK"), for an error."""
+        await self._run(cmd.keyevent(code), f"press key {name or code}")
 
     async def keys(self, codes: Sequence[int]) -> None:
         """Several keys, a few hundred per command line (old ADB limits a service line to 4 kB)."""
@@ -157,8 +158,10 @@ class FallbackInput:
     async def drag(self, x1: float, y1: float, x2: float, y2: float, duration_ms: int) -> None:
         await self._send("drag", lambda c: c.drag(x1, y1, x2, y2, duration_ms))
 
-    async def key(self, code: int) -> None:
-        await self._send(f"key {code}", lambda c: c.key(code))
+    async def key(self, code: int, name: str = "") -> None:
+        """The key `code`; `name` is how the person named it ("BACK"), for the words of an error or a log."""
+        await self._send(f"key {name or code}",
+                         lambda c: self.shell.key(code, name) if c is self.shell else c.key(code))
 
     async def keys(self, codes: Sequence[int]) -> None:
         """Several keys in order: one message each over the fast channel, few command lines over the shell."""
