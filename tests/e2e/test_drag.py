@@ -30,7 +30,6 @@ from app.core.device.scrcpy_input import ACTION_DOWN, ACTION_MOVE, ACTION_UP, Sc
 from app.core.perception.controls import Control
 from app.core.perception.locator import ControlSummary
 from tests.e2e.conftest import ScriptedPerson, approve, phone_actions
-from tests.e2e.test_cli_run import cli_env  # noqa: F401  (the fixture)
 from tests.support.openai_server import FakeOpenAIServer, act, click, json_reply, user_texts
 
 WORDS = list(DEFAULT_SENSITIVE_WORDS)
@@ -99,7 +98,7 @@ async def test_the_agent_drags_the_brightness_slider(run_agent):
 # ---------------------------------------------------------------------------- the terminal: run, replay, export
 
 
-def test_drag_run_replayed_and_exported_from_the_terminal(cli_env, capsys, tmp_path):  # noqa: F811
+def test_drag_run_replayed_and_exported_from_the_terminal(cli_env, capsys, tmp_path):
     phone = cli_env.devices[0].phone
     with FakeOpenAIServer(list(DRAG_SCRIPT)) as model:
         assert main(["run", "Turn the brightness up", "--auto", "--json", "--base-url", model.base_url]) == 0

@@ -91,8 +91,8 @@ def _encoded(path: Path, private: bool = False) -> tuple[str, tuple[int, int]] |
     if not path.is_file():
         return None
     try:
-        with Image.open(path) as image:
-            image = image.convert("RGB")
+        with Image.open(path) as opened:
+            image = opened.convert("RGB")
     except (OSError, UnidentifiedImageError):
         return None
     size = image.size

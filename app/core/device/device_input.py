@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from app.android.keycodes import KEYCODES, keycode_from_string
 
@@ -23,6 +24,11 @@ from . import input_commands as cmd
 from .errors import ADB_KEYBOARD_FIX, CommandFailed, DeviceError, TextInputUnsupported
 from .input_channel import NEEDS_STREAM, WHEEL_SWIPE_FRACTION, FallbackInput, InputChannel, ShellInput
 from .text_fields import FieldReading, TextNotCleared
+
+if TYPE_CHECKING:
+    from app.core.perception.controls import Control
+
+    from .android_device import ScreenInfo
 
 CLEAR_MAX_ROUNDS = 4      # delete-and-re-read rounds before a field that will not empty is reported
 CLEAR_MARGIN = 5          # extra deletes per round: a dump may lag a character behind
@@ -37,6 +43,13 @@ class InputMixin:
 
     on_input: list[Callable[[str], None]]
     _input_way: FallbackInput | None = None
+
+    if TYPE_CHECKING:      # AndroidDevice's, declared for the checker
+        async def shell(self, command: str, timeout: float | None = None, max_bytes: int | None = None) -> str: ...
+        async def screen_info(self, refresh: bool = False) -> ScreenInfo: ...
+        async def read_field(self, target: Control | None = None) -> FieldReading | None: ...
+        async def input_methods(self) -> tuple[list[str], str]: ...
+        def invalidate_controls(self) -> None: ...
 
     # ------------------------------------------------------------------ the two ways in
 
@@ -195,13 +208,13 @@ class InputMixin:
 
     async def _paste(self, text: str) -> None:
         """Put `text` on the phone's clipboard, paste it, and put the person's clipboard back."""
+        if self.input_channel is None:
+            raise TextInputUnsupported("The text could not be pasted: the phone's input channel closed. "
+                                       + ADB_KEYBOARD_FIX)
         try:
             previous: str | None = await self.input.get_clipboard()
         except DeviceError:
             previous = None
-        if self.input_channel is None:
-            raise TextInputUnsupported("The text could not be pasted: the phone's input channel closed. "
-                                       + ADB_KEYBOARD_FIX)
         try:
             await self.input.set_clipboard(text, True)
         except DeviceError:

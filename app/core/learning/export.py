@@ -192,8 +192,8 @@ class _Writer:
         return self.locator is not None
 
     def found(self) -> str:
-        if self.locator is None:
-            raise CannotExport("the step names no control to find")
+        if self.locator is None:                # a kind with a target asked for it on a step that names none
+            raise CannotExport(f"{_what(self.step)} names no control to find again")
         return _find(self.locator, self.step)
 
     def found_at(self) -> tuple[int, int] | None:
@@ -348,11 +348,11 @@ def _yaml_target(target: TargetLocator | None) -> dict[str, Any]:
     """The target's recorded locators (only the non-empty ones); its bounds only when nothing else is known."""
     if target is None:
         return {}
-    found = {"resource_id": target.resource_id, "text": _usable_text(target), "content_desc": target.content_desc,
+    named = {"resource_id": target.resource_id, "text": _usable_text(target), "content_desc": target.content_desc,
              "class": target.class_name, "xpath": target.xpath}
-    found = {key: value for key, value in found.items() if value}
-    if not found and _bounds(target) is not None:
-        found["bounds"] = list(_bounds(target))
+    found: dict[str, str | list[int]] = {key: value for key, value in named.items() if value}
+    if not found and (bounds := _bounds(target)) is not None:
+        found["bounds"] = list(bounds)
     return found
 
 

@@ -65,10 +65,9 @@ class TypeTextAction(ActionKind[TypeText]):
         await device.type_text(args.text, clear_first=args.clear_current_text,
                                current_length=len(field.text) if field is not None else None,
                                password=field.password if field is not None else None)
-        named = field is not None and field.name and field.name.strip() != field.text.strip()
+        named = field.name if field is not None and field.name.strip() != field.text.strip() else ""
         performer.typed = TypedText(args.text, field if args.control_id is not None else None,
-                                    bool(field and field.password),
-                                    f"the field “{field.name}”" if named and field is not None else "the field")
+                                    bool(field and field.password), f"the field “{named}”" if named else "the field")
         return f"Typed {len(args.text)} characters{where}"
 
     def sensitive_reason(self, args: TypeText, controls: Sequence[Control],
