@@ -24,17 +24,18 @@ from app.core import paths
 from app.core.device.adb_transport import AdbTransport
 from app.core.device.android_device import ControlsSnapshot
 from app.core.device.errors import DeviceError
+from app.core.device.frames import FrameSubscription
 from app.core.device.phone_frames import SCREENSHOTS, STREAM
-from app.core.device.phone_session import PhoneRegistry
 from app.core.device.phone_session import PhoneSession as CorePhoneSession
 from app.core.device.screen_capture import PNG_METHOD
 from app.core.loop_thread import LoopThread
+from app.desk import Desk
+from app.desk.phone_opening import PhoneConnection
 from app.gui.bridge import GuiHop
 from app.gui.mirror.dropped_files import send_dropped_files
 from app.gui.mirror.mirror_frames import frame_for_view, qimage_from_rgb
 from app.gui.phones.device_panel import DeviceEntry
 from app.gui.phones.phone_list import PhoneList
-from app.phone_connection import PhoneConnection, open_phone
 
 log = logging.getLogger(__name__)
 
@@ -55,13 +56,13 @@ class PhoneSession(QObject):
     switch_refused = Signal(str)                  # why the window stays on its phone (a run is using it)
     frame_source = Signal(str, str)               # "Stream" / "Screenshots", and why (the frames' status)
 
-    def __init__(self, view_size: Callable[[], QSize], core: LoopThread, phones: PhoneRegistry,
-                 parent: QObject | None = None, adb_servers: Callable[[], list[str]] | None = None):
+    def __init__(self, view_size: Callable[[], QSize], core: LoopThread, desk: Desk,
+                 parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.adb_servers = adb_servers            # every ADB server to list phones from (may raise ValueError)
         self.view_size = view_size                # callable → QSize of the mirror (read on the GUI thread)
         self.core = core
-        self.phones = phones
+        self.desk = desk                          # its phones, its directory and the virtual phone (core loop)
+        self.phones = desk.phones
         self.connection: PhoneConnection | None = None
         self.session: CorePhoneSession | None = None
         self.entry: DeviceEntry | None = None
@@ -70,20 +71,19 @@ class PhoneSession(QObject):
         self.live_controls = True                 # refresh controls while idle (off during a run's review)
         self.mirror_visible = True                # a hidden or minimized window reads no frames, no controls
         self._mirror_shown: asyncio.Event | None = None          # on the core loop
-        self._mirror_subscription = None          # the mirror's frame subscription, while shown
+        self._mirror_subscription: FrameSubscription | None = None    # the mirror's frame subscription, while shown
         self._hidden_subscriptions: set = set()   # subscriptions closed because the mirror was hidden
         self._view = (480, 960)                   # the mirror's size, as last read on the GUI thread
         self._tasks: set[asyncio.Future] = set()
         self._input_order = asyncio.Lock()        # manual input reaches the phone in the order it was asked (core loop)
         self._mirroring: asyncio.Future | None = None
         self._controls_wanted: asyncio.Event | None = None    # on the core loop
-        self.list = PhoneList(parent=self)        # every phone of every server, as they come and go
+        self.list = PhoneList(core, desk, parent=self)     # every phone of every server, as they come and go
         self.list.devices_changed.connect(self._on_devices)
         self.list.status.connect(self.status)
         self.list.offer_first_lists = lambda: self.entry is None or self.entry.virtual
         self.list.phone_attached.connect(
             lambda e: self.status.emit(f"{e.name} {e.serial} was attached: {e.state}. The phones panel offers it."))
-        self._virtual_server = None
         self._closing = False
         self.hop = GuiHop()                       # the core's thread's way back to the window
 
@@ -93,7 +93,7 @@ class PhoneSession(QObject):
 
     def _spawn(self, coro) -> asyncio.Future:
         """Run `coro` on the core loop; the returned future is the GUI loop's."""
-        future = self.core.run(coro)
+        future = asyncio.ensure_future(self.core.run(coro))     # (run's awaitable is a future already)
         self._tasks.add(future)
         future.add_done_callback(self._tasks.discard)
         return future
@@ -102,21 +102,21 @@ class PhoneSession(QObject):
 
     async def start(self) -> None:
         self.hop.bind()
+        for note in self.desk.notes:              # e.g. a bad list of other machines' servers
+            self.status.emit(note)
         try:
-            self.connection = await self.core.run(open_phone(registry=self.phones, local=self.list.local))
+            self.connection = await self.core.run(self.desk.open_phone(local=True))
         except DeviceError as exc:
             self.status.emit(str(exc))
-            self.list.watch_servers(self.adb_servers)
+            await self.list.watch()
             return
-        self._virtual_server = self.connection.virtual_server
-        if self._virtual_server is not None:
-            self.list.virtual_port = self._virtual_server.port
+        if self.connection.virtual_server is not None:
+            self.list.virtual_port = self.connection.virtual_server.port
         if self.connection.note:
             self.status.emit(self.connection.note)
         session = self.connection.session
         # this machine's server is watched even while the virtual phone is shown: a phone plugged in later appears
-        self.list.watch(session.device.transport.address)
-        self.list.watch_servers(self.adb_servers)
+        await self.list.watch(session.device.transport.address)
         self._use(session, self.list.entry_for(session.id.server, session.listing))
         self._spawn(self._controls_loop())
 
@@ -389,7 +389,7 @@ class PhoneSession(QObject):
 
     def save_screenshot(self) -> None:
         session, entry = self.session, self.entry
-        if session is None:
+        if session is None or entry is None:      # (they are set together)
             return
 
         async def save() -> None:
@@ -417,13 +417,7 @@ class PhoneSession(QObject):
             future.cancel()
         if self._tasks:
             await asyncio.wait(list(self._tasks), timeout=5)
-        await self.list.wait_stopped()
-        if self.connection is not None:
-            await asyncio.to_thread(self.connection.close)
-
-    async def stop_helpers(self) -> None:
-        """Last on quit: stop this machine's ADB server if the app started it (none ran before)."""
-        await asyncio.to_thread(self.list.local.stop_if_ours)
+        await self.list.wait_stopped()      # the phone itself (and the virtual phone) the desk closes
 
 
 def _save_png(image, path: Path) -> None:
