@@ -338,7 +338,7 @@ class MainWindow(QMainWindow):
         """Show the screen as the model saw it: its controls (the ids it used) and what it proposes."""
         self.mirror.set_controls(proposal.controls)
         self.inspector.set_snapshot(proposal.controls, self.run_trees.hierarchy_for(proposal.controls))
-        self.mirror.show_proposal(proposal.action, proposal.target)
+        self.mirror.show_proposal(proposal.action, proposal.target, proposal.controls)
 
     def _review(self, proposal) -> None:
         self.approval.show_proposal(proposal)
