@@ -124,13 +124,20 @@ def _string_pool(strings: list[str], utf8: bool) -> bytes:
 
 
 def build_apk(package: str = "com.example.demo", *, signed: bool = True, utf8: bool = True, **manifest) -> bytes:
-    """A zip an Android phone accepts as an APK: manifest, a dex and (when `signed`) a v1 signature."""
+    """A zip an Android phone accepts as an APK: manifest, a dex and (when `signed`) a v1 signature.
+
+    The same bytes every time (entries dated 2024-01-01): test ids made from them match across xdist workers."""
     buffer = io.BytesIO()
+
+    def entry(name: str) -> zipfile.ZipInfo:
+        info = zipfile.ZipInfo(name, date_time=(2024, 1, 1, 0, 0, 0))
+        info.compress_type = zipfile.ZIP_DEFLATED
+        return info
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as apk:
-        apk.writestr("AndroidManifest.xml", binary_xml(manifest_element(package, **manifest), utf8))
-        apk.writestr("classes.dex", b"dex\n035\0" + bytes(104))
+        apk.writestr(entry("AndroidManifest.xml"), binary_xml(manifest_element(package, **manifest), utf8))
+        apk.writestr(entry("classes.dex"), b"dex\n035\0" + bytes(104))
         if signed:
-            apk.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\r\n")
-            apk.writestr("META-INF/CERT.SF", "Signature-Version: 1.0\r\n")
-            apk.writestr("META-INF/CERT.RSA", package.encode() + b"-test-certificate")
+            apk.writestr(entry("META-INF/MANIFEST.MF"), "Manifest-Version: 1.0\r\n")
+            apk.writestr(entry("META-INF/CERT.SF"), "Signature-Version: 1.0\r\n")
+            apk.writestr(entry("META-INF/CERT.RSA"), package.encode() + b"-test-certificate")
     return buffer.getvalue()
