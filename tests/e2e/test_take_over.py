@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from app.core.agent.actions import Action
-from app.core.agent.events import HandedBack, ReviewRequested, StepStarted, TakenOver
+from app.core.agent.events import HandedBack, ObservationReady, ReviewRequested, TakenOver
 from app.core.agent.supervisor import ReviewAnswer
 from app.core.agent.take_over import NotTakenOver
 from tests.e2e.conftest import ScriptedPerson
@@ -122,7 +122,9 @@ async def test_taking_over_while_the_model_thinks_sets_its_step_aside_at_once(ru
               json_reply(act("launch_app", package_name="com.android.contacts")), FINISH, DONE]
 
     async def take_over_soon(handle) -> None:
-        while not any(isinstance(e, StepStarted) for e in handle.events.history):
+        # once the step has read the screen it asks the model, which thinks for 5 s: take over in that time
+        # (not at a fixed time after the step began: on a busy machine reading the screen can take longer)
+        while not any(isinstance(e, ObservationReady) for e in handle.events.history):
             await asyncio.sleep(0.05)
         await asyncio.sleep(0.5)
         handle.take_over()
