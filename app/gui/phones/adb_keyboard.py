@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QDialog, QFileDialog, QGridLayout, QLabel, QWidget
 
 from app.core.device.errors import DeviceError
 from app.core.device.ime_install import DOWNLOAD_PAGE, KeyboardInstallFailed, install_adb_keyboard
+from app.gui.bridge import GuiHop
 from app.gui.dialogs import run_dialog
 from app.gui.status_messages import StatusMessage
 
@@ -116,11 +117,11 @@ class AdbKeyboardInstall(QObject):
         if path is None or session is None:
             return None
         self.window.status_line.clear()         # the person acts on an error: the progress need not wait behind it
-        gui_loop = asyncio.get_running_loop()
+        hop = GuiHop()
+        hop.bind()
 
         def progress(text: str) -> None:        # called on the core loop
-            if not gui_loop.is_closed():
-                gui_loop.call_soon_threadsafe(self.say, text)
+            hop.call(self.say, text)
         try:
             done = await self.window.core.run(install_adb_keyboard(session.device, path, progress))
         except KeyboardInstallFailed as exc:

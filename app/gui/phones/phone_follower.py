@@ -1,7 +1,7 @@
 """One tile's side of the core: the phone's session, a couple of frames a second, and the runs on it.
 
 Everything that touches the phone, the run service or a run happens on the core's loop thread
-(`window.core`); what comes back is handed to the GUI thread with `call_soon_threadsafe`, as
+(`window.core`); what comes back is handed to the GUI thread through the bridge (`app/gui/bridge.py`), as
 the run controller does. The follower follows one run at a time on its phone — its own, the
 main window's or a task another program posted — from its first event, and the next one
 when it ends. `close()` stops the frame reader and unsubscribes from every event stream;
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 from PySide6.QtCore import QObject
@@ -24,6 +24,7 @@ from app.core.agent.events import (
     QuestionAsked,
     ReviewAnswered,
     ReviewRequested,
+    RunEvent,
     RunFinished,
     StateChanged,
     StepStarted,
@@ -34,6 +35,7 @@ from app.core.device.adb_transport import AdbTransport
 from app.core.device.errors import DeviceError
 from app.core.runs.handle import NothingToAnswer, RunHandle
 from app.core.runs.service import KeyForAnotherOrigin, MissingApiKey, RunRefused, RunRequest
+from app.gui.bridge import Background, GuiHop, RunFollow, follow_run
 from app.gui.mirror.mirror_frames import frame_for_view, qimage_from_rgb
 from app.gui.phones.device_panel import DeviceEntry
 from app.gui.phones.phone_tile import THUMB_SIZE, PhoneTile
@@ -67,13 +69,13 @@ class PhoneFollower(QObject):
         self._seen: set[str] = set()
         self._step, self._last_action = 0, ""
         self._review_id, self._question_id = "", ""    # what the tile shows: the person's answers name it
-        self._tasks: set[asyncio.Future] = set()           # on the GUI loop
+        self.background = Background()                   # on the GUI loop
+        self.hop = GuiHop()                              # the core's thread's way back to the tile
         self._closed = False
         self._frames_wanted = True
-        self._gui_loop: asyncio.AbstractEventLoop | None = None
+        self._following: dict[str, RunFollow] = {}       # run id → its events followed onto the tile
         # core loop only:
         self._reader: asyncio.Task | None = None
-        self._unsubscribe: dict[str, Callable[[], None]] = {}
         tile.run_requested.connect(self.run)
         tile.stop_requested.connect(lambda: self._to_run("stop", "stopped by the person"))
         tile.approve_requested.connect(lambda: self._to_run("answer", self._review_id, ReviewAnswer.approve()))
@@ -84,25 +86,12 @@ class PhoneFollower(QObject):
 
     # ------------------------------------------------------------------ plumbing
 
-    def _spawn(self, coro) -> asyncio.Future:
-        task = asyncio.ensure_future(coro)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-        return task
-
-    def _on_gui(self, function: Callable[..., Any], *args: Any) -> None:
-        """Call `function(*args)` on the GUI thread (from the core thread); nothing once closed."""
-        loop = self._gui_loop
-        if loop is not None and not loop.is_closed() and not self._closed:
-            loop.call_soon_threadsafe(self._deliver, function, args)
-
-    def _deliver(self, function: Callable[..., Any], args: tuple) -> None:
-        if not self._closed:
-            function(*args)
+    def _spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Future:
+        return self.background.start(coro, what=f"the tile of {self.entry}")
 
     @property
-    def tasks(self) -> set[asyncio.Future]:
-        return set(self._tasks)
+    def tasks(self) -> set[asyncio.Task[Any]]:
+        return self.background.tasks
 
     def show_in_main_window(self) -> None:
         """The main window shows this phone (never away from a phone a run is using: then say why here)."""
@@ -120,7 +109,7 @@ class PhoneFollower(QObject):
     # ------------------------------------------------------------------ opening the phone
 
     def start(self) -> None:
-        self._gui_loop = asyncio.get_running_loop()
+        self.hop.bind()
         self._spawn(self._attach(self.window.phone.list.listing(self.entry)))
 
     async def _attach(self, listing) -> None:
@@ -180,14 +169,14 @@ class PhoneFollower(QObject):
                 except DeviceError as exc:
                     if str(exc) != said:
                         said = str(exc)
-                        self._on_gui(self.tile.set_message, f"No picture from the phone: {exc}")
+                        self.hop.call(self.tile.set_message, f"No picture from the phone: {exc}")
                     await asyncio.sleep(1.0)
                     continue
                 if said:
                     said = ""
-                    self._on_gui(self.tile.set_message, "")
+                    self.hop.call(self.tile.set_message, "")
                 data, size = await asyncio.to_thread(frame_for_view, frame.image, THUMB_SIZE)
-                self._on_gui(self.tile.set_frame, qimage_from_rgb(data, *size))
+                self.hop.call(self.tile.set_frame, qimage_from_rgb(data, *size))
                 await asyncio.sleep(FRAME_SECONDS)
         finally:
             subscription.close()
@@ -246,20 +235,14 @@ class PhoneFollower(QObject):
         self._step, self._last_action = 0, ""
         self.tile.begin_run(handle.request)
         if previous is not None:
-            self.core.call(self._unsubscribe_from, previous.id)
-        self.core.call(self._subscribe, handle)
+            following = self._following.pop(previous.id, None)
+            if following is not None:
+                following.stop()
+        if handle.id not in self._following:
+            self._following[handle.id] = follow_run(self.core, self.hop, handle, self._shown)
 
-    def _subscribe(self, handle: RunHandle) -> None:
-        """On the core loop: every event of the run, from its first, to the GUI thread."""
-        if self._closed or handle.id in self._unsubscribe:
-            return
-        self._unsubscribe[handle.id] = handle.events.subscribe(
-            lambda event, h=handle: self._on_gui(self._event, h, event))
-
-    def _unsubscribe_from(self, run_id: str) -> None:
-        unsubscribe = self._unsubscribe.pop(run_id, None)
-        if unsubscribe is not None:
-            unsubscribe()
+    def _shown(self, handle: RunHandle, event: RunEvent) -> None:
+        self._event(handle, event)            # looked up at each event: the tile's current handler
 
     def _event(self, handle: RunHandle, event) -> None:
         """On the GUI thread: what the tile shows of the run it follows."""
@@ -298,7 +281,9 @@ class PhoneFollower(QObject):
             self.tile.finish_run(f"Run {result.status} after {counted(result.steps_taken, 'step')}: "
                                  f"{result.completion_reason}", result.status == "success")
         self.tile.set_message("")
-        self.core.call(self._unsubscribe_from, handle.id)
+        following = self._following.pop(handle.id, None)
+        if following is not None:
+            following.stop()
         while self._queue:
             following = self._queue.pop(0)
             if not following.finished:
@@ -325,10 +310,10 @@ class PhoneFollower(QObject):
         if self._closed:
             return
         self._closed = True
-        for task in list(self._tasks):
-            task.cancel()
-        if self._tasks:
-            await asyncio.wait(list(self._tasks), timeout=5)
+        self.hop.close()
+        for following in self._following.values():
+            following.stop()            # left on the core loop before _detach below runs there
+        await self.background.close()
         if not self.core.loop.is_closed():
             try:
                 await self.core.run(self._detach())
@@ -336,8 +321,6 @@ class PhoneFollower(QObject):
                 log.info("the core loop closed before the tile left it: %s", exc)
 
     async def _detach(self) -> None:
-        for run_id in list(self._unsubscribe):
-            self._unsubscribe_from(run_id)
         reader, self._reader = self._reader, None
         if reader is not None and not reader.done():
             reader.cancel()
@@ -349,4 +332,4 @@ class PhoneFollower(QObject):
 
     @property
     def subscribed_runs(self) -> list[str]:
-        return list(self._unsubscribe)
+        return [run_id for run_id, following in self._following.items() if following.subscribed]

@@ -18,6 +18,7 @@ from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtWidgets import QGridLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from app.core.runs.handle import RunHandle
+from app.gui.bridge import GuiHop
 from app.gui.dialogs import show_single
 from app.gui.phones.device_panel import DeviceEntry
 from app.gui.phones.phone_follower import PhoneFollower, tile_name
@@ -50,7 +51,7 @@ class PhoneGridWindow(QWidget):
         self._heard: dict[str, list[RunHandle]] = {}     # live runs the service told of, by phone id
         self._listener = None                             # on the run service, while open
         self._listening: asyncio.Future | None = None     # putting the listener there
-        self._gui_loop: asyncio.AbstractEventLoop | None = None
+        self._hop: GuiHop | None = None                   # the core's way back here, while open
         self._tasks: set[asyncio.Future] = set()
         self._build()
         self.resize(1280, 720)
@@ -92,11 +93,11 @@ class PhoneGridWindow(QWidget):
         if self.open:
             return
         self.open = True
-        loop = self._gui_loop = asyncio.get_running_loop()
+        hop = self._hop = GuiHop()
+        hop.bind()
 
         def new_run(handle: RunHandle) -> None:             # on the core loop
-            if not loop.is_closed():
-                loop.call_soon_threadsafe(self._new_run, handle, new_run)
+            hop.call(self._new_run, handle, new_run)
 
         self._listener = new_run
         self._listening = self._spawn(self.host.core.run(self._on_core(self.host.service.on_new_run, new_run)))
@@ -132,6 +133,8 @@ class PhoneGridWindow(QWidget):
         for key in list(self.tiles):
             self._remove_tile(key)
         self._listener = None
+        if self._hop is not None:
+            self._hop.close()
         self._heard.clear()
         self.stopping = self._spawn(self._stop(followers))
         self._update_empty()

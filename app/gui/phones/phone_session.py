@@ -16,7 +16,6 @@ import time
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 from PySide6.QtCore import QObject, QSize, Signal
 from PySide6.QtGui import QGuiApplication
@@ -30,6 +29,7 @@ from app.core.device.phone_session import PhoneRegistry
 from app.core.device.phone_session import PhoneSession as CorePhoneSession
 from app.core.device.screen_capture import PNG_METHOD
 from app.core.loop_thread import LoopThread
+from app.gui.bridge import GuiHop
 from app.gui.mirror.dropped_files import send_dropped_files
 from app.gui.mirror.mirror_frames import frame_for_view, qimage_from_rgb
 from app.gui.phones.device_panel import DeviceEntry
@@ -85,7 +85,7 @@ class PhoneSession(QObject):
             lambda e: self.status.emit(f"{e.name} {e.serial} was attached: {e.state}. The phones panel offers it."))
         self._virtual_server = None
         self._closing = False
-        self._gui_loop: asyncio.AbstractEventLoop | None = None
+        self.hop = GuiHop()                       # the core's thread's way back to the window
 
     @property
     def device(self):
@@ -98,20 +98,10 @@ class PhoneSession(QObject):
         future.add_done_callback(self._tasks.discard)
         return future
 
-    def _on_gui(self, function: Callable[..., Any], *args: Any) -> None:
-        """Call `function(*args)` on the GUI thread (called from the core thread)."""
-        loop = self._gui_loop
-        if loop is not None and not loop.is_closed() and not self._closing:
-            loop.call_soon_threadsafe(function, *args)
-
-    def _to_gui(self, signal, *args: Any) -> None:
-        """Emit `signal` on the GUI thread (called from the core thread)."""
-        self._on_gui(signal.emit, *args)
-
     # ------------------------------------------------------------------ choosing the phone
 
     async def start(self) -> None:
-        self._gui_loop = asyncio.get_running_loop()
+        self.hop.bind()
         try:
             self.connection = await self.core.run(open_phone(registry=self.phones, local=self.list.local))
         except DeviceError as exc:
@@ -176,7 +166,7 @@ class PhoneSession(QObject):
             short = "Screenshots"
         else:
             short = ""
-        self._to_gui(self.frame_source, short, status)
+        self.hop.emit(self.frame_source, short, status)
 
     def choose(self, entry: DeviceEntry) -> None:
         """Show `entry`'s phone (one click in the phones panel). Never away from a phone a run is using."""
@@ -263,13 +253,13 @@ class PhoneSession(QObject):
                     frame = await asyncio.wait_for(subscription.next(), STILL_SECONDS)
                 except TimeoutError:   # a streamed screen that stands still sends nothing
                     if frames or window_start:
-                        self._to_gui(self.fps, 0.0)
+                        self.hop.emit(self.fps, 0.0)
                     frames, window_start = 0, 0.0
                     continue
                 except StopAsyncIteration:     # hidden (wait to be shown), or the phone's frames ended
                     return subscription in self._hidden_subscriptions
                 except DeviceError as exc:
-                    self._to_gui(self.status, f"No picture from the phone: {exc}")
+                    self.hop.emit(self.status, f"No picture from the phone: {exc}")
                     continue
                 started = time.perf_counter()
                 data, size = await asyncio.to_thread(frame_for_view, frame.image, QSize(*self._view))
@@ -277,12 +267,12 @@ class PhoneSession(QObject):
                 self.frame_ms = frame.shot.decode_ms + (time.perf_counter() - started) * 1000
                 if self._closing or self.session is not session:
                     return False
-                self._on_gui(self._deliver_frame, image, frame.device_size)
+                self.hop.call(self._deliver_frame, image, frame.device_size)
                 frames += 1
                 window_start = window_start or time.monotonic()
                 elapsed = time.monotonic() - window_start
                 if elapsed >= 1.0:
-                    self._to_gui(self.fps, frames / elapsed)
+                    self.hop.emit(self.fps, frames / elapsed)
                     frames, window_start = 0, time.monotonic()
             return False
         finally:
@@ -320,7 +310,7 @@ class PhoneSession(QObject):
                 log.info("controls not available: %s", exc)
                 continue
             if self.live_controls and not self._closing:
-                self._to_gui(self.controls_ready, snapshot)
+                self.hop.emit(self.controls_ready, snapshot)
 
     # ------------------------------------------------------------------ manual input
 
@@ -336,9 +326,9 @@ class PhoneSession(QObject):
                 async with self._input_order:
                     await act(session.device)
             except DeviceError as exc:
-                self._to_gui(self.status, f"Could not {what}: {exc}")
+                self.hop.emit(self.status, f"Could not {what}: {exc}")
                 if on_error is not None:
-                    self._on_gui(on_error)
+                    self.hop.call(on_error)
                 return
             await asyncio.sleep(AFTER_INPUT_SECONDS)
             if self._controls_wanted is not None:
@@ -378,7 +368,7 @@ class PhoneSession(QObject):
                              else "The phone's clipboard is empty.")
 
         async def copy(device) -> None:
-            self._on_gui(deliver, await device.get_clipboard())
+            self.hop.call(deliver, await device.get_clipboard())
         self._input("read the phone's clipboard", copy)
 
     def paste_to_phone(self) -> None:
@@ -395,7 +385,7 @@ class PhoneSession(QObject):
         if session is None or self.entry is None or not self.entry.ready:
             self.status.emit("No phone is ready to receive files.")
             return
-        self._spawn(send_dropped_files(session.device, list(paths), lambda text: self._to_gui(self.status, text)))
+        self._spawn(send_dropped_files(session.device, list(paths), lambda text: self.hop.emit(self.status, text)))
 
     def save_screenshot(self) -> None:
         session, entry = self.session, self.entry
@@ -411,16 +401,17 @@ class PhoneSession(QObject):
                     method = session.device.capture_method or PNG_METHOD
                     image = (await session.device.screenshot(method)).image
             except DeviceError as exc:
-                self._to_gui(self.status, f"Could not take a screenshot: {exc}")
+                self.hop.emit(self.status, f"Could not take a screenshot: {exc}")
                 return
             folder = paths.data_dir() / "screenshots"
             path = folder / f"{entry.serial.replace(':', '_')}-{datetime.now():%Y%m%d-%H%M%S}.png"
             await asyncio.to_thread(_save_png, image, path)
-            self._to_gui(self.status, f"Screenshot saved to {path}")
+            self.hop.emit(self.status, f"Screenshot saved to {path}")
         self._spawn(save())
 
     async def shutdown(self) -> None:
         self._closing = True
+        self.hop.close()
         self.list.stop()
         for future in list(self._tasks):
             future.cancel()

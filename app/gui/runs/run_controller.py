@@ -38,6 +38,7 @@ from app.core.agent.take_over import NotTakenOver
 from app.core.loop_thread import LoopThread
 from app.core.runs.handle import NothingToAnswer, RunHandle, new_run_id
 from app.core.runs.service import RunRequest, RunService
+from app.gui.bridge import GuiHop, RunFollow, follow_run
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +64,8 @@ class RunController(QObject):
         self.service = service
         self.handle: RunHandle | None = None
         self.task: asyncio.Future | None = None       # on the GUI loop: ends with the run's result
-        self._gui_loop: asyncio.AbstractEventLoop | None = None
+        self.hop = GuiHop()                          # the core's thread's way back to this one
+        self._following: RunFollow | None = None
         self._others: list[RunHandle] = []           # runs other programs started, to show after this one
         self._own_ids: set[str] = set()
         self.shows_phone: Callable[[str], bool] = lambda _phone: True   # runs on other phones are not offered
@@ -97,9 +99,11 @@ class RunController(QObject):
 
     def follow(self, handle: RunHandle) -> None:
         """Show `handle`'s run in the window, from its first event (it may have begun long ago)."""
-        self._gui_loop = asyncio.get_running_loop()
+        self.hop.bind()
+        if self._following is not None:
+            self._following.stop()               # the previous run's late events no longer reach the window
         self.handle = handle
-        self.core.call(handle.events.subscribe, self._on_event)
+        self._following = follow_run(self.core, self.hop, handle, self._on_event)
         self.task = asyncio.ensure_future(self._result(handle))
 
     async def _result(self, handle: RunHandle) -> RunResult | None:
@@ -110,7 +114,7 @@ class RunController(QObject):
             self.run_finished.emit(None)     # the window leaves the running state; the error dialog explains
             raise
         finally:
-            self._gui_loop.call_soon(self._follow_next_other)
+            asyncio.get_running_loop().call_soon(self._follow_next_other)
         self._set_taken_over(False)
         self.run_finished.emit(result)
         return result
@@ -118,14 +122,12 @@ class RunController(QObject):
     def follow_other_runs(self) -> None:
         """Show runs other programs start (tasks posted to the task API) as they come, one after another,
         each from its first event; the person approves their steps here as for the window's own."""
-        self._gui_loop = asyncio.get_running_loop()
+        self.hop.bind()
         self.core.call(self.service.on_new_run, self._new_run)
 
     def _new_run(self, handle: RunHandle) -> None:
         """On the core loop: a run started anywhere (the window's own are followed already)."""
-        loop = self._gui_loop
-        if loop is not None and not loop.is_closed():
-            loop.call_soon_threadsafe(self._offer, handle)
+        self.hop.call(self._offer, handle)
 
     def _offer(self, handle: RunHandle) -> None:
         if handle is self.handle or handle in self._others or handle.id in self._own_ids \
@@ -144,15 +146,6 @@ class RunController(QObject):
                 self.follow(handle)
                 return
 
-    def _to_gui(self, signal, *args: Any) -> None:
-        """Emit `signal` on the GUI thread (called from the core thread)."""
-        self._on_gui(signal.emit, *args)
-
-    def _on_gui(self, function: Callable[..., Any], *args: Any) -> None:
-        loop = self._gui_loop
-        if loop is not None and not loop.is_closed():
-            loop.call_soon_threadsafe(function, *args)
-
     def _show_review(self, proposal) -> None:
         """On the GUI thread: the proposal the window shows now, and the id the person's decision names."""
         self.shown_proposal_id = proposal.id
@@ -162,28 +155,28 @@ class RunController(QObject):
         self.shown_question_id = question_id
         self.question_asked.emit(question)
 
-    def _on_event(self, event: RunEvent) -> None:
-        """On the core loop: each event the window shows becomes its signal."""
+    def _on_event(self, _handle: RunHandle, event: RunEvent) -> None:
+        """On the GUI thread: each event the window shows becomes its signal."""
         if isinstance(event, StateChanged):
-            self._to_gui(self.state_changed, event.after, event.reason)
+            self.state_changed.emit(event.after, event.reason)
         elif isinstance(event, StepStarted):
-            self._to_gui(self.step_started, event.step)
+            self.step_started.emit(event.step)
         elif isinstance(event, StepRecorded):
-            self._to_gui(self.step_finished, event.item)
+            self.step_finished.emit(event.item)
         elif isinstance(event, ProposalMade):
-            self._to_gui(self.proposal_shown, event.proposal)
+            self.proposal_shown.emit(event.proposal)
         elif isinstance(event, ReviewRequested):
-            self._on_gui(self._show_review, event.proposal)
+            self._show_review(event.proposal)
         elif isinstance(event, QuestionAsked):
-            self._on_gui(self._show_question, event.question, event.question_id)
+            self._show_question(event.question, event.question_id)
         elif isinstance(event, RunStarted):
-            self._to_gui(self.run_started, Path(event.run_dir), event.request)
+            self.run_started.emit(Path(event.run_dir), event.request)
         elif isinstance(event, Message):
-            self._to_gui(self.message, event.text)
+            self.message.emit(event.text)
         elif isinstance(event, ModelWords):
-            self._to_gui(self.model_words, event.step, event.text_so_far)
+            self.model_words.emit(event.step, event.text_so_far)
         elif isinstance(event, (TakenOver, HandedBack)):
-            self._on_gui(self._set_taken_over, isinstance(event, TakenOver))
+            self._set_taken_over(isinstance(event, TakenOver))
 
     def _set_taken_over(self, taken: bool) -> None:
         if taken != self.person_has_phone:
@@ -244,7 +237,7 @@ class RunController(QObject):
             try:
                 done = handle.person_act(action)
             except NotTakenOver as exc:
-                self._to_gui(self.message, str(exc))
+                self.hop.emit(self.message, str(exc))
                 return
             done.add_done_callback(lambda future: self._said_if_failed(future, what))
         self.core.call(act)
@@ -255,10 +248,10 @@ class RunController(QObject):
             return
         error = future.exception()
         if error is not None:
-            self._to_gui(self.message, f"Could not {what}: {error}")
+            self.hop.emit(self.message, f"Could not {what}: {error}")
         elif future.result() is not None and future.result().result is not None \
                 and not future.result().result.success:
-            self._to_gui(self.message, f"Could not {what}: {future.result().result.message}")
+            self.hop.emit(self.message, f"Could not {what}: {future.result().result.message}")
 
     async def shutdown(self) -> None:
         """Stop a run in progress and wait until its trajectory is written."""
