@@ -147,13 +147,25 @@ def e2e_settings(base_url: str, mode: str = "step", provider: dict | None = None
                     agent=AgentSettings(mode=mode, **agent))   # the app's own settle time after each action
 
 
+QUICK_PHONE_QUIET_SECONDS = 0.05
+"""The settle wait's quiet period on the quick virtual phone, whose screens change at once (the app's default is
+0.2 s, for a phone's transitions): runs that do not test settling pass settle_quiet_seconds to test it, and the
+realistic phone (`phone_latency`) keeps the default."""
+
+
 @pytest.fixture
-def run_agent(phone_server):
+def run_agent(phone_server, request):
     """Run a request with a scripted model and person through the run service; returns a RunOutcome."""
+    if request.node.get_closest_marker("phone_latency") is None:
+        quiet = {"settle_quiet_seconds": QUICK_PHONE_QUIET_SECONDS}
+    else:
+        quiet = {}
+
     async def run(request: str, script: list, person: ScriptedPerson | None = None, mode: str = "step",
                   backoff: float = 0.01, provider: dict | None = None, completion_checks: str = "yes",
                   request_options: dict | None = None, **agent) -> RunOutcome:
         person = person or ScriptedPerson()
+        agent = {**quiet, **agent}
         attached = phone_server.devices[0]
         transport = AdbTransport("127.0.0.1", phone_server.port)
         phones = PhoneRegistry()
