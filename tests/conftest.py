@@ -91,6 +91,15 @@ def pytest_collection_modifyitems(config, items):
     tiers.mark_tiers(items)
 
 
+def pytest_make_parametrize_id(config, val, argname):
+    """A long bytes parameter (an APK built at collection time, its zip entries stamped with the time) is named
+    by its size and first bytes: xdist's workers must collect the same test ids, and such a value differs
+    between two collections a second apart."""
+    if isinstance(val, bytes) and len(val) > 64:
+        return f"{len(val)}-bytes-{val[:4].hex()}"
+    return None
+
+
 def pytest_terminal_summary(terminalreporter):
     """Say how many tests did not run and why (a corpus-wide test skipped without ../shared counts as the
     tests it stands for), just above pytest's own summary line."""
