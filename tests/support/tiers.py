@@ -2,8 +2,9 @@
 and what the summary says about the tests that did not run.
 
 The main step (README's test command) runs `-m "not bench and not real_model"` with xdist workers; the
-benches and the real-model tests run in a step of their own (`-m "bench or real_model"`), so their figures
-are not taken on a machine busy with the rest of the suite.
+benches and the real-model tests run in a step of their own, serially (`-m "bench or real_model"`): their figures
+are not taken on a machine busy with the rest of the suite, and the model server has both cores. (On two workers
+beside each other the real model took 105 s for one reply and the GUI bench saw no frames.)
 """
 
 from __future__ import annotations
@@ -21,12 +22,22 @@ TIERS = {                                     # path inside tests/ (folder or fi
 }
 
 GROUPS = {                                    # path inside tests/ → xdist group (tests of a group share one worker)
-    # One llama-server per worker that has one of its tests; it fills both cores while it answers.
+    # One llama-server per worker that has one of its tests; it fills both cores while it answers (should the
+    # tier ever run with workers).
     "e2e/test_agent_real_model.py": "real_model",
 }
 """What must not run beside itself. Everything else starts its servers and phones on free loopback ports,
 keeps its data under tmp_path or AGENTDESK_HOME, and locks virtual phones by server port in the machine's
 phone-lock folder, so it can share the machine."""
+
+TIMEOUTS = {                                  # path inside tests/ → pytest-timeout (s), where a test sets none
+    # A bench module's first test runs the whole bench in its module-scoped fixture (minutes on a busy machine).
+    "benchmarks": 420,
+    # The server starts in its module fixture (its venv made at the first run); a reply takes seconds, a run more.
+    "e2e/test_agent_real_model.py": 600,
+}
+"""Longer than what runs inside those tests, so they fail with their own timeouts and output, not the suite's
+120 s default in the middle of a bench."""
 
 CORPUS_DUMPS = 77
 CORPUS_DUMPS_WITH_SCREENSHOT = 23
@@ -55,6 +66,9 @@ def mark_tiers(items: list[pytest.Item]) -> None:
         for key, group in GROUPS.items():
             if _matches(relative, key):
                 item.add_marker(pytest.mark.xdist_group(group))
+        for key, seconds in TIMEOUTS.items():
+            if _matches(relative, key) and item.get_closest_marker("timeout") is None:
+                item.add_marker(pytest.mark.timeout(seconds))
         if relative.startswith("benchmarks/"):
             # A bench module's figures are one module-scoped run: all its tests on one worker, run once.
             item.add_marker(pytest.mark.xdist_group("bench:" + relative))
