@@ -30,6 +30,7 @@ async def _run_app(unwritable: str = "") -> None:
 
     prepare_gui_loop(asyncio.get_running_loop())
     app = QApplication.instance()
+    assert isinstance(app, QApplication), "main() makes the QApplication before it runs this"
     app.setQuitOnLastWindowClosed(False)
     closed = asyncio.Event()
     window = MainWindow(closed)

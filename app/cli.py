@@ -217,7 +217,8 @@ def cmd_bench(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="agentdesk", description="Agent Desk: supervised automation of Android phones.")
+    parser = argparse.ArgumentParser(prog="agentdesk",
+                                     description="Agent Desk: supervised automation of Android phones.")
     parser.add_argument("--version", action="version", version=f"agentdesk {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="log what happens")
     parser.add_argument("--self-test", action="store_true",
@@ -265,7 +266,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     run = sub.add_parser("run", help="run a request on the phone, approving each action at the keyboard")
     run.add_argument("request", help="what to do, in plain words")
-    run.add_argument("--device", metavar="SERIAL", help="which phone (default: the first ready one, else the virtual phone)")
+    run.add_argument("--device", metavar="SERIAL",
+                     help="which phone (default: the first ready one, else the virtual phone)")
     mode = run.add_mutually_exclusive_group()
     mode.add_argument("--step", action="store_true", help="review every action (default)")
     mode.add_argument("--auto", action="store_true", help="run on its own; ask only for sensitive actions")

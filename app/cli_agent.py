@@ -202,7 +202,9 @@ async def run_request(args) -> int:
     except asyncio.CancelledError:
         if stopper.exit_code is None:
             raise
-        asyncio.current_task().uncancel()
+        task = asyncio.current_task()
+        assert task is not None, "a coroutine runs in a task"
+        task.uncancel()
         return stopper.exit_code
     finally:
         stopper.remove(loop)
@@ -263,8 +265,8 @@ async def _start_and_follow(args, console: ConsoleSupervisor, stopper: SignalSto
         print("error: the run ended unexpectedly without a result", file=sys.stderr)
         return 1
     waited = f"; {result.waiting_seconds:.1f} s of it waiting for you" if result.waiting_seconds >= 0.05 else ""
-    console.say(f"\nResult: {result.status} after {counted(result.steps_taken, 'step')} in {result.time_seconds:.1f} s{waited}"
-                f" — {result.completion_reason}")
+    console.say(f"\nResult: {result.status} after {counted(result.steps_taken, 'step')} "
+                f"in {result.time_seconds:.1f} s{waited} — {result.completion_reason}")
     if ending := ending_words(result):
         console.say(f"Ending: {ending}")
     console.say(f"Tokens: {sum(result.tokens.values()):,}; cost: {pricing_for(settings).words(result.cost_usd)}")

@@ -123,6 +123,7 @@ async def _serve(args, settings, token) -> int:
         return 1
     try:
         api = desk.api
+        assert api is not None, "open_headless_desk serves the API or raises"
         for note in desk.notes:
             print(note, file=sys.stderr)
         if api.warning:

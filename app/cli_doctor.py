@@ -57,9 +57,11 @@ async def run_checks(settings: Settings, env_key_goes_there: bool = False) -> li
     problem = await asyncio.to_thread(data_folder_problem)
     display = qt_platform_problem()
     checks.append(Check("Display", not display, display or "the desktop app can open its window here"))
-    checks.append(Check("Data folder", not problem, problem or f"{paths.data_dir(create=False).parent} can be written to"))
+    checks.append(Check("Data folder", not problem,
+                        problem or f"{paths.data_dir(create=False).parent} can be written to"))
     store = SecretStore()
-    checks.append(Check("Keyring", store.keyring_available, store.location() if store.keyring_available else store.notice))
+    checks.append(Check("Keyring", store.keyring_available,
+                        store.location() if store.keyring_available else store.notice))
     try:
         key, source = api_key_for(settings, store, env_goes_anywhere=env_key_goes_there)
         checks.append(Check("API key", True, f"from {source}, sent to {origin_of(settings.provider.base_url)}"
@@ -100,7 +102,8 @@ async def check_model(client: ModelClient, settings: Settings) -> list[Check]:
         listed = settings.provider.model in models or not models
         checks.append(Check("Model endpoint", True, f"{settings.provider.base_url} answers ({len(models)} models)"))
         checks.append(Check(f"Model {settings.provider.model}", listed,
-                            "offered by the endpoint" if listed else "not in the endpoint's list: check the name in Settings"))
+                            "offered by the endpoint" if listed
+                            else "not in the endpoint's list: check the name in Settings"))
         probe = [{"role": "user", "content": [{"type": "text", "text": PROBE_QUESTION},
                                               {"type": "image_url", "image_url": {"url": probe_image_url()}}]}]
         try:

@@ -69,7 +69,8 @@ def _table(skills) -> str:
         rows.append((skill.name + state, skill.trigger or skill.request, str(len(skill.steps)),
                      f"{skill.history.successes}/{skill.history.failures}", where or "?"))
     widths = [min(44, max(len(row[i]) for row in rows)) for i in range(len(rows[0]))]
-    return "\n".join("  ".join(cell[:44].ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows)
+    return "\n".join("  ".join(cell[:44].ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
+                     for row in rows)
 
 
 def cmd_skills(args) -> int:

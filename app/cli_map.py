@@ -87,7 +87,8 @@ def cmd_map(args) -> int:
             MapEditsStore(data_dir() / "graph").rename(kind, args.screen, args.name)
         except (MapEditError, OSError) as exc:
             raise SystemExit(f"error: {exc}") from None
-        print(f"Named {args.screen} “{args.name}”" if args.name.strip() else f"{args.screen} has its automatic name again")
+        print(f"Named {args.screen} “{args.name}”" if args.name.strip()
+              else f"{args.screen} has its automatic name again")
         return 0
     graph = load_graph(kind)
     for problem in graph.problems[:10]:

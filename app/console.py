@@ -180,6 +180,5 @@ class ConsoleSupervisor:
         result, _ = result_words(item)
         decision = f" [{decision_word(item.decision.kind).text}]" if item.decision else ""
         error = f"  error: {item.error}" if item.error else ""
-        self.say(f"Step {item.step}: {step_action_text(item)}{decision} → {result}"
-                 f"  ({sum(item.timings_ms.get(p, 0) for p in ('data_collection', 'llm_interaction', 'action_execution')):.0f} ms)"
-                 + error)
+        spent = sum(item.timings_ms.get(p, 0) for p in ('data_collection', 'llm_interaction', 'action_execution'))
+        self.say(f"Step {item.step}: {step_action_text(item)}{decision} → {result}  ({spent:.0f} ms)" + error)

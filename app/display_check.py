@@ -38,7 +38,9 @@ def _loads(soname: str) -> bool:
         ctypes.CDLL(soname)
     except OSError:
         bundle = getattr(sys, "_MEIPASS", None)
-        return bool(bundle) and next(Path(bundle).rglob(soname), None) is not None
+        if not bundle:
+            return False
+        return next(Path(bundle).rglob(soname), None) is not None
     return True
 
 

@@ -11,6 +11,7 @@ import logging
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from app.api.desk_api import DeskApi, serve_desk
 from app.api.token import ApiToken
@@ -20,6 +21,9 @@ from app.core.device.phone_session import PhoneRegistry
 from app.core.runs.handle import PersonPolicy
 from app.core.runs.service import RunService
 from app.phone_connection import start_virtual_phone
+
+if TYPE_CHECKING:
+    from app.virtual_phone.adb_server import VirtualAdbServer
 
 log = logging.getLogger(__name__)
 
@@ -31,7 +35,7 @@ class HeadlessDesk:
     directory: PhoneDirectory
     service: RunService
     api: DeskApi | None = None
-    virtual_server: object | None = None
+    virtual_server: VirtualAdbServer | None = None
     notes: list[str] = field(default_factory=list)
 
     async def close(self) -> None:
@@ -53,8 +57,9 @@ async def open_headless_desk(settings: Settings, *, virtual: bool | None = None,
     port is taken."""
     phones = PhoneRegistry(lambda: settings.mirror)
     directory = PhoneDirectory(phones, [] if virtual else adb_servers(settings.adb))
-    options = {"client_factory": client_factory} if client_factory is not None else {}
-    desk = HeadlessDesk(settings, phones, directory, RunService(phones, settings, **options))
+    service = (RunService(phones, settings) if client_factory is None
+               else RunService(phones, settings, client_factory=client_factory))
+    desk = HeadlessDesk(settings, phones, directory, service)
     try:
         if not virtual:
             entries = await directory.refresh()

@@ -10,12 +10,16 @@ import asyncio
 import logging
 import os
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from app.core.device.adb_transport import AdbTransport, DeviceListing
 from app.core.device.errors import AdbUnavailable, DeviceNotFound
 from app.core.device.local_adb import LocalAdbServer
 from app.core.device.phone_id import PhoneId
 from app.core.device.phone_session import PhoneRegistry, PhoneSession
+
+if TYPE_CHECKING:
+    from app.virtual_phone.adb_server import VirtualAdbServer
 
 log = logging.getLogger(__name__)
 
@@ -25,7 +29,7 @@ class PhoneConnection:
     """The phone's session, and the virtual phone server when we had to start one."""
 
     session: PhoneSession
-    virtual_server: object | None = None   # app.virtual_phone.adb_server.VirtualAdbServer
+    virtual_server: VirtualAdbServer | None = None
     note: str = ""
 
     @property
@@ -46,7 +50,7 @@ class PhoneConnection:
             self.virtual_server = None
 
 
-def start_virtual_phone(port: int = 0, devices: int = 1, **phone_options):
+def start_virtual_phone(port: int = 0, devices: int = 1, **phone_options) -> VirtualAdbServer:
     """Start the virtual phone's ADB server on loopback (blocking; fast)."""
     from app.virtual_phone.adb_server import VirtualAdbServer
 

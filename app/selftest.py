@@ -125,7 +125,8 @@ def check_qt() -> str:
     loop.close()                  # now, while Qt still lives (closing at exit finds its signals deleted)
     if picture.isNull() or picture.width() < 600:
         raise CheckFailed("the main window could not be painted")
-    return f"Qt {_qt_version()} on '{app.platformName()}', window painted at {picture.width()}x{picture.height()}"
+    return (f"Qt {_qt_version()} on '{QApplication.platformName()}', "
+            f"window painted at {picture.width()}x{picture.height()}")
 
 
 def _qt_version() -> str:
@@ -240,6 +241,7 @@ def check_task_api() -> str:
         token = ApiToken(secrets.token_urlsafe(24), "the self-test", False)
         desk = await open_headless_desk(Settings(), virtual=True, host="127.0.0.1", port=0, token=token,
                                         announce=False)
+        assert desk.api is not None, "open_headless_desk serves the API or raises"
         try:
             async with httpx2.AsyncClient(base_url=desk.api.url, timeout=60,
                                          headers={"Authorization": f"Bearer {token.value}"}) as http:

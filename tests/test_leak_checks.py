@@ -85,7 +85,8 @@ def test_leak_checks_fail_the_tests_that_leak(tmp_path, folder):
     assert result.returncode == 1, output
     outcomes = {}
     for case in ElementTree.parse(report).iter("testcase"):
-        problems = [child.get("message", "") + (child.text or "") for child in case if child.tag in ("failure", "error")]
+        problems = [child.get("message", "") + (child.text or "") for child in case
+                    if child.tag in ("failure", "error")]
         outcomes[case.get("name")] = "\n".join(problems)
     assert set(outcomes) == set(EXPECTED), output
     for name, expected in EXPECTED.items():

@@ -98,8 +98,8 @@ async def test_with_no_adb_at_all_the_watcher_retries_calmly_and_says_so_once(ca
         await asyncio.to_thread(watcher.join, 5)
     assert "`adb start-server` failed" in watcher.problem
     assert 2 <= len(tries) <= 4, tries                       # 0.2 s, 0.4 s, 0.8 s apart: not 30 starts
-    gaps = [b - a for a, b in zip(tries, tries[1:])]
-    assert all(later > earlier for earlier, later in zip(gaps, gaps[1:]))
+    gaps = [b - a for a, b in zip(tries, tries[1:], strict=False)]
+    assert all(later > earlier for earlier, later in zip(gaps, gaps[1:], strict=False))
     said = [r for r in caplog.records if r.levelno >= logging.INFO and "adb" in r.getMessage().lower()]
     assert len(said) <= 2, [r.getMessage() for r in said]   # once per change, not once per retry
 

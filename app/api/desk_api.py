@@ -43,12 +43,13 @@ async def serve_desk(service: RunService, phones, settings: Callable[[], Setting
                      port: int | None = None, token: ApiToken | None = None, policy: PersonPolicy = "person",
                      announce: bool = True) -> DeskApi:
     """Start the API on the current loop (the run service's). Raises ServeProblem or TokenProblem."""
-    token = token or await asyncio.to_thread(api_token)
+    if token is None:
+        token = await asyncio.to_thread(api_token)
     current = settings()
     host = host if host is not None else current.api.host
     port = port if port is not None else current.api.port
     board = TaskBoard(service, phones, settings, policy=policy)
-    desk = DeskApi(board, None, token, exposure_warning(host))      # type: ignore[arg-type]  (its server next)
     app = create_app(board, phones, lambda: desk.token, settings, host=host)
-    desk.server = await ApiServer(app, host, port, announce=announce).start()
+    desk = DeskApi(board, ApiServer(app, host, port, announce=announce), token, exposure_warning(host))
+    await desk.server.start()
     return desk

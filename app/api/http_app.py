@@ -13,7 +13,7 @@ import hmac
 import logging
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeAlias
 
 from fastapi import Depends, FastAPI, Query, Request
 from fastapi import Path as InPath
@@ -50,8 +50,10 @@ from .token import ApiToken
 
 log = logging.getLogger(__name__)
 
-ERRORS = {status: {"model": ErrorBody} for status in (400, 401, 404, 409, 413, 422, 429, 503)}
+ERRORS: dict[int | str, dict[str, Any]] = {status: {"model": ErrorBody}
+                                           for status in (400, 401, 404, 409, 413, 422, 429, 503)}
 SSE_KEEPALIVE_SECONDS = 15.0
+BEARER = HTTPBearer(auto_error=False)
 
 
 def _path_id(value: str) -> str:
@@ -63,7 +65,8 @@ def _path_id(value: str) -> str:
 
 PathId = Annotated[str, InPath(max_length=MAX_ID_LENGTH), AfterValidator(_path_id)]
 """A task's or a phone's id in a route's path: never a way to another path."""
-TaskId = DeviceId = PathId
+TaskId: TypeAlias = PathId
+DeviceId: TypeAlias = PathId
 
 
 def one_line(text: str, limit: int = 300) -> str:
@@ -166,9 +169,8 @@ def create_app(board: TaskBoard, phones, token: Callable[[], ApiToken], settings
                host: str = "127.0.0.1") -> FastAPI:
     """The API for one desk serving on `host`. `phones` is the PhoneDirectory tasks and the phone routes read;
     `token()` is the token requests must carry now (a rotated token replaces the old one at once)."""
-    bearer = HTTPBearer(auto_error=False)
 
-    def authorised(credentials: HTTPAuthorizationCredentials | None = Depends(bearer)) -> None:
+    def authorised(credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(BEARER)]) -> None:
         expected = token()
         if credentials is None or credentials.scheme.lower() != "bearer" or \
                 not hmac.compare_digest(credentials.credentials.encode(), expected.value.encode()):
@@ -301,7 +303,8 @@ def create_app(board: TaskBoard, phones, token: Callable[[], ApiToken], settings
     async def report(task_id: TaskId) -> FileResponse:
         """The task's HTML report, once it has ended."""
         result = board.result(task_id)
-        path = Path(board.handle(task_id).result.report_path) if result.report_url else None
+        ended = board.handle(task_id).result
+        path = Path(ended.report_path) if result.report_url and ended is not None else None
         if path is None or not path.is_file():
             raise TaskProblem(404, f"Task {task_id} has no report yet (it is {result.status}).")
         return FileResponse(path, media_type="text/html")

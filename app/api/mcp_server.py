@@ -213,6 +213,7 @@ async def serve_stdio(settings: Settings, *, virtual: bool | None = None, own: b
                                             policy="fail", announce=False)
         for note in own_desk.notes:
             print(note, file=sys.stderr)
+        assert own_desk.api is not None, "open_headless_desk serves the API or raises"
         desk = DeskClient(own_desk.api.url, token.value, where="this MCP server's own desk")
         print(f"agentdesk mcp: running tasks itself (no desk is running), on {own_desk.api.url}", file=sys.stderr)
     else:

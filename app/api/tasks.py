@@ -105,7 +105,8 @@ class TaskBoard:
         except RunRefused as exc:
             raise TaskProblem(400, str(exc)) from None
         self._tasks[handle.id] = task = _Task(handle)
-        handle.task.add_done_callback(lambda _done, task=task: setattr(task, "finished_at", time.time()))
+        assert handle.task is not None, "RunService.start gives the run its task"
+        handle.task.add_done_callback(lambda _done: setattr(task, "finished_at", time.time()))
         return handle
 
     async def _phone(self, device_id: str | None) -> PhoneSession:

@@ -11,6 +11,7 @@ import os
 import secrets as random_source
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Literal, overload
 
 from app.core.secrets import SecretStore, register_secret
 
@@ -34,6 +35,11 @@ class ApiToken:
         return f"ApiToken(source={self.source!r}, kept={self.kept})"
 
 
+@overload
+def api_token(env: Mapping[str, str] = ..., store: SecretStore | None = ..., *,
+              create: Literal[True] = ...) -> ApiToken: ...
+@overload
+def api_token(env: Mapping[str, str] = ..., store: SecretStore | None = ..., *, create: bool) -> ApiToken | None: ...
 def api_token(env: Mapping[str, str] = os.environ, store: SecretStore | None = None, *,
               create: bool = True) -> ApiToken | None:
     """The API's token: the environment's, else the keyring's, else a new one (stored when a keyring

@@ -6,18 +6,28 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, TypedDict
 
-from .phones import PhoneChoice
+from .phones import DEFAULT_CHOICE, PhoneChoice
+
+if TYPE_CHECKING:
+    from .phone_bench import PhoneReport
+    from .table import BenchTable
 
 SUITES = ("perception", "agent", "gui", "startup", "phone", "api", "tasks", "map", "navigation")
 
 
+class _Rounds(TypedDict, total=False):
+    rounds: int                        # absent: each suite's own number of rounds
+
+
 def run_benchmark(suite: str, rounds: int | None = None, json_out: str | None = None, bundle: str | None = None,
-                  choice: PhoneChoice = PhoneChoice(), model_from_settings: bool = False) -> int:
+                  choice: PhoneChoice = DEFAULT_CHOICE, model_from_settings: bool = False) -> int:
     """Run one suite, print its table; exit status 1 when a measured figure is over its budget.
 
     `model_from_settings` (tasks only): drive the runs with the configured provider instead of the oracle."""
-    options = {} if rounds is None else {"rounds": rounds}
+    options: _Rounds = {} if rounds is None else {"rounds": rounds}
+    table: BenchTable | PhoneReport
     if suite == "perception":
         from .perception_bench import run_perception_bench
 

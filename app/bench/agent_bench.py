@@ -42,7 +42,7 @@ from app.core.perception.hierarchy import extract_controls
 from app.core.runs.service import RunRequest, RunService
 
 from .corpus import NO_DENSE_SCREEN, dense_corpus_screen, node_count
-from .phones import BenchPhone, PhoneChoice, each_phone, open_densest_screen
+from .phones import DEFAULT_CHOICE, BenchPhone, PhoneChoice, each_phone, open_densest_screen
 from .prompt_size import PROMPT_TOKEN_BUDGET, prompt_size
 from .step_work import our_step, plain_step
 from .table import BenchTable
@@ -131,6 +131,11 @@ class TimedDevice(AndroidDevice):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.intervals: list[tuple[float, float]] = []
+        self.prefetch = True      # False: as before issue 13, the next step's dump starts only when the step does
+
+    def prefetch_controls(self) -> None:
+        if self.prefetch:
+            super().prefetch_controls()
 
     async def _run(self, service: str, timeout: float | None = None, max_bytes: int | None = None) -> bytes:
         started = time.perf_counter()
@@ -172,8 +177,7 @@ async def _one_run(phone: BenchPhone, model_url: str, steps: int, capture: str, 
     over its control socket); `sources` collects the frame source's status at the run's end."""
     device = TimedDevice(phone.transport(), phone.serial)
     device.capture_method = capture
-    if not prefetch:           # as before issue 13: the next step's dump starts only when the step does
-        device.prefetch_controls = lambda: None
+    device.prefetch = prefetch
     settings = Settings(provider=ProviderSettings(base_url=model_url, model="bench", use_tools=False),
                         images=ImageSettings(), mirror=MirrorSettings(stream=stream),
                         agent=AgentSettings(**{"mode": "auto", "max_steps": steps, "settle_seconds": 0,
@@ -378,7 +382,7 @@ def _measure(phone: BenchPhone, model_url: str, rounds: int, table: BenchTable, 
                        f"{len(ours)} steps each for ours and the baseline.")
 
 
-def run_agent_bench(rounds: int = 8, choice: PhoneChoice = PhoneChoice()) -> BenchTable:
+def run_agent_bench(rounds: int = 8, choice: PhoneChoice = DEFAULT_CHOICE) -> BenchTable:
     table = BenchTable(f"agentdesk bench agent — {choice.describe()}, loopback model "
                        f"({MODEL_LATENCY_S * 1000:.0f} ms), median of {rounds} interleaved rounds or steps",
                        choice.columns)

@@ -27,10 +27,11 @@ from app.core.agent.events import ActionExecuted, StepFinished, StepStarted
 from app.core.config import AgentSettings, ImageSettings, MirrorSettings, ProviderSettings, Settings
 from app.core.device.phone_id import PhoneId
 from app.core.device.phone_session import PhoneRegistry, PhoneSession
+from app.core.runs.handle import RunHandle
 from app.core.runs.service import RunRequest, RunService
 
 from .agent_bench import TimedClient, TimedDevice, bench_home, loopback_model
-from .phones import BenchPhone, PhoneChoice, each_phone
+from .phones import DEFAULT_CHOICE, BenchPhone, PhoneChoice, each_phone
 from .table import BenchTable
 
 POLLERS = 100
@@ -61,7 +62,8 @@ POLLER_SCRIPT = textwrap.dedent("""
             await asyncio.sleep(interval)
     async def main():
         limits = httpx2.Limits(max_connections=count)
-        async with httpx2.AsyncClient(base_url=url, headers={"Authorization": f"Bearer {token}"}, limits=limits) as http:
+        async with httpx2.AsyncClient(base_url=url, headers={"Authorization": f"Bearer {token}"},
+                                      limits=limits) as http:
             print("polling", flush=True)
             await asyncio.gather(*(poll(http, interval * i / count) for i in range(count)))
     asyncio.run(main())
@@ -72,6 +74,7 @@ POLLER_SCRIPT = textwrap.dedent("""
 def _pollers(url: str, token: str, task_id: str):
     process = subprocess.Popen([sys.executable, "-c", POLLER_SCRIPT, url, token, task_id, str(POLLERS),
                                 str(POLL_INTERVAL_S)], stdout=subprocess.PIPE, text=True)
+    assert process.stdout is not None, "stdout=PIPE"
     try:
         process.stdout.readline()           # "polling": its clients are made
         time.sleep(POLL_INTERVAL_S)         # every client has sent its first request
@@ -79,6 +82,16 @@ def _pollers(url: str, token: str, task_id: str):
     finally:
         process.kill()
         process.wait(5)
+
+
+class _AskedService(RunService):
+    """The run service, noting when it was last asked to start a run (the API's part of the way ends there)."""
+
+    asked_at = 0.0
+
+    async def start(self, request: RunRequest) -> RunHandle:
+        self.asked_at = time.perf_counter()
+        return await super().start(request)
 
 
 async def _one_task(phone: BenchPhone, model_url: str, how: str) -> tuple[float, float, list[float]]:
@@ -94,7 +107,7 @@ async def _one_task(phone: BenchPhone, model_url: str, how: str) -> tuple[float,
     session = phones.add(PhoneSession(PhoneId(device.transport.address, phone.serial), device,
                                       mirror_settings=lambda: settings.mirror))
     client = TimedClient(settings.provider, "bench-key")
-    service = RunService(phones, settings, client_factory=lambda *args, **kwargs: client)
+    service = _AskedService(phones, settings, client_factory=lambda *args, **kwargs: client)
     token = ApiToken(secrets.token_urlsafe(24), "the bench", False)
     api = await serve_desk(service, _Directory(session), lambda: settings, host="127.0.0.1", port=0, token=token,
                            announce=False)
@@ -110,13 +123,6 @@ async def _one_task(phone: BenchPhone, model_url: str, how: str) -> tuple[float,
             starts[event.step] = now
         elif isinstance(event, StepFinished) and event.step > 1:
             walls.append((now - starts[event.step]) * 1000)
-
-    asked = service.start
-
-    async def start(request: RunRequest):
-        marks["service_asked"] = time.perf_counter()      # the API's part of the way ends here
-        return await asked(request)
-    service.start = start
     task_id = f"bench-{secrets.token_hex(4)}"
     polling = _pollers(api.url, token.value, task_id) if how == "polled" else contextlib.nullcontext()
     try:
@@ -131,7 +137,9 @@ async def _one_task(phone: BenchPhone, model_url: str, how: str) -> tuple[float,
                     answer = await http.post("/v1/tasks", json={"task_id": task_id, "ai_prompt":
                                                                 "Benchmark: look at the screen"})
                     answer.raise_for_status()
-                    handle = service.get(task_id)
+                    accepted = service.get(task_id)
+                    assert accepted is not None, "the API answered 2xx: the run service has the task"
+                    handle = accepted
                 handle.events.subscribe(on_event)
                 await asyncio.to_thread(lambda: None)
                 await handle.wait()
@@ -141,7 +149,7 @@ async def _one_task(phone: BenchPhone, model_url: str, how: str) -> tuple[float,
         await phones.close()
     first = marks["first_action"]
     overhead = (first - started) * 1000 - device.busy_ms(started, first) - marks["model_ms"]
-    return overhead, (marks["service_asked"] - started) * 1000, walls
+    return overhead, (service.asked_at - started) * 1000, walls
 
 
 def _measure(phone: BenchPhone, model_url: str, rounds: int, table: BenchTable) -> None:
@@ -164,7 +172,7 @@ def _measure(phone: BenchPhone, model_url: str, rounds: int, table: BenchTable) 
               unit="%", budget=POLL_SLOWDOWN_BUDGET)
 
 
-def run_api_bench(rounds: int = 4, choice: PhoneChoice = PhoneChoice()) -> BenchTable:
+def run_api_bench(rounds: int = 4, choice: PhoneChoice = DEFAULT_CHOICE) -> BenchTable:
     table = BenchTable(f"agentdesk bench api — {choice.describe()}, loopback model, median of {rounds} tasks "
                        f"of {STEPS_PER_TASK} steps each way", choice.columns)
     with bench_home(), loopback_model() as model_url, contextlib.closing(each_phone(choice)) as phones:

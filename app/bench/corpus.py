@@ -27,7 +27,9 @@ def corpus_dumps() -> list[Path]:
 
 
 def node_count(xml: str | bytes) -> int:
-    return xml.count(b"<node " if isinstance(xml, bytes) else "<node ")
+    if isinstance(xml, bytes):
+        return xml.count(b"<node ")
+    return xml.count("<node ")
 
 
 @dataclass(frozen=True)

@@ -20,11 +20,15 @@ import os
 import statistics
 import sys
 import time
+from typing import TYPE_CHECKING
 
 from .agent_bench import _LoopbackModel, bench_home, loopback_model
 from .gui_mirror import FRAME_TIMEOUT_S, STREAM, measure_mirror, use_frame_source
-from .phones import BenchPhone, PhoneChoice, adb_server_for, each_phone
+from .phones import DEFAULT_CHOICE, BenchPhone, PhoneChoice, adb_server_for, each_phone
 from .table import BenchTable
+
+if TYPE_CHECKING:
+    from app.core.agent.records import RunResult
 
 STALL_BUDGET_MS = 30.0
 RUN_STEPS = 20
@@ -88,7 +92,7 @@ def _bench_settings(model_url: str, steps: int):
                                         reflection=True))
 
 
-async def _one_run(window, phone_id) -> tuple[_StallMeter, object]:
+async def _one_run(window, phone_id) -> tuple[_StallMeter, RunResult]:
     """One auto run in the open window; the stall meter runs while it goes on."""
     from app.core.runs.service import RunRequest
 
@@ -223,7 +227,7 @@ async def _measure(phone: BenchPhone, model_url: str, table: BenchTable, runs: i
                       (time.perf_counter() - started) * 1000)
 
 
-def run_gui_bench(rounds: int = RUNS, choice: PhoneChoice = PhoneChoice(), steps: int = RUN_STEPS,
+def run_gui_bench(rounds: int = RUNS, choice: PhoneChoice = DEFAULT_CHOICE, steps: int = RUN_STEPS,
                   still_seconds: float = STILL_SECONDS) -> BenchTable:
     """`rounds` runs of `steps` steps each for ours and for the baseline, on each phone."""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -236,15 +240,16 @@ def run_gui_bench(rounds: int = RUNS, choice: PhoneChoice = PhoneChoice(), steps
     table = BenchTable(f"agentdesk bench gui — main window 1360x900 offscreen, {choice.describe()}, "
                        f"{runs} + {runs} interleaved {steps}-step auto runs", choice.columns)
     app = QApplication.instance() or QApplication(sys.argv[:1])
+    assert isinstance(app, QApplication), "the window needs a QApplication, not a QCoreApplication"
     app.setQuitOnLastWindowClosed(False)
     with bench_home(), loopback_model(_RecentsAndHome) as model_url:
         with contextlib.closing(each_phone(choice)) as phones:
             for phone in phones:
                 with adb_server_for(phone):
-                    async def main() -> None:
+                    async def main(phone: BenchPhone) -> None:
                         prepare_gui_loop(asyncio.get_running_loop())
                         await _measure(phone, model_url, table, runs, steps, still_seconds)
-                    qasync.run(main())
+                    qasync.run(main(phone))
     table.notes.append("The model answers after 300 ms and opens Recents, then Home, in turn; the agent runs on the "
                        "core's loop thread; runs start once the window has loaded the agent's libraries. CPU is this "
                        f"process's (the phone runs in its own), over {still_seconds:g} s.")

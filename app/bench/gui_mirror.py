@@ -202,7 +202,7 @@ async def _touch_to_frame(window, phone: BenchPhone, samples: int) -> tuple[list
         target = await _find(device, "Settings")
         if target is None:
             return [], "no Settings icon on the home screen"
-        times = []
+        times: list[float] = []
         for _ in range(samples):
             changes = len(watch.changes)
             started = time.perf_counter()

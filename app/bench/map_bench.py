@@ -24,9 +24,13 @@ import tempfile
 import time
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .gui_bench import STALL_BUDGET_MS, _StallMeter
 from .table import BenchTable
+
+if TYPE_CHECKING:
+    from app.gui.map.map_window import MapWindow
 
 SCREENS = 300
 ACTIONS = 2
@@ -104,7 +108,7 @@ def write_synthetic_map(root: Path, screens: int = SCREENS, actions: int = ACTIO
     return kind
 
 
-async def _ours(root: Path, kind: str) -> tuple[_StallMeter, float, object]:
+async def _ours(root: Path, kind: str) -> tuple[_StallMeter, float, MapWindow]:
     from app.gui.map.map_window import MapWindow
 
     window = MapWindow(None, root)
@@ -120,7 +124,7 @@ async def _ours(root: Path, kind: str) -> tuple[_StallMeter, float, object]:
     return meter, drawn, window
 
 
-async def _baseline(root: Path, kind: str) -> tuple[_StallMeter, float, object]:
+async def _baseline(root: Path, kind: str) -> tuple[_StallMeter, float, MapWindow]:
     from app.gui.map.map_data import load_map_data, prepare_drawing
     from app.gui.map.map_window import MapWindow
 
@@ -266,6 +270,7 @@ def run_map_bench(rounds: int = ROUNDS, screens: int = SCREENS, actions: int = A
                        f"screens (~{actions} actions each, with pictures), {rounds} + {rounds} interleaved openings",
                        ["value"])
     app = QApplication.instance() or QApplication(sys.argv[:1])
+    assert isinstance(app, QApplication), "the window needs a QApplication, not a QCoreApplication"
     app.setQuitOnLastWindowClosed(False)
     with tempfile.TemporaryDirectory(prefix="agentdesk-map-bench-") as folder:
         root = Path(folder) / "graph"

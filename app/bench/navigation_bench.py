@@ -25,7 +25,7 @@ from app.core.runs.service import RunRequest
 
 from .agent_bench import bench_home
 from .oracle_model import OracleModel
-from .phones import PhoneChoice
+from .phones import DEFAULT_CHOICE, PhoneChoice
 from .table import BenchTable
 from .task_suite import NOTES, TASKS, BenchTask, task_named
 from .tasks_bench import (
@@ -118,7 +118,7 @@ def fill_table(table: BenchTable, outcomes: list[TaskOutcome], tasks: Sequence[B
                     table.put(spec.column, row_name, _figures(mapped)[index], _figures(plain)[index])
 
 
-def run_navigation_bench(rounds: int = 1, choice: PhoneChoice = PhoneChoice(), *,
+def run_navigation_bench(rounds: int = 1, choice: PhoneChoice = DEFAULT_CHOICE, *,
                          tasks: Sequence[str] | None = None, quick_only: bool = False,
                          think_seconds: float = ORACLE_THINK_SECONDS, learn: Sequence[str] | None = None) -> BenchTable:
     """The far tasks (or `tasks`) with the map and without, after the suite (or the `learn` tasks) taught it."""

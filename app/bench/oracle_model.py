@@ -96,7 +96,9 @@ def find_control(controls: list[ScreenControl], target: Target, clickable_only: 
                   and (not clickable_only or "clickable" in c.flags)]
     if target.above:
         label = find_control(controls, Target(target.above))
-        over = [c for c in candidates if label is not None and c.y < label.y and c is not label]
+        if label is None:
+            return None
+        over = [c for c in candidates if c.y < label.y and c is not label]
         return min(over, key=lambda c: (label.y - c.y) + abs(label.x - c.x), default=None)
     wanted = normalise(target.name)
     tests = (lambda c: c.name == target.name, lambda c: normalise(c.name) == wanted,
@@ -107,6 +109,11 @@ def find_control(controls: list[ScreenControl], target: Target, clickable_only: 
             if test(control):
                 return control
     return None
+
+
+def _target_shown(step: ScriptStep, controls: list[ScreenControl]) -> bool:
+    """Whether the control `step` acts on is on this screen (a tap's target only among clickable ones)."""
+    return step.target is not None and find_control(controls, step.target, step.function == "click_control") is not None
 
 
 def find_control_id(body: dict[str, Any], name: str) -> int:
@@ -277,9 +284,7 @@ class OracleModel:
                 progress.navigated = True
                 return _act("go_to_screen", "CONTINUE", f"go to {known}, where the task is done", screen=known)
         if resuming and progress.navigated:       # arrived on the task's screen: the work left is its last step shown
-            shown = [index for index in range(progress.cursor, len(script)) if script[index].target
-                     and find_control(controls, script[index].target, script[index].function == "click_control")
-                     is not None]
+            shown = [index for index in range(progress.cursor, len(script)) if _target_shown(script[index], controls)]
             if shown:
                 progress.cursor = shown[-1]
         while progress.cursor < len(script):
@@ -292,9 +297,8 @@ class OracleModel:
                 progress.cursor += 1
                 progress.scrolls, progress.driving = 0, True
                 return _targeted(step, control)
-            later = next((index for index in range(progress.cursor + 1, len(script)) if script[index].target
-                          and find_control(controls, script[index].target, script[index].function == "click_control")
-                          is not None), None) if resuming else None
+            later = next((index for index in range(progress.cursor + 1, len(script))
+                          if _target_shown(script[index], controls)), None) if resuming else None
             if later is not None:             # part of the work was done before it was asked: go on from there
                 progress.cursor = later
                 continue
@@ -303,8 +307,8 @@ class OracleModel:
                 progress.scrolls, progress.driving = progress.scrolls + 1, True
                 return _act("scroll", "CONTINUE", f"looking for {step.target.describe()}", direction="down",
                             control_id=scrollable.id)
-            shown = ", ".join(sorted({c.name for c in controls})) or "no controls"
-            why = f"I cannot find {step.target.describe()} on this screen (it shows: {shown})."
+            listed = ", ".join(sorted({c.name for c in controls})) or "no controls"
+            why = f"I cannot find {step.target.describe()} on this screen (it shows: {listed})."
             self.problems.append(f"{task.name}: {why}")
             return _act("", "FAIL", why)
         reply = _act("", "FINISH", f"{task.request}: done")
@@ -325,7 +329,8 @@ def known_screen(prompt: str, wanted: str) -> str:
     if len(listed) < 2:
         return ""
     names = [match.group(1) for line in listed[1].splitlines() if (match := _KNOWN_SCREEN.match(line.strip()))]
-    fitting = [name for name in names if normalise(name.split(" (after ", 1)[0].rsplit("›", 1)[-1]) == normalise(wanted)]
+    fitting = [name for name in names
+               if normalise(name.split(" (after ", 1)[0].rsplit("›", 1)[-1]) == normalise(wanted)]
     return min(fitting, key=lambda name: (" (after " in name, len(name)), default="")
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import statistics
+from functools import partial
 
 from adbutils.errors import AdbError
 from PIL import Image
@@ -25,7 +26,7 @@ from app.core.perception.hierarchy import extract_controls, parse_hierarchy, scr
 from app.core.perception.model_image import fit_for_model
 
 from .corpus import NO_DENSE_SCREEN, DenseScreen, corpus_dumps, dense_corpus_screen, node_count
-from .phones import BenchPhone, PhoneChoice, each_phone, open_densest_screen
+from .phones import DEFAULT_CHOICE, BenchPhone, PhoneChoice, each_phone, open_densest_screen
 from .step_work import MODEL_MAX_SIDE, our_step, plain_step
 from .table import BenchTable
 from .timing import interleaved_async_ms, interleaved_ms, median_ms
@@ -84,7 +85,7 @@ def _app_side_rows(column: str, raw: bytes | None, png: bytes, method: str, phon
         table.put(column, "decode only (app side), raw", decode["raw"], decode["png"], baseline_name="PNG decode")
     dumps = corpus_dumps()
     if dumps:
-        per_dump = [median_ms(lambda data=p.read_bytes(): _parse_and_select(data), 3) for p in dumps]
+        per_dump = [median_ms(partial(_parse_and_select, p.read_bytes()), 3) for p in dumps]
         table.put(column, f"parse + select, corpus median ({len(dumps)} dumps)", statistics.median(per_dump))
     dense = dense_corpus_screen()
     own = DenseScreen(phone_xml, "this phone's screen", node_count(phone_xml))
@@ -160,7 +161,7 @@ async def _measure(phone: BenchPhone, rounds: int, table: BenchTable) -> None:
     _app_side_rows(phone.column, raw, png, method, xml, rounds, table)
 
 
-def run_perception_bench(rounds: int = 15, choice: PhoneChoice = PhoneChoice()) -> BenchTable:
+def run_perception_bench(rounds: int = 15, choice: PhoneChoice = DEFAULT_CHOICE) -> BenchTable:
     table = BenchTable(f"agentdesk bench perception — {choice.describe()}, median of {rounds} interleaved rounds",
                        choice.columns)
     with contextlib.closing(each_phone(choice)) as phones:

@@ -26,7 +26,7 @@ from app.virtual_phone.latency import AM_START, DUMP, INPUT, PM, PUBLISHED_REAL_
 
 from .corpus import corpus_dir, corpus_dumps
 from .phone_process import virtual_phone_process
-from .phones import QUICK, REALISTIC, BenchPhone, PhoneChoice, attached_phone, virtual_phone
+from .phones import DEFAULT_CHOICE, QUICK, REALISTIC, BenchPhone, PhoneChoice, attached_phone, virtual_phone
 from .table import format_number, render_grid
 
 # (cost kind, what the row says, the ADB service; {component} is an activity to start)
@@ -94,8 +94,8 @@ class PhoneReport:
             published = PUBLISHED_REAL_PHONE.get(kind)
             row.append(f"{published[0] * 1000:,.0f}–{published[1] * 1000:,.0f} ms" if published else APP_PROCESS_COST)
             last = self.times[self.columns[-1]].samples.get(label)
-            comparable = last and published and self.last_column_full_scale
-            row.append(_verdict(statistics.median(last), published) if comparable else "-")
+            row.append(_verdict(statistics.median(last), published)
+                       if last and published and self.last_column_full_scale else "-")
             body.append(row)
         header = ["service over ADB", *(f"{c}: median (range)" for c in self.columns), "real phones (published)",
                   f"{self.columns[-1]} vs published"]
@@ -196,7 +196,7 @@ def _corpus_row(report: PhoneReport) -> None:
                             "only the virtual phone's dumps are shown.")
 
 
-def run_phone_bench(rounds: int = 15, choice: PhoneChoice = PhoneChoice()) -> PhoneReport:
+def run_phone_bench(rounds: int = 15, choice: PhoneChoice = DEFAULT_CHOICE) -> PhoneReport:
     report = PhoneReport(f"agentdesk bench phone — the virtual phone next to real phones; services: median of "
                          f"{rounds} calls", columns=choice.columns,
                          last_column_full_scale=bool(choice.device) or choice.latency_scale == 1.0)

@@ -25,6 +25,7 @@ def virtual_phone_process(*extra_args: str) -> Iterator[int]:
     with tempfile.TemporaryFile("w+") as errors:
         process = subprocess.Popen([sys.executable, "-m", "app.cli", "virtual-phone", "--port", "0", *extra_args],
                                    stdout=subprocess.PIPE, stderr=errors, text=True, env=env)
+        assert process.stdout is not None, "stdout=PIPE"
         try:
             first_line = process.stdout.readline()
             match = re.search(r"127\.0\.0\.1:(\d+)", first_line)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 
 from app.core.device.adb_transport import AdbTransport
@@ -45,6 +45,10 @@ class PhoneChoice:
         return f"virtual phone ({self.profile}, own process): {' | '.join(self.columns)}"
 
 
+DEFAULT_CHOICE = PhoneChoice()
+"""The two virtual phones at full latency (what `agentdesk bench` measures without options)."""
+
+
 @dataclass(frozen=True)
 class BenchPhone:
     """One phone to measure, reachable through an ADB server."""
@@ -65,12 +69,12 @@ class BenchPhone:
         return adbutils.AdbClient(host=self.host, port=self.port).device(self.serial)
 
 
-def each_phone(choice: PhoneChoice) -> Iterator[BenchPhone]:
+def each_phone(choice: PhoneChoice) -> Generator[BenchPhone, None, None]:
     """The phones to measure, one at a time: a virtual phone's process runs only while it is measured."""
     if choice.device:
         yield attached_phone(choice.device, choice.columns[0])
         return
-    for column, latency, scale in zip(choice.columns, (QUICK, REALISTIC), (1.0, choice.latency_scale)):
+    for column, latency, scale in zip(choice.columns, (QUICK, REALISTIC), (1.0, choice.latency_scale), strict=True):
         with virtual_phone_process("--profile", choice.profile, "--latency", latency,
                                    "--time-scale", f"{scale:g}") as port:
             yield virtual_phone(port, column)
@@ -113,13 +117,13 @@ def adb_server_for(phone: BenchPhone) -> Iterator[None]:
 async def open_densest_screen(device: AndroidDevice) -> tuple[str, int]:
     """Open the first screen, among every app that launches, with the most nodes in its dump; returns
     (package, nodes). For a virtual phone only: an attached phone stays where its owner left it."""
-    counts = {}
+    counts: dict[str, int] = {}
     for package in await device.all_packages():
         try:
             await device.launch_app(package)
             counts[package] = (await device.dump_hierarchy()).count("<node ")
         except DeviceError:
             continue
-    package = max(counts, key=counts.get)
+    package = max(counts, key=counts.__getitem__)
     await device.launch_app(package)
     return package, counts[package]

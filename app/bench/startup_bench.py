@@ -15,6 +15,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 
 from app.__main__ import STARTUP_PROBE, WINDOW_SHOWN
@@ -55,6 +56,7 @@ def time_to_window_ms(command: list[str]) -> float:
 def _time_to_window_ms(command: list[str], env: dict[str, str]) -> float:
     started = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, text=True)
+    assert process.stdout is not None, "stdout=PIPE"
     try:
         for line in process.stdout:
             if WINDOW_SHOWN in line:
@@ -79,7 +81,7 @@ def run_startup_bench(rounds: int = STARTUP_RUNS, bundle: str | None = None) -> 
     if executable.is_file():
         commands["bundle"] = [str(executable)]
     # The first launch of each (not counted) warms the disk cache, as on a second launch.
-    started = interleaved_values({name: lambda c=command: time_to_window_ms(c) for name, command in commands.items()},
+    started = interleaved_values({name: partial(time_to_window_ms, command) for name, command in commands.items()},
                                  runs)
     table.put(COLUMN, "start to shown window, from source", started["source"], started["bare"],
               baseline_name="a bare PySide6 window")

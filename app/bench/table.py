@@ -18,7 +18,7 @@ def render_grid(header: list[str], body: list[list[str]]) -> str:
     widths = [max(len(str(row[i])) for row in [header, *body]) for i in range(len(header))]
 
     def line(cells) -> str:
-        return "| " + " | ".join(str(c).ljust(w) for c, w in zip(cells, widths)) + " |"
+        return "| " + " | ".join(str(c).ljust(w) for c, w in zip(cells, widths, strict=True)) + " |"
 
     return "\n".join([line(header), "|" + "|".join("-" * (w + 2) for w in widths) + "|", *map(line, body)])
 

@@ -40,7 +40,7 @@ from app.virtual_phone.phone import VirtualPhone
 
 from .agent_bench import bench_home
 from .oracle_model import OracleModel
-from .phones import QUICK, REALISTIC, PhoneChoice
+from .phones import DEFAULT_CHOICE, QUICK, REALISTIC, PhoneChoice
 from .table import BenchTable
 from .task_suite import TASKS, BenchTask, phone_state, task_named
 
@@ -68,7 +68,8 @@ class PhoneSpec:
 def phone_specs(choice: PhoneChoice, quick_only: bool = False) -> list[PhoneSpec]:
     """The quick and the realistic virtual phone of `choice` (the realistic one at its latency scale)."""
     specs = [PhoneSpec(column, latency, scale, choice.profile)
-             for column, latency, scale in zip(choice.columns, (QUICK, REALISTIC), (1.0, choice.latency_scale))]
+             for column, latency, scale in zip(choice.columns, (QUICK, REALISTIC), (1.0, choice.latency_scale),
+                                                   strict=True)]
     return specs[:1] if quick_only else specs
 
 
@@ -281,7 +282,7 @@ def fill_table(table: BenchTable, outcomes: list[TaskOutcome], tasks: Sequence[B
     """One row per task and figure, the totals, the ratios to the first run, and notes on every failure."""
     grouped = _group(outcomes)
     for task in tasks:
-        for (figure, unit), index in zip(FIGURES, range(len(FIGURES))):
+        for (figure, unit), index in zip(FIGURES, range(len(FIGURES)), strict=True):
             row = table.row(f"{task.name}: {figure}", unit=unit)
             for spec in specs:
                 for kind in kinds:
@@ -300,7 +301,7 @@ def fill_table(table: BenchTable, outcomes: list[TaskOutcome], tasks: Sequence[B
             totals[(spec.column, kind)] = _Figures(statistics.fmean(f.success for f in each),
                                                    *(sum(_values(f)[i] for f in each) for i in range(1, 5)))
     summary_options = {"success": {"budget": 100.0, "at_least": True} if success_budget else {}}
-    for (figure, unit), index in zip(FIGURES, range(len(FIGURES))):
+    for (figure, unit), index in zip(FIGURES, range(len(FIGURES)), strict=True):
         name = "all tasks: success rate" if figure == "success" else f"all tasks: {figure}"
         row = table.row(name, unit=unit, **summary_options.get(figure, {}))
         for (column, kind), figures in totals.items():
@@ -341,7 +342,7 @@ ORACLE_THINK_SECONDS = 1.0
 """How long the offline oracle takes per answer in `agentdesk bench tasks` (tests use 0)."""
 
 
-def run_tasks_bench(rounds: int = 1, choice: PhoneChoice = PhoneChoice(), model: Settings | None = None, *,
+def run_tasks_bench(rounds: int = 1, choice: PhoneChoice = DEFAULT_CHOICE, model: Settings | None = None, *,
                     tasks: Sequence[str] | None = None, kinds: Sequence[str] = KINDS,
                     quick_only: bool = False) -> BenchTable:
     """Run the suite (or the `tasks` named) with the oracle, or with `model`'s provider when given
@@ -362,6 +363,7 @@ def run_tasks_bench(rounds: int = 1, choice: PhoneChoice = PhoneChoice(), model:
     oracle = OracleModel(chosen, ORACLE_THINK_SECONDS) if model is None else None
     with bench_home(), oracle if oracle is not None else contextlib.nullcontext():
         settings = oracle_settings(oracle.base_url) if oracle is not None else model
+        assert settings is not None, "the oracle's settings, else the model given"
         outcomes = asyncio.run(run_suite(chosen, specs, settings, kinds=kinds, rounds=rounds, oracle=oracle,
                                          api_key=ORACLE_KEY if oracle is not None else None))
     fill_table(table, outcomes, chosen, specs, kinds, success_budget=oracle is not None)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import statistics
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 
 
 def median_ms(fn: Callable[[], object], rounds: int, warmup: int = 1) -> float:
@@ -54,7 +54,7 @@ def interleaved_ms(contenders: dict[str, Callable[[], object]], rounds: int, war
     return interleaved_values({name: timed(fn) for name, fn in contenders.items()}, rounds, warmup)
 
 
-async def interleaved_async_ms(contenders: dict[str, Callable[[], Awaitable[object]]], rounds: int,
+async def interleaved_async_ms(contenders: Mapping[str, Callable[[], Awaitable[object]]], rounds: int,
                                warmup: int = 1) -> dict[str, float]:
     """`interleaved_ms` for coroutine factories."""
     names = list(contenders)

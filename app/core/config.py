@@ -295,10 +295,6 @@ class Settings(_Section):
         "gpt-4o-mini": (0.15, 0.60), "gpt-4o": (2.50, 10.00), "gpt-4.1-mini": (0.40, 1.60),
         "gpt-4.1": (2.00, 8.00), "o4-mini": (1.10, 4.40)})
 
-    def price_for(self, model: str) -> tuple[float, float] | None:
-        matches = [name for name in self.prices if model.startswith(name)]
-        return self.prices[max(matches, key=len)] if matches else None
-
 
 def describe_validation_error(error: ValidationError) -> str:
     """Pydantic's errors as one readable line per problem: `field: what is wrong`."""

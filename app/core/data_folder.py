@@ -31,11 +31,6 @@ def storage_problem(what: str, where: Path | str, error: BaseException) -> str:
     return f"could not {what} in {where}: {storage_words(error)}"
 
 
-def is_storage_fault(error: BaseException) -> bool:
-    """An error of the disk or the file system (full, read-only, not allowed, gone), not of the data."""
-    return isinstance(error, OSError)
-
-
 def check_writable(folder: Path) -> OSError | None:
     """Create `folder` if needed and write, fsync and delete a small file in it; the error, or None."""
     try:

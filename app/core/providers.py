@@ -205,7 +205,7 @@ def structured_output_for(provider: ProviderSettings) -> StructuredOutput:
     """The `response_format` to send when the reply is not asked for as a tool call: the setting, or with
     "auto" what the provider's preset accepts (an unknown server on this machine or network: a JSON schema,
     which llama.cpp, Ollama, LM Studio and vLLM all take; an unknown remote one: none)."""
-    chosen = getattr(provider, "structured_output", "auto")
+    chosen = provider.structured_output
     if chosen == "off":
         return "none"
     if chosen != "auto":

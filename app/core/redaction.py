@@ -115,8 +115,8 @@ def show_secret(text: str) -> None:
 def redacted_terminal() -> Iterator[None]:
     """While inside, everything printed to stdout and stderr passes through the redactor."""
     out, err = sys.stdout, sys.stderr
-    sys.stdout = out if isinstance(out, RedactingWriter) else RedactingWriter(out)    # type: ignore[assignment]
-    sys.stderr = err if isinstance(err, RedactingWriter) else RedactingWriter(err)    # type: ignore[assignment]
+    sys.stdout = out if isinstance(out, RedactingWriter) else RedactingWriter(out)
+    sys.stderr = err if isinstance(err, RedactingWriter) else RedactingWriter(err)
     try:
         yield
     finally:

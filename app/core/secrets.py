@@ -217,7 +217,7 @@ def resolve_api_key(name: str, env: Mapping[str, str] = os.environ, store: Secre
     """
     allowed = {key_origin, *also_for}
     withheld: list[str] = []
-    key = env.get(variable, "").strip()
+    key: str | None = env.get(variable, "").strip()
     if key:
         register_secret(key)
         own = env_key_origins(variable, PROVIDER_KEY_VARIABLES)

@@ -17,10 +17,12 @@ from PySide6.QtGui import QAccessible
 from PySide6.QtWidgets import (
     QAbstractSpinBox,
     QComboBox,
+    QDoubleSpinBox,
     QFormLayout,
     QLabel,
     QLineEdit,
     QPlainTextEdit,
+    QSpinBox,
     QTextEdit,
     QWidget,
 )
@@ -100,9 +102,9 @@ def _owner(widget: QWidget) -> QWidget | None:
 
 def _form_label(widget: QWidget) -> str:
     """The caption of the form row holding `widget` (or the box around it)."""
-    current: QWidget | None = widget
+    current: QWidget = widget
     for _ in range(3):
-        parent = current.parentWidget() if current is not None else None
+        parent = current.parentWidget()
         if parent is None:
             return ""
         form = parent.layout()
@@ -126,7 +128,8 @@ def _label_before(widget: QWidget) -> str:
     if layout is None:
         return ""
     index = layout.indexOf(widget)
-    previous = layout.itemAt(index - 1).widget() if index > 0 else None
+    item = layout.itemAt(index - 1) if index > 0 else None
+    previous = item.widget() if item is not None else None
     if isinstance(previous, QLabel) and len(_clean(previous.text())) <= NEARBY_LABEL_CHARS:
         return previous.text()
     return ""
@@ -134,7 +137,7 @@ def _label_before(widget: QWidget) -> str:
 
 def _spin_words(widget: QWidget) -> str:
     """"max … steps" reads as "max steps"."""
-    if isinstance(widget, QAbstractSpinBox) and hasattr(widget, "prefix"):
+    if isinstance(widget, (QSpinBox, QDoubleSpinBox)):     # the spin boxes with a prefix and a suffix
         return f"{widget.prefix()} {widget.suffix()}"
     return ""
 

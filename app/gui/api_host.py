@@ -9,23 +9,35 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from typing import TYPE_CHECKING, Protocol
 
 from app.core.config import Settings
 from app.core.loop_thread import LoopThread
 from app.core.runs.service import RunService
 
+if TYPE_CHECKING:
+    from app.api.desk_api import DeskApi
+    from app.core.device.adb_servers import PhoneDirectory
+
 log = logging.getLogger(__name__)
+
+
+class VirtualServer(Protocol):
+    """The window's virtual phone server, as far as the API needs it."""
+
+    @property
+    def port(self) -> int: ...
 
 
 class ApiHost:
     def __init__(self, core: LoopThread, service: RunService, settings: Callable[[], Settings],
-                 virtual_server: Callable[[], object | None]) -> None:
+                 virtual_server: Callable[[], VirtualServer | None]) -> None:
         self.core = core
         self.service = service
         self.settings = settings
         self.virtual_server = virtual_server      # the window's virtual phone server, if it started one
-        self._api = None
-        self._directory = None
+        self._api: DeskApi | None = None
+        self._directory: PhoneDirectory | None = None
         self._serving: tuple[str, int] | None = None
 
     @property
@@ -43,14 +55,14 @@ class ApiHost:
         if wanted is None:
             return "The task API is off."
         try:
-            self._api, self._directory = await self.core.run(self._start())
+            api, self._directory = await self.core.run(self._start())
         except Exception as exc:            # a taken port, a bad server list, a keyring fault: say it, run on
             log.warning("the task API did not start: %s", exc)
             return f"The task API could not start: {exc}"
-        self._serving = wanted
-        return f"Task API on {self._api.url} (token: `agentdesk serve --print-token`). " + self._api.warning
+        self._api, self._serving = api, wanted
+        return f"Task API on {api.url} (token: `agentdesk serve --print-token`). " + api.warning
 
-    async def _start(self):
+    async def _start(self) -> tuple[DeskApi, PhoneDirectory]:
         from app.api.desk_api import serve_desk
         from app.core.device.adb_servers import PhoneDirectory, adb_servers
 
@@ -68,8 +80,9 @@ class ApiHost:
 
     def use_token(self, token) -> None:
         """A rotated token: the API this window serves accepts only it from now on (none served: nothing to do)."""
-        if self._api is not None:
-            self.core.call(lambda: self._api.use_token(token))
+        api = self._api
+        if api is not None:
+            self.core.call(lambda: api.use_token(token))
 
     async def stop(self) -> None:
         api, directory = self._api, self._directory

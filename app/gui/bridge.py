@@ -91,7 +91,8 @@ class Background:
             if asyncio.iscoroutine(work):
                 work.close()           # never awaited: close it instead of letting it warn
             raise RuntimeError(f"{what or 'background work'} started after its owner closed")
-        task: asyncio.Task[T | None] = asyncio.ensure_future(self._outcome(work, done, failed, what))
+        outcome = self._outcome(work, done, failed, what)    # apart: inside ensure_future mypy solves T as T | None
+        task: asyncio.Task[T | None] = asyncio.ensure_future(outcome)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         return task

@@ -65,11 +65,13 @@ class ErrorDialog(QDialog):
         self.details_view.setMinimumHeight(180)
         self.details_view.hide()
 
-        self.details_button = QPushButton("Show details", checkable=True, autoDefault=False)
+        self.details_button = QPushButton("Show details", autoDefault=False)
+        self.details_button.setCheckable(True)
         self.details_button.toggled.connect(self._toggle_details)
         self.copy_button = QPushButton("Copy details", autoDefault=False)
         self.copy_button.clicked.connect(self.copy_details)
-        log_button = QPushButton("Open log folder", autoDefault=False, toolTip=str(log_dir()))
+        log_button = QPushButton("Open log folder", autoDefault=False)
+        log_button.setToolTip(str(log_dir()))
         log_button.clicked.connect(lambda: QDesktopServices.openUrl(QUrl.fromLocalFile(str(log_dir()))))
         self.close_button = QPushButton("Close", default=True)
         self.close_button.setProperty("primary", True)
@@ -104,7 +106,7 @@ class ErrorDialog(QDialog):
     def details_text(self) -> str:
         """Every traceback, oldest first, as shown in the Details area."""
         parts = [f"Error {number}: {summary}\n\n{details}".rstrip()
-                 for number, (summary, details) in enumerate(zip(self.summaries, self._details), start=1)]
+                 for number, (summary, details) in enumerate(zip(self.summaries, self._details, strict=True), start=1)]
         if self._dropped:
             parts.append(f"… and {self._dropped} more errors (see the log).")
         return ("\n\n" + "─" * 60 + "\n\n").join(parts)

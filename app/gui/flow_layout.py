@@ -96,7 +96,7 @@ class FlowLayout(QLayout):
             for index in growing:
                 widths[index] += max(0, spare) // len(growing)
             x = area.x() + (max(0, spare) if self._align_right and not growing else 0)
-            for item, width in zip(row, widths):
+            for item, width in zip(row, widths, strict=True):
                 if move:
                     item_height = item.sizeHint().height()
                     item.setGeometry(QRect(QPoint(x, y + (height - item_height) // 2), QSize(width, item_height)))

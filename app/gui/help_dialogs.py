@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QDialog, QDialogButtonBox, QMenuBar, QTextBrowser, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QMenu, QMenuBar, QTextBrowser, QVBoxLayout, QWidget
 
 from app.gui.mirror.mirror_keys import MOUSE_KEYS, SPECIAL_KEYS
 
@@ -34,7 +34,7 @@ def user_guide() -> str:
     return (files("app.resources") / GUIDE_RESOURCE).read_text(encoding="utf-8")
 
 
-def key_text(*sequences: QKeySequence | Qt.Key | str) -> str:
+def key_text(*sequences: QKeySequence | Qt.Key | int | str) -> str:
     """Keys as this system writes them; Return and the keypad's Enter both read "Enter"."""
     words: list[str] = []
     for sequence in sequences:
@@ -55,8 +55,8 @@ def menu_shortcuts(menu_bar: QMenuBar) -> list[Row]:
 
     def walk(actions: Iterable[QAction], path: str) -> None:
         for action in actions:
-            if action.menu() is not None:
-                walk(action.menu().actions(), f"{path}{plain(action.text())} › ")
+            if isinstance(menu := action.menu(), QMenu):
+                walk(menu.actions(), f"{path}{plain(action.text())} › ")
             elif action.shortcuts():
                 rows.append((key_text(*action.shortcuts()), path + plain(action.text())))
 
@@ -81,7 +81,7 @@ def approval_keys(window: MainWindow) -> list[Row]:
 
 def mirror_keys() -> list[Row]:
     """What the mirror does with keys and the mouse (app/gui/mirror/mirror_keys.py, mirror_view.py)."""
-    by_android: dict[str, list[Qt.Key]] = {}
+    by_android: dict[str, list[int]] = {}      # Qt.Key values, as SPECIAL_KEYS holds them
     for key, android in SPECIAL_KEYS.items():
         by_android.setdefault(android, []).append(key)
     rows = [("Letters, digits, any text", "Typed on the phone (touch mode)")]

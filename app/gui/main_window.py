@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent
 from PySide6.QtWidgets import QDialog, QMainWindow
@@ -33,6 +35,23 @@ from app.gui.window_layout import build_panes, first_layout, reveal
 from app.gui.window_menus import apply_appearance, build_menus
 from app.gui.window_state import ScreenLayouts
 
+if TYPE_CHECKING:     # the panes' types, for the attributes other modules set on the window
+    from PySide6.QtGui import QAction
+    from PySide6.QtWidgets import QLabel, QPushButton, QSplitter, QWidget
+
+    from app.gui.inspector.inspector import InspectorPanel
+    from app.gui.inspector.inspector_wiring import RunTrees
+    from app.gui.mirror.manual_controls import ManualControlBar
+    from app.gui.mirror.mirror_panel import MirrorPanel
+    from app.gui.mirror.mirror_view import MirrorView
+    from app.gui.phones.device_panel import DevicePanel
+    from app.gui.runs.approval_panel import ApprovalPanel
+    from app.gui.runs.request_panel import RequestPanel
+    from app.gui.runs.take_over_bar import TakeOverBar
+    from app.gui.runs.timeline import TimelinePanel
+    from app.gui.status_line import StatusLine
+    from app.gui.window_layout import PaneBalancer, ScrollingPane
+
 log = logging.getLogger(__name__)
 MODEL_WORDS_SHOWN = 120   # characters of the streaming reply shown under the request (its newest end)
 
@@ -53,6 +72,33 @@ def warm_up_agent(settings: Settings) -> None:
 
 
 class MainWindow(QMainWindow):
+    # Set by build_panes (window_layout.py)
+    devices: DevicePanel
+    request: RequestPanel
+    approval: ApprovalPanel
+    left_pane: ScrollingPane
+    mirror_panel: MirrorPanel
+    mirror: MirrorView
+    manual: ManualControlBar
+    overlay_button: QPushButton
+    fps_label: QLabel
+    source_label: QLabel
+    take_over_bar: TakeOverBar
+    inspector: InspectorPanel
+    timeline: TimelinePanel
+    right_pane: ScrollingPane
+    splitters: dict[str, QSplitter]
+    pane_balancer: PaneBalancer
+    status_line: StatusLine
+    status: QLabel
+    # Set by build_menus (window_menus.py), connect_inspector and connect_take_over
+    ctrl_enter_action: QAction
+    overlay_action: QAction
+    theme_actions: dict[str, QAction]
+    derived_accessible_names: list[tuple[QWidget, str]]
+    run_trees: RunTrees
+    take_over_or_hand_back: Callable[[], None]
+
     def __init__(self, closed: asyncio.Event, secrets: SecretStore | None = None):
         super().__init__()
         self.setWindowTitle("Agent Desk")

@@ -48,7 +48,8 @@ class ScrollingPane(QScrollArea):
         self.setMinimumWidth(min_width)
 
     def sizeHint(self) -> QSize:
-        return self.widget().sizeHint()
+        content = self.widget()
+        return content.sizeHint() if content is not None else super().sizeHint()
 
 
 class PaneBalancer(QObject):
@@ -73,10 +74,10 @@ class PaneBalancer(QObject):
         changed = False
         for index in (0, 2):
             pane = self.main.widget(index)
-            if sizes[index] == 0 or not isinstance(pane, QScrollArea):
+            if sizes[index] == 0 or not isinstance(pane, QScrollArea) or (content := pane.widget()) is None:
                 continue                      # collapsed on purpose
             bar = pane.verticalScrollBar()
-            wanted = pane.widget().minimumSizeHint().width() + (bar.sizeHint().width() if bar.isVisible() else 0)
+            wanted = content.minimumSizeHint().width() + (bar.sizeHint().width() if bar.isVisible() else 0)
             give = min(wanted - sizes[index], sizes[1] - MIRROR_FIRST)
             if give > 0:
                 sizes[index] += give
@@ -126,8 +127,8 @@ def build_panes(window: MainWindow) -> None:
     window.right_pane = ScrollingPane(right, RIGHT_MIN)
 
     main = QSplitter(Qt.Orientation.Horizontal)
-    for widget in (window.left_pane, center, window.right_pane):
-        main.addWidget(widget)
+    for pane in (window.left_pane, center, window.right_pane):
+        main.addWidget(pane)
     main.setStretchFactor(0, 0)
     main.setStretchFactor(1, 1)          # the mirror takes what is left: it alone grows with the window
     main.setStretchFactor(2, 0)

@@ -25,7 +25,7 @@ from app.gui.map.map_window import show_map
 from app.gui.phones.phone_grid import show_phone_grid
 from app.gui.runs.approval_panel import PAGE_QUESTION
 from app.gui.skills.skills_dialog import show_skills
-from app.gui.theme import THEME_CHOICES, apply_theme_choice
+from app.gui.theme import THEME_CHOICES, ThemeChoice, apply_theme_choice
 
 if TYPE_CHECKING:
     from app.gui.main_window import MainWindow
@@ -113,7 +113,7 @@ def apply_appearance(window: MainWindow) -> None:
     window.theme_actions[choice].setChecked(True)
 
 
-def choose_theme(window: MainWindow, choice: str) -> None:
+def choose_theme(window: MainWindow, choice: ThemeChoice) -> None:
     """View › Theme: apply the look now and save it with the settings (in a worker thread)."""
     if window.settings.appearance.theme == choice:
         return
@@ -137,6 +137,8 @@ def show_pane(window: MainWindow, index: int, shown: bool) -> None:
     if shown and sizes[index] == 0:
         pane = main.widget(index)
         content = pane.widget() if isinstance(pane, QScrollArea) else pane
+        if pane is None or content is None:     # no pane there: nothing to open
+            return
         width = widths.pop(index, 0) or max(pane.minimumWidth(), content.minimumSizeHint().width() + 24)
         sizes[index], sizes[1] = width, max(0, sizes[1] - width)
     elif not shown and sizes[index] > 0:

@@ -64,7 +64,7 @@ class VirtualAdbServer:
 
     @property
     def host(self) -> str:
-        return self._tcp.server_address[0]
+        return str(self._tcp.server_address[0])   # a str for an AF_INET server
 
     @property
     def port(self) -> int:

@@ -11,12 +11,13 @@ app); a FLAG_SECURE window is black in every picture while its dump still lists 
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from PIL import Image, ImageDraw, ImageFilter
 
 from . import fonts, hierarchy_xml, keyboard, render, system_ui, theme
 from .apps import LAUNCHER, App, Screen
+from .phone_parts import PhoneParts
 from .theme import Metrics
 from .views import FRAME, LINEAR, TEXT, VIEW, VIEW_STUB, Rect, View, Window
 from .widgets import Ctx
@@ -32,7 +33,9 @@ def _wallpaper(size: tuple[int, int]) -> Image.Image:
     w, h = size
     top, bottom = (38, 50, 120), (16, 120, 130)
     grad = Image.linear_gradient("L").resize((w, h))
-    img = Image.merge("RGB", [grad.point(lambda v, a=a, b=b: int(a + (b - a) * v / 255)) for a, b in zip(top, bottom)])
+    img = Image.merge("RGB",
+                      [grad.point(lambda v, a=a, b=b: int(a + (b - a) * v / 255)) for a,
+                       b in zip(top, bottom, strict=True)])
     glow = Image.new("L", (w, h), 0)
     d = ImageDraw.Draw(glow)
     d.ellipse((-w // 3, h // 3, w, h + h // 6), fill=60)
@@ -43,13 +46,13 @@ def _wallpaper(size: tuple[int, int]) -> Image.Image:
 
 
 
-class WindowsMixin:
+class WindowsMixin(PhoneParts):
     _animation_frame: object = None
     _all_xml: tuple[int, str] | None = None   # (version, dump_all_windows()); `_xml` caches dump_hierarchy()
     _bounds_from: str = ""                      # the dump that last set views' visible_bounds
 
     # ------------------------------------------------------------------ windows
-    def _windows(self: VirtualPhone) -> tuple[list[Window], list[Window]]:
+    def _windows(self) -> tuple[list[Window], list[Window]]:
         """(paint order, touch order), cached until the next change."""
         self._tick()
         self._follow_animation()
@@ -62,18 +65,19 @@ class WindowsMixin:
             return self._built[1], self._built[2]
         content = self._content_rect(m)
         launcher_shown = self.overview or self.fg == LAUNCHER
-        app = self.apps[LAUNCHER] if self.overview else self.foreground_app
-        app.ensure_started()
-        screen = app.top
+        app = self.launcher if self.overview else self.foreground_app
+        screen = app.ensure_started()
         kb_rect = None
         if self.keyboard_visible:
             kh = m.keyboard_h if self.current_ime == keyboard.LATIN_IME else m.dp(40)
             kb_rect = (content[0], content[3] - kh, content[2], content[3])
         app_content = content if kb_rect is None else (content[0], content[1], content[2], kb_rect[1])
-        ctx = Ctx(self, app, screen, m, app_content, kb_rect[1] if kb_rect else None)
-        views = app.build_overview(ctx) if self.overview else screen.build(ctx)
+        # WindowsMixin is mixed into VirtualPhone only: this part is the phone.
+        ctx = Ctx(cast("VirtualPhone", self), app, screen, m, app_content, kb_rect[1] if kb_rect else None)
+        views = self.launcher.build_overview(ctx) if self.overview else screen.build(ctx)
         app_win = self._app_window(app, screen, views, app_content, m, launcher_shown)
-        status = self._status_window(m, OVERVIEW_BG if self.overview else (None if launcher_shown else screen.bar_color))
+        status = self._status_window(m,
+                                     OVERVIEW_BG if self.overview else (None if launcher_shown else screen.bar_color))
         navbar = Window(system_ui.build_nav_bar(
             m, self.rotation, on_back=self.press_back, on_home=self.go_home, on_recents=self.show_recents,
             ime_shown=kb_rect is not None, transparent=launcher_shown), system_ui.PKG, "navbar")
@@ -102,7 +106,7 @@ class WindowsMixin:
         self._built = (self._version, paint, touch)
         return paint, touch
 
-    def _follow_animation(self: VirtualPhone) -> None:
+    def _follow_animation(self) -> None:
         """A screen that animates without end (a running stopwatch) shows a new frame: redraw it."""
         if not self.screen_on or self.overview:
             return
@@ -121,11 +125,12 @@ class WindowsMixin:
             return (nav[2] if self.rotation == 3 else 0, sb[3], nav[0] if self.rotation != 3 else m.width, m.height)
         return (0, sb[3], m.width, nav[1])
 
-    def _app_window(self, app: App, screen: Screen, views: list[View], content, m: Metrics, transparent: bool) -> Window:
+    def _app_window(self, app: App, screen: Screen, views: list[View], content, m: Metrics,
+                    transparent: bool) -> Window:
         """The app's window: DecorView › LinearLayout › [content parent › action_bar_root ›] content."""
         full = (0, 0, m.width, m.height)
         bg = OVERVIEW_BG if self.overview and app.package == LAUNCHER else (None if transparent else screen.background)
-        decor = View(FRAME, full, **({"bg": bg} if bg else {}))
+        decor = View(FRAME, full, bg=bg)   # no background: None, as the painter reads it
         column = View(LINEAR, full, View(VIEW_STUB, _NO_BOUNDS, rid="android:id/action_mode_bar_stub", gone=True))
         frame = View(FRAME, content, *views, rid="android:id/content")
         if app.appcompat:
@@ -149,14 +154,14 @@ class WindowsMixin:
         """The app's current screen as it would look in front (for Overview thumbnails); a secure
         screen leaves its thumbnail blank, as Android takes no snapshot of it."""
         with self.lock:
-            app.ensure_started()
+            screen = app.ensure_started()
             m = self.metrics()
             content = self._content_rect(m)
-            screen = app.top
             if screen.secure:
                 return Image.new("RGBA", (m.width, m.height), screen.background + (255,))
-            views = screen.build(Ctx(self, app, screen, m, content))
-            windows = [self._app_window(app, screen, views, content, m, False), self._status_window(m, screen.bar_color)]
+            views = screen.build(Ctx(cast("VirtualPhone", self), app, screen, m, content))
+            windows = [self._app_window(app, screen, views, content, m, False),
+                       self._status_window(m, screen.bar_color)]
             return render.render(windows, (m.width, m.height))
 
     def _clock_text(self) -> str:
@@ -204,12 +209,12 @@ class WindowsMixin:
             self._shot = (v, img)
             return self.motion.picture(img)
 
-    def last_picture(self: VirtualPhone) -> Image.Image | None:
+    def last_picture(self) -> Image.Image | None:
         """The last picture rendered, whether or not it is still current (the start of a transition)."""
         with self.lock:
             return self._shot[1] if self._shot is not None else None
 
-    def animating_without_end(self: VirtualPhone) -> bool:
+    def animating_without_end(self) -> bool:
         """Whether the screen in front animates continuously (a spinner, a running timer)."""
         with self.lock:
             if not self.screen_on or self.overview:

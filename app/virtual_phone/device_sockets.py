@@ -157,6 +157,7 @@ def relay(a: socket.socket, b: socket.socket, stop: threading.Event | None = Non
         while open_ends and not (stop and stop.is_set()):
             for key, _ in selector.select(timeout=0.2):
                 source = key.fileobj
+                assert isinstance(source, socket.socket)   # only the two sockets are registered
                 try:
                     data = source.recv(65536)
                 except BlockingIOError:

@@ -15,6 +15,7 @@ import struct
 import subprocess
 import sys
 import threading
+from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple
@@ -40,7 +41,7 @@ LAYOUT = ImageFont.Layout.RAQM if features.check("raqm") else ImageFont.Layout.B
 
 class Candidate(NamedTuple):
     path: str
-    index: int              # the face inside a .ttc collection
+    face_index: int         # the face inside a .ttc collection
     colour_hint: bool       # likely a colour emoji font (tried first for emoji)
 
 
@@ -152,7 +153,7 @@ def load_face(candidate: Candidate) -> Face | None:
     from fontTools.ttLib import TTFont  # imported on first need: ASCII-only text never loads it
 
     try:
-        with TTFont(candidate.path, fontNumber=candidate.index, lazy=True) as font:
+        with TTFont(candidate.path, fontNumber=candidate.face_index, lazy=True) as font:
             cmap = font.getBestCmap() or {}
             bitmap = "CBLC" in font or "sbix" in font
             colour = bitmap or "COLR" in font
@@ -160,7 +161,7 @@ def load_face(candidate: Candidate) -> Face | None:
             if bitmap:
                 sizes = _strikes(font)
                 strike = max((s for s in sizes if s <= 160), default=min(sizes, default=0)) or None
-        face = Face(candidate.path, candidate.index, frozenset(cmap), colour, strike)
+        face = Face(candidate.path, candidate.face_index, frozenset(cmap), colour, strike)
         face.font(40)                     # Pillow must be able to open it too
         return face
     except Exception:  # noqa: BLE001 - a damaged or unusual font file is skipped, never fatal to drawing
@@ -181,7 +182,7 @@ def _face(candidate: Candidate) -> Face | None:
 @lru_cache(maxsize=8192)
 def face_for(cluster: str) -> Face | None:
     """The first font on the machine with every glyph of the cluster (else of its first character)."""
-    order = candidates()
+    order: Sequence[Candidate] = candidates()
     wanted = presentation(cluster)
     if wanted is not None:          # emoji presentation: colour fonts first; text presentation: last
         order = sorted(order, key=lambda c: c.colour_hint != (wanted == "emoji"))

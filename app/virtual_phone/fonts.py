@@ -59,7 +59,10 @@ class _Piece(NamedTuple):
 
 @lru_cache(maxsize=64)
 def font(px: int) -> ImageFont.FreeTypeFont:
-    return ImageFont.load_default(size=max(4, int(px)))
+    loaded = ImageFont.load_default(size=max(4, int(px)))
+    if not isinstance(loaded, ImageFont.FreeTypeFont):   # Pillow gives its bitmap font only without FreeType
+        raise RuntimeError("The virtual phone draws text with FreeType; this Pillow was built without it")
+    return loaded
 
 
 @lru_cache(maxsize=1)
@@ -132,7 +135,8 @@ def _layout(text: str, px: int) -> tuple[tuple[_Piece, ...], float]:
             drawn = drawn[::-1]          # no raqm: letters stay unjoined, but read right to left
         if not drawn:
             continue
-        bbox = f.getbbox(drawn, anchor="ls")
+        left, top, right, bottom = f.getbbox(drawn, anchor="ls")   # whole pixels, though typed as float
+        bbox = (int(left), int(top), int(right), int(bottom))
         pieces.append(_Piece(drawn, f, x, scale, colour, bbox))
         x += f.getlength(drawn) * scale
     return tuple(pieces), x

@@ -272,7 +272,8 @@ def _g_sun(d, p, u):
     _circle(d, p, u, 12, 12, 4.5)
     for i in range(8):
         a = i * math.pi / 4
-        _line(d, p, u, [(12 + 7 * math.cos(a), 12 + 7 * math.sin(a)), (12 + 9.5 * math.cos(a), 12 + 9.5 * math.sin(a))], 1.8)
+        _line(d, p, u, [(12 + 7 * math.cos(a), 12 + 7 * math.sin(a)), (12 + 9.5 * math.cos(a), 12 + 9.5 * math.sin(a))],
+              1.8)
 
 
 @glyph("apps")

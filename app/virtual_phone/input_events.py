@@ -6,12 +6,8 @@ that window, to the deepest view that handles it (Android's dispatch order).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+from .phone_parts import PhoneParts
 from .views import View, Window, contains, hit_test
-
-if TYPE_CHECKING:
-    from .phone import VirtualPhone
 
 KEYCODE_CHARS = {62: " ", 55: ",", 56: ".", 69: "-", 70: "=", 71: "[", 72: "]", 73: "\\", 74: ";", 75: "'",
                  76: "/", 77: "@", 81: "+", 17: "*", 18: "#", 68: "`"}
@@ -23,7 +19,7 @@ HOME, BACK, ENTER, DEL, APP_SWITCH, POWER, ESCAPE = 3, 4, 66, 67, 187, 26, 111
 PASTE = 279
 
 
-class InputMixin:
+class InputMixin(PhoneParts):
     """Mixed into VirtualPhone."""
 
     last_target: View | None = None
@@ -32,12 +28,12 @@ class InputMixin:
     display_power_on: bool = True    # the physical panel; scrcpy can turn it off while the picture streams on
 
     # ------------------------------------------------------------------ clipboard
-    def set_clipboard(self: VirtualPhone, text: str) -> None:
+    def set_clipboard(self, text: str) -> None:
         with self.lock:
             self.clipboard = text
             self.clipboard_version += 1
 
-    def paste_clipboard(self: VirtualPhone) -> None:
+    def paste_clipboard(self) -> None:
         """KEYCODE_PASTE: the clipboard's text goes into the focused field."""
         with self.lock:
             focus = self.focused()
@@ -47,12 +43,12 @@ class InputMixin:
             self.changed()
 
     # ------------------------------------------------------------------ touch
-    def _hit_order(self: VirtualPhone) -> list[Window]:
+    def _hit_order(self) -> list[Window]:
         _, dump = self._windows()
         order = {"ime": 0, "navbar": 1, "statusbar": 2, "dialog": 3, "app": 4}
         return sorted(dump, key=lambda w: order.get(w.role, 5))
 
-    def _window_at(self: VirtualPhone, x: int, y: int) -> Window | None:
+    def _window_at(self, x: int, y: int) -> Window | None:
         for win in self._hit_order():
             if contains(win.bounds, x, y):
                 return win
@@ -60,7 +56,7 @@ class InputMixin:
                 return win  # modal: a touch outside the dialog belongs to it (it cancels)
         return None
 
-    def hit_test(self: VirtualPhone, x: int, y: int, want: str = "click") -> View | None:
+    def hit_test(self, x: int, y: int, want: str = "click") -> View | None:
         """The view a touch at (x, y) would reach (for tests and the inspector)."""
         with self.lock:
             win = self._window_at(x, y)
@@ -68,7 +64,7 @@ class InputMixin:
                 return None
             return hit_test(win, x, y, want)
 
-    def tap(self: VirtualPhone, x: int, y: int) -> None:
+    def tap(self, x: int, y: int) -> None:
         with self.lock:
             if self.input_blocked():
                 return
@@ -82,7 +78,7 @@ class InputMixin:
                     self.changed()
                 return
             slider = hit_test(win, x, y, "slide")
-            if slider is not None and slider.enabled:  # a tap on a SeekBar moves the thumb there
+            if slider is not None and slider.on_slide is not None and slider.enabled:  # a tap moves a SeekBar's thumb
                 self.last_target = slider
                 slider.on_slide(x)
                 self.changed()
@@ -93,7 +89,7 @@ class InputMixin:
                 view.on_click()
                 self.changed()
 
-    def long_press(self: VirtualPhone, x: int, y: int, duration_ms: int = 600) -> None:
+    def long_press(self, x: int, y: int, duration_ms: int = 600) -> None:
         with self.lock:
             if self.input_blocked():
                 return
@@ -101,14 +97,14 @@ class InputMixin:
             if win is None or not contains(win.bounds, int(x), int(y)):
                 return
             view = hit_test(win, int(x), int(y), "long")
-            if view is not None and view.enabled:
+            if view is not None and view.on_long_click is not None and view.enabled:
                 self.last_target = view
                 view.on_long_click()
                 self.changed()
             else:
                 self.tap(x, y)  # not long-clickable: the release still clicks, as on Android
 
-    def swipe(self: VirtualPhone, x1: int, y1: int, x2: int, y2: int, duration_ms: int = 300) -> None:
+    def swipe(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int = 300) -> None:
         with self.lock:
             if self.input_blocked():
                 return
@@ -125,23 +121,24 @@ class InputMixin:
             if win is None or not contains(win.bounds, x1, y1):
                 return
             slider = hit_test(win, x1, y1, "slide")
-            if slider is not None:
+            if slider is not None and slider.on_slide is not None:
                 slider.on_slide(x2)
                 self.changed()
                 return
             vertical = abs(dy) >= abs(dx)
             view = hit_test(win, x1, y1, "scroll" if vertical else "hscroll")
-            if view is None:
+            scroll = None if view is None else view.on_scroll if vertical else view.on_hscroll
+            if scroll is None:
                 return
             distance = -(dy if vertical else dx)  # finger up/left → content moves on (scrolls down/right)
             speed = abs(distance) / max(1, duration_ms)  # px per ms
             if duration_ms < 400 and speed > 1.0:
                 distance = int(distance * min(2.0, 1.0 + (speed - 1.0) * 0.5))  # a fling carries on
-            (view.on_scroll if vertical else view.on_hscroll)(distance)
+            scroll(distance)
             self.changed()
 
     # ------------------------------------------------------------------ keys
-    def key(self: VirtualPhone, keycode: int) -> None:
+    def key(self, keycode: int) -> None:
         with self.lock:
             code = int(keycode)
             if code == POWER:
@@ -174,7 +171,7 @@ class InputMixin:
             else:
                 self._field_key(code)
 
-    def _field_key(self: VirtualPhone, code: int) -> None:
+    def _field_key(self, code: int) -> None:
         focus = self.focused()
         if focus is None:
             return
@@ -198,7 +195,7 @@ class InputMixin:
             return
         self.changed()
 
-    def field_enter(self: VirtualPhone, screen, key: str) -> None:
+    def field_enter(self, screen, key: str) -> None:
         f = screen.fields[key]
         if not f.single_line:
             f.insert("\n")
@@ -208,7 +205,7 @@ class InputMixin:
             self.hide_keyboard()
         self.changed()
 
-    def focus_next(self: VirtualPhone, screen, key: str) -> bool:
+    def focus_next(self, screen, key: str) -> bool:
         keys = list(screen.dialog.field_keys) if screen.dialog is not None else list(screen.fields)
         if key in keys and keys.index(key) + 1 < len(keys):
             self.focus_field(screen, keys[keys.index(key) + 1])
@@ -216,7 +213,7 @@ class InputMixin:
         return False
 
     # ------------------------------------------------------------------ text
-    def input_text(self: VirtualPhone, text: str) -> None:
+    def input_text(self, text: str) -> None:
         """`input text`: types into the focused field (as key events, so Enter acts); no field → nothing."""
         with self.lock:
             if self.input_blocked():
@@ -236,7 +233,7 @@ class InputMixin:
                     screen.fields[key].insert(part)
             self.changed()
 
-    def adb_keyboard_input(self: VirtualPhone, text: str) -> bool:
+    def adb_keyboard_input(self, text: str) -> bool:
         """The ADB Keyboard broadcast: commits any Unicode text when it is the current IME."""
         from .keyboard import ADB_IME
         with self.lock:
@@ -250,7 +247,7 @@ class InputMixin:
             self.changed()
             return True
 
-    def clear_focused_text(self: VirtualPhone) -> bool:
+    def clear_focused_text(self) -> bool:
         with self.lock:
             focus = self.focused()
             if focus is None:
@@ -259,7 +256,7 @@ class InputMixin:
             self.changed()
             return True
 
-    def ime_key(self: VirtualPhone, code: str) -> None:
+    def ime_key(self, code: str) -> None:
         """A key of the on-screen keyboard was tapped."""
         with self.lock:
             focus = self.focused()

@@ -8,7 +8,7 @@ of a whole keyboard is drawn once per layout/size and cached.
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import lru_cache
+from functools import lru_cache, partial
 
 from PIL import Image
 
@@ -75,8 +75,8 @@ def keyboard_image(rows_id: str, width: int, height: int, shift: bool, dp_unit: 
     im = Image.new("RGBA", (width, height), theme.KEYBOARD_BG + (255,))
     pad = int(8 * dp_unit)
     gap_x, gap_y = int(3 * dp_unit), int(5 * dp_unit)
-    for _r, _c, (label, code, _w), (l, t, r, b) in _key_boxes(rows, width, 0, height, pad):
-        box = (l + gap_x, t + gap_y, r - gap_x, b - gap_y)
+    for _r, _c, (label, code, _w), (left, t, r, b) in _key_boxes(rows, width, 0, height, pad):
+        box = (left + gap_x, t + gap_y, r - gap_x, b - gap_y)
         special = code in ("SHIFT", "DEL", "SYM", "ABC", ",", ".") and rows_id != "numbers"
         color = theme.KEY_ACTION if code == "ENTER" else (theme.KEY_SPECIAL if special else theme.KEY)
         fill_round_rect(im, box, int(6 * dp_unit), color)
@@ -100,27 +100,27 @@ def keyboard_image(rows_id: str, width: int, height: int, shift: bool, dp_unit: 
 def build_keyboard(rect: tuple[int, int, int, int], mode: str, shift: bool, input_type: str, dp_unit: float,
                    on_key: Callable[[str], None]) -> View:
     """The IME window root: a picture of the keys plus one clickable node per key."""
-    l, t, r, b = rect
+    left, t, r, b = rect
     rows_id = "numbers" if input_type in ("number", "phone") else mode
     rows = layout_for(mode, input_type)
-    img = keyboard_image(rows_id, r - l, b - t, shift, dp_unit)
+    img = keyboard_image(rows_id, r - left, b - t, shift, dp_unit)
     pkg = LATIN_PACKAGE
     root = View(FRAME, rect, kind="image", image=img)
     area = View(LINEAR, rect, rid=f"{pkg}:id/keyboard_view")
     root.add(area)
     pad = int(8 * dp_unit)
     current_row = None
-    for rr, cc, (label, code, _w), (kl, kt, kr, kb) in _key_boxes(rows, r - l, t, b - t, pad):
+    for rr, cc, (label, code, _w), (kl, kt, kr, kb) in _key_boxes(rows, r - left, t, b - t, pad):
         if current_row is None or rr != current_row[0]:
-            row_view = View(LINEAR, (l, kt, r, kb))
+            row_view = View(LINEAR, (left, kt, r, kb))
             area.add(row_view)
             current_row = (rr, row_view)
         if code in _DESC:
             desc = _DESC[code]
         else:
             desc = label.upper() if shift and len(label) == 1 else label
-        current_row[1].add(View(FRAME, (l + kl, kt, l + kr, kb), desc=desc, rid=f"{pkg}:id/key_pos_{rr}_{cc}",
-                                clickable=True, on_click=(lambda c=code: on_key(c))))
+        current_row[1].add(View(FRAME, (left + kl, kt, left + kr, kb), desc=desc, rid=f"{pkg}:id/key_pos_{rr}_{cc}",
+                                clickable=True, on_click=partial(on_key, code)))
     return root
 
 

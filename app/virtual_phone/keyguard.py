@@ -10,24 +10,20 @@ dismisses one without a PIN, as on Android.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from . import system_ui, theme
+from .phone_parts import PhoneParts
 from .theme import Metrics
 from .views import FRAME, TEXT, View, Window
-
-if TYPE_CHECKING:
-    from .phone import VirtualPhone
 
 KEYGUARD_BG = (18, 22, 30)
 
 
-class KeyguardMixin:
+class KeyguardMixin(PhoneParts):
     keyguard_showing: bool = False
     keyguard_secure: bool = False          # a PIN is set: sleeping locks the phone, only the person unlocks it
     inputs_refused_while_locked: int = 0
 
-    def lock_screen(self: VirtualPhone, secure: bool = True) -> None:
+    def lock_screen(self, secure: bool = True) -> None:
         """Set a screen lock (a PIN when `secure`) and show the keyguard now."""
         with self.lock:
             self.keyguard_secure = secure
@@ -36,7 +32,7 @@ class KeyguardMixin:
                 self.hide_keyboard()
                 self.changed()
 
-    def unlock_by_hand(self: VirtualPhone) -> None:
+    def unlock_by_hand(self) -> None:
         """The person unlocks the phone on the phone itself (wakes it and enters the PIN)."""
         with self.lock:
             self.screen_on = True
@@ -44,7 +40,7 @@ class KeyguardMixin:
                 self.keyguard_showing = False
             self.changed()
 
-    def dismiss_keyguard(self: VirtualPhone) -> bool:
+    def dismiss_keyguard(self) -> bool:
         """`wm dismiss-keyguard`: dismisses a keyguard without a PIN; a secure one stays. True if it went."""
         with self.lock:
             if self.keyguard_showing and not self.keyguard_secure:
@@ -53,13 +49,13 @@ class KeyguardMixin:
                 return True
             return False
 
-    def screen_turned_off(self: VirtualPhone) -> None:
+    def screen_turned_off(self) -> None:
         """The screen went off: a phone with a screen lock locks."""
         if self.keyguard_secure and not self.keyguard_showing:
             self.keyguard_showing = True
             self.hide_keyboard()
 
-    def input_blocked(self: VirtualPhone) -> bool:
+    def input_blocked(self) -> bool:
         """Whether input cannot reach an app now (screen off or keyguard up); a refusal by the keyguard is counted."""
         if self.keyguard_showing:
             self.inputs_refused_while_locked += 1
@@ -67,11 +63,11 @@ class KeyguardMixin:
         return not self.screen_on
 
     @property
-    def stay_on_setting(self: VirtualPhone) -> str:
+    def stay_on_setting(self) -> str:
         """`settings get global stay_on_while_plugged_in` as the phone answers it."""
         return self.settings.get("global", "stay_on_while_plugged_in") or "null"
 
-    def keyguard_window(self: VirtualPhone, m: Metrics) -> Window:
+    def keyguard_window(self, m: Metrics) -> Window:
         """The lock screen, as SystemUI draws it: the clock and what unlocks it."""
         full = (0, 0, m.width, m.height)
         cx, top = m.width // 2, m.height // 4

@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING
 
 from . import keyboard
 from .android_system import AndroidSystem
-from .apps import ADB_KEYBOARD, LAUNCHER, SYSTEM_PACKAGES, App, Screen, create_apps
+from .apps import ADB_KEYBOARD, LAUNCHER, SYSTEM_PACKAGES, App, AppT, Screen, app_of, create_apps
+from .apps.launcher import LauncherApp
 from .compositor import WindowsMixin
 from .input_events import InputMixin
 from .keyguard import KeyguardMixin
@@ -127,6 +128,11 @@ class VirtualPhone(InputMixin, KeyguardMixin, WindowsMixin):
         return dict(SYSTEM_PACKAGES).get(package)
 
     @property
+    def launcher(self) -> LauncherApp:
+        """The home screen's app (it draws Overview and keeps the apps' thumbnails)."""
+        return app_of(self, LAUNCHER, LauncherApp)
+
+    @property
     def foreground_app(self) -> App:
         return self.apps[self.fg]
 
@@ -149,12 +155,13 @@ class VirtualPhone(InputMixin, KeyguardMixin, WindowsMixin):
             if not app.start_activity(activity):
                 return False
             self.bring_to_front(app)
+            assert app.top is not None   # start_activity put a screen on the stack
             self.system.activity_started(package, app.top.activity)
             return True
 
     def _leaving(self) -> None:
         if self.fg != LAUNCHER and not self.overview:
-            self.apps[LAUNCHER].thumbs.pop(self.fg, None)
+            self.launcher.thumbs.pop(self.fg, None)
 
     def bring_to_front(self, app: App) -> None:
         self._leaving()
@@ -168,9 +175,8 @@ class VirtualPhone(InputMixin, KeyguardMixin, WindowsMixin):
         self.fg = app.package
         self.changed()
 
-    def open_in_app(self, package: str, make_screen: Callable[[App], Screen]) -> None:
+    def open_in_app(self, app: AppT, make_screen: Callable[[AppT], Screen]) -> None:
         """Start another app's activity from the current one (Back returns here)."""
-        app = self.apps[package]
         screen = make_screen(app)
         screen.return_to = self.fg
         app.stack.append(screen)
@@ -224,7 +230,7 @@ class VirtualPhone(InputMixin, KeyguardMixin, WindowsMixin):
                 return
             self._leaving()
             self.overview = True
-            self.apps[LAUNCHER].reset_recents_scroll()
+            self.launcher.reset_recents_scroll()
             self.changed()
 
     def press_back(self) -> None:
@@ -251,7 +257,8 @@ class VirtualPhone(InputMixin, KeyguardMixin, WindowsMixin):
         s = self.settings
         if (namespace, key) == ("global", "airplane_mode_on"):
             if s.flag("global", "airplane_mode_on"):
-                self._radios_before_airplane = (s.get("global", "wifi_on") or "0", s.get("global", "bluetooth_on") or "0")
+                self._radios_before_airplane = (s.get("global", "wifi_on") or "0",
+                                                s.get("global", "bluetooth_on") or "0")
                 s.put("global", "wifi_on", "0", notify=False)
                 s.put("global", "bluetooth_on", "0", notify=False)
             else:

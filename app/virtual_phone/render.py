@@ -51,11 +51,11 @@ def _shadow_sprite(w: int, h: int, radius: int, blur: int) -> Image.Image:
 
 
 def _shadow(im: Image.Image, box, radius: int) -> None:
-    l, t, r, b = box
+    left, t, r, b = box
     blur = max(2, (b - t) // 14)
-    sprite = _shadow_sprite(r - l, b - t, radius, blur)
+    sprite = _shadow_sprite(r - left, b - t, radius, blur)
     pad = blur * 2
-    x, y = l - pad, t - pad + blur // 2
+    x, y = left - pad, t - pad + blur // 2
     if x >= 0 and y >= 0 and x + sprite.width <= im.width and y + sprite.height <= im.height:
         im.alpha_composite(sprite, dest=(x, y))
 
@@ -77,9 +77,9 @@ def _p_text(im, v: View) -> None:
     if not v.text:
         return
     px = s["size"]
-    l, t, r, b = v.bounds
+    left, t, r, b = v.bounds
     pad = s.get("pad", 0)
-    avail = max(1, r - l - 2 * pad)
+    avail = max(1, r - left - 2 * pad)
     max_lines = s.get("lines", 1)
     if max_lines == 1 and "\n" not in v.text:
         lines = [fonts.ellipsize(v.text, px, avail)]
@@ -94,14 +94,14 @@ def _p_text(im, v: View) -> None:
     for line in lines:
         w = fonts.width(line, px)
         align = s.get("align", "left")
-        x = l + pad if align == "left" else (r - pad - w if align == "right" else (l + r - w) // 2)
+        x = left + pad if align == "left" else (r - pad - w if align == "right" else (left + r - w) // 2)
         paste_text(im, line, px, s["color"], x, y, s.get("bold", False))
         y += lh
 
 
 def _p_edit(im, v: View) -> None:
     s = v.style
-    l, t, r, b = v.bounds
+    left, t, r, b = v.bounds
     px = s["size"]
     focused = v.focused
     variant = s.get("variant", "underline")
@@ -109,20 +109,20 @@ def _p_edit(im, v: View) -> None:
     line_col = theme.PRIMARY if focused else theme.HINT
     if variant == "underline":
         th = 2 * scale if focused else scale
-        im.paste(line_col, (l, b - th, r, b))
+        im.paste(line_col, (left, b - th, r, b))
         pad_x = 0
     elif variant == "outline":
         rad = scale * 4
-        fill_round_rect(im, (l, t, r, b), rad, line_col)
+        fill_round_rect(im, (left, t, r, b), rad, line_col)
         w = 2 * scale if focused else scale
-        fill_round_rect(im, (l + w, t + w, r - w, b - w), rad - w, s.get("fill", theme.SURFACE))
+        fill_round_rect(im, (left + w, t + w, r - w, b - w), rad - w, s.get("fill", theme.SURFACE))
         pad_x = s.get("pad", px // 2)
     elif variant == "pill":
-        fill_round_rect(im, (l, t, r, b), (b - t) // 2, theme.SURFACE_VARIANT)
+        fill_round_rect(im, (left, t, r, b), (b - t) // 2, theme.SURFACE_VARIANT)
         pad_x = s.get("pad", px // 2)
     else:
         pad_x = 0
-    x0, x1 = l + pad_x, r - pad_x
+    x0, x1 = left + pad_x, r - pad_x
     avail = max(1, x1 - x0)
     lh = fonts.line_height(px)
     value = s["value"]
@@ -145,7 +145,7 @@ def _p_edit(im, v: View) -> None:
             lines = [shown[i:]] if focused else [fonts.ellipsize(shown, px, avail)]
         y = t + (b - t - lh) // 2
     if s.get("align") == "center" and not s.get("multiline"):
-        x0 = (l + r - fonts.width(lines[0], px)) // 2
+        x0 = (left + r - fonts.width(lines[0], px)) // 2
     if s.get("selected_all") and value:
         w = fonts.width(lines[0], px)
         im.paste(theme.PRIMARY_LIGHT, (x0, y, x0 + w, y + lh))
@@ -163,7 +163,7 @@ def _p_edit(im, v: View) -> None:
 
 
 def _p_switch(im, v: View) -> None:
-    l, t, r, b = v.bounds
+    left, t, r, b = v.bounds
     h = b - t
     if v.checked:
         fill_round_rect(im, v.bounds, h // 2, theme.PRIMARY if v.enabled else theme.DISABLED)
@@ -173,16 +173,16 @@ def _p_switch(im, v: View) -> None:
     else:
         fill_round_rect(im, v.bounds, h // 2, theme.SWITCH_OFF_BORDER)
         bw = max(2, h // 16)
-        fill_round_rect(im, (l + bw, t + bw, r - bw, b - bw), h // 2 - bw, theme.SWITCH_OFF_TRACK)
+        fill_round_rect(im, (left + bw, t + bw, r - bw, b - bw), h // 2 - bw, theme.SWITCH_OFF_TRACK)
         d = int(h * 0.5)
-        fill_circle(im, l + h // 2, (t + b) // 2, d // 2, theme.SWITCH_OFF_BORDER)
+        fill_circle(im, left + h // 2, (t + b) // 2, d // 2, theme.SWITCH_OFF_BORDER)
 
 
 def _p_seekbar(im, v: View) -> None:
-    l, t, r, b = v.bounds
+    left, t, r, b = v.bounds
     s = v.style
     pad = s.get("pad", 0)
-    x0, x1 = l + pad, r - pad
+    x0, x1 = left + pad, r - pad
     cy = (t + b) // 2
     th = max(4, (b - t) // 6)
     x = int(x0 + (x1 - x0) * s.get("value", 0.0))
@@ -193,70 +193,71 @@ def _p_seekbar(im, v: View) -> None:
 
 def _p_icon(im, v: View) -> None:
     s = v.style
-    l, t, r, b = v.bounds
-    cx, cy = (l + r) // 2, (t + b) // 2
+    left, t, r, b = v.bounds
+    cx, cy = (left + r) // 2, (t + b) // 2
     if s.get("circle"):
-        fill_circle(im, cx, cy, min(r - l, b - t) // 2, s["circle"])
+        fill_circle(im, cx, cy, min(r - left, b - t) // 2, s["circle"])
     paste_glyph(im, s["glyph"], cx, cy, s["gsize"], s.get("color", theme.TEXT))
 
 
 def _p_avatar(im, v: View) -> None:
     s = v.style
-    l, t, r, b = v.bounds
-    fill_circle(im, (l + r) // 2, (t + b) // 2, (r - l) // 2, s["color"])
+    left, t, r, b = v.bounds
+    fill_circle(im, (left + r) // 2, (t + b) // 2, (r - left) // 2, s["color"])
     px = s["size"]
     w = fonts.width(s["letter"], px)
-    paste_text(im, s["letter"], px, theme.WHITE, (l + r - w) // 2, (t + b - fonts.line_height(px)) // 2, True)
+    paste_text(im, s["letter"], px, theme.WHITE, (left + r - w) // 2, (t + b - fonts.line_height(px)) // 2, True)
 
 
 def _p_fab(im, v: View) -> None:
     s = v.style
-    l, t, r, b = v.bounds
+    left, t, r, b = v.bounds
     g = (b - t) * 3 // 7
     if v.text:
-        gx = l + (b - t) // 2 - (b - t) // 14
+        gx = left + (b - t) // 2 - (b - t) // 14
         paste_glyph(im, s["glyph"], gx, (t + b) // 2, g, s["fg"])
         px = s["size"]
         paste_text(im, v.text, px, s["fg"], gx + g // 2 + (b - t) // 5, (t + b - fonts.line_height(px)) // 2, True)
     else:
-        paste_glyph(im, s["glyph"], (l + r) // 2, (t + b) // 2, g, s["fg"])
+        paste_glyph(im, s["glyph"], (left + r) // 2, (t + b) // 2, g, s["fg"])
 
 
 def _p_appicon(im, v: View) -> None:
     s = v.style
-    l, t, r, b = v.bounds
+    left, t, r, b = v.bounds
     d = s["icon"]
-    cx = (l + r) // 2
+    cx = (left + r) // 2
     cy = t + s["icon_top"] + d // 2
     fill_circle(im, cx, cy, d // 2, s["color"])
     paste_glyph(im, s["glyph"], cx, cy, int(d * 0.52), theme.WHITE)
     if s.get("label", True):
         px = s["size"]
-        label = fonts.ellipsize(v.text, px, r - l - 4)
+        label = fonts.ellipsize(v.text, px, r - left - 4)
         w = fonts.width(label, px)
         y = cy + d // 2 + d // 10
-        paste_text(im, label, px, (0, 0, 0), (l + r - w) // 2 + 2, y + 2, silhouette=True)  # a shadow on the wallpaper
-        paste_text(im, label, px, s.get("fg", theme.WHITE), (l + r - w) // 2, y)
+        paste_text(im, label, px, (0, 0, 0), (left + r - w) // 2 + 2, y + 2,
+                   silhouette=True)  # a shadow on the wallpaper
+        paste_text(im, label, px, s.get("fg", theme.WHITE), (left + r - w) // 2, y)
 
 
 def _p_image(im, v: View) -> None:
     img = v.style["image"]
-    l, t = v.bounds[0], v.bounds[1]
+    left, t = v.bounds[0], v.bounds[1]
     if img.mode == "RGBA":
-        if l >= 0 and t >= 0 and l + img.width <= im.width and t + img.height <= im.height:
-            im.alpha_composite(img, dest=(l, t))
+        if left >= 0 and t >= 0 and left + img.width <= im.width and t + img.height <= im.height:
+            im.alpha_composite(img, dest=(left, t))
         else:
-            im.paste(img, (l, t), img)
+            im.paste(img, (left, t), img)
     else:
-        im.paste(img, (l, t))
+        im.paste(img, (left, t))
 
 
 def _p_action(im, v: View) -> None:
     """A round icon with its label underneath (contact actions, dial pad keys)."""
     s = v.style
-    l, t, r, b = v.bounds
+    left, t, r, b = v.bounds
     d = s["icon"]
-    cx = (l + r) // 2
+    cx = (left + r) // 2
     fill_circle(im, cx, t + d // 2, d // 2, s.get("circle", theme.PRIMARY_LIGHT))
     paste_glyph(im, s["glyph"], cx, t + d // 2, int(d * 0.45), s.get("color", theme.PRIMARY))
     if v.text:
@@ -283,8 +284,9 @@ def paint(im: Image.Image, v: View) -> None:
         if border:
             fill_round_rect(im, v.bounds, radius, border[0])
             w = border[1]
-            l, t, r, b = v.bounds
-            fill_round_rect(im, (l + w, t + w, r - w, b - w), max(0, radius - w), bg or s.get("under", theme.SURFACE))
+            left, t, r, b = v.bounds
+            fill_round_rect(im, (left + w, t + w, r - w, b - w), max(0, radius - w),
+                            bg or s.get("under", theme.SURFACE))
         elif bg is not None:
             fill_round_rect(im, v.bounds, radius, bg)
     painter = PAINTERS.get(v.kind)
@@ -300,18 +302,18 @@ def paint(im: Image.Image, v: View) -> None:
 
 
 def _save_overflow(im: Image.Image, v: View) -> list:
-    l, t, r, b = v.bounds
+    left, t, r, b = v.bounds
     ul = min(c.bounds[0] for c in v.children)
     ut = min(c.bounds[1] for c in v.children)
     ur = max(c.bounds[2] for c in v.children)
     ub = max(c.bounds[3] for c in v.children)
     boxes = []
     if ut < t:
-        boxes.append((min(l, ul), max(0, ut), max(r, ur), t))
+        boxes.append((min(left, ul), max(0, ut), max(r, ur), t))
     if ub > b:
-        boxes.append((min(l, ul), b, max(r, ur), min(im.height, ub)))
-    if ul < l:
-        boxes.append((max(0, ul), t, l, b))
+        boxes.append((min(left, ul), b, max(r, ur), min(im.height, ub)))
+    if ul < left:
+        boxes.append((max(0, ul), t, left, b))
     if ur > r:
         boxes.append((r, t, min(im.width, ur), b))
     out = []

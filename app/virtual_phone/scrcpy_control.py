@@ -225,7 +225,8 @@ class ScrcpyController:
             if (finger.x, finger.y) == tuple(point) and held_ms < QUICK_TAP_MS:
                 self.device.record_input(["input", "tap", str(finger.x), str(finger.y)])
             else:
-                self.device.record_input(["input", "swipe", str(finger.x), str(finger.y), *map(str, point), str(held_ms)])
+                self.device.record_input(["input", "swipe", str(finger.x), str(finger.y), *map(str, point),
+                                          str(held_ms)])
             # swipe() makes a still finger a tap, or a long press when held long enough
             self.device.act(lambda: self.phone.swipe(finger.x, finger.y, *point, held_ms))
 

@@ -240,15 +240,15 @@ class ScrcpyServer:
                 self.device.sockets.stop_listening(address)
         else:
             for _ in wanted:
-                sock = self.device.sockets.connect(address)
-                if sock is None:
+                connected = self.device.sockets.connect(address)
+                if connected is None:
                     for other in opened:
                         other.close()
                     self.log.error("Connection refused")
                     return None
-                sock.settimeout(None)
-                opened.append(sock)
-        for kind, sock in zip(wanted, opened):
+                connected.settimeout(None)
+                opened.append(connected)
+        for kind, sock in zip(wanted, opened, strict=True):
             setattr(self, f"{kind}_socket", sock)
         return opened
 
@@ -256,6 +256,8 @@ class ScrcpyServer:
     def _stream_video(self) -> None:
         """Encode the screen whenever it changes, at most max_fps pictures a second."""
         options, phone, sock = self.options, self.phone, self.video_socket
+        if sock is None:   # run only once the video socket is open
+            return
         interval = 1.0 / (options.max_fps if options.max_fps > 0 else DEFAULT_MAX_FPS)
         encoder: ScreenEncoder | None = None
         last_picture = None
@@ -272,7 +274,7 @@ class ScrcpyServer:
                     self._reset_video.clear()
                     if encoder is not None:
                         encoder.close()
-                    encoder = self._new_encoder(size, first=encoder is None)
+                    encoder = self._new_encoder(sock, size, first=encoder is None)
                     if encoder is None:
                         return
                     self.video_size, last_picture = size, None
@@ -290,10 +292,10 @@ class ScrcpyServer:
             if encoder is not None:
                 encoder.close()
 
-    def _new_encoder(self, size: tuple[int, int], first: bool) -> ScreenEncoder | None:
+    def _new_encoder(self, sock: socket.socket, size: tuple[int, int], first: bool) -> ScreenEncoder | None:
         """An encoder for the stream (on the first one, the codec meta goes out first); None
         after writing "configuration error", as the real server does when MediaCodec fails."""
-        codec, sock = self.options.video_codec, self.video_socket
+        codec = self.options.video_codec
         try:
             if codec not in ENCODERS:
                 raise EncoderUnavailable(f"no {codec} encoder on this phone")
@@ -321,7 +323,7 @@ class ScrcpyServer:
         """Apply show_touches / stay_awake / screen_off_timeout, remembering what to put back,
         and unlink the server file, as the real server's clean-up process does at start."""
         options, phone = self.options, self.phone
-        changes = []
+        changes: list[tuple[str, str, str, str | None]] = []   # namespace, key, value, what to put back
         if options.show_touches:
             changes.append(("system", "show_touches", "1", "0"))
         if options.stay_awake:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Callable
-from typing import Protocol
+from typing import Any, Protocol
 
 from . import shell_ast as ast
 from .shell_builtins import BreakLoop, BuiltinsMixin, ContinueLoop, ControlFlow, Fatal, ReturnFrom
@@ -339,11 +339,11 @@ class Shell(ExpansionMixin, BuiltinsMixin, ProgramsMixin):
         try:
             return action()
         finally:
-            for key, value in saved.items():
-                if value is None:
+            for key, old in saved.items():
+                if old is None:
                     self.vars.pop(key, None)
                 else:
-                    self.vars[key] = value
+                    self.vars[key] = old
 
     def call_function(self, name: str, argv: list[str], io: IO) -> int:
         if self.depth >= self.limits.max_depth:
@@ -370,7 +370,8 @@ def _never() -> bool:
     return False
 
 
-_HANDLERS: dict[type, Callable[[Shell, object, IO], int]] = {
+# Each handler takes the node type it is keyed by, which one Callable type cannot say.
+_HANDLERS: dict[type, Callable[[Shell, Any, IO], int]] = {
     ast.Simple: Shell.exec_simple, ast.Pipeline: Shell.exec_pipeline, ast.AndOr: Shell.exec_and_or,
     ast.Sequence: Shell.exec_sequence, ast.If: Shell.exec_if, ast.Loop: Shell.exec_loop, ast.For: Shell.exec_for,
     ast.Case: Shell.exec_case, ast.Group: Shell.exec_group, ast.FunctionDef: Shell.exec_function_def,

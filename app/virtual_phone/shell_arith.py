@@ -43,6 +43,7 @@ class _Evaluator:
             if not match:
                 raise ArithError(f"{text}: unexpected '{text[pos:].strip()[:1]}'")
             kind = match.lastgroup
+            assert kind is not None   # every alternative of _TOKEN is a named group
             self.tokens.append((kind, match.group(kind)))
             pos = match.end()
         self.index = 0

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Union
 
 # ---------------------------------------------------------------------------- words
 
@@ -43,7 +42,7 @@ class Arith:
     quoted: bool = False
 
 
-Part = Union[Lit, Param, CommandSub, Arith]
+Part = Lit | Param | CommandSub | Arith
 
 
 @dataclass
@@ -159,5 +158,5 @@ class Redirected:
     redirects: list[Redirect]
 
 
-Node = Union[Simple, Pipeline, AndOr, Sequence, If, Loop, For, Case, Group, FunctionDef, ArithCommand,
-             Conditional, Redirected]
+Node = (Simple | Pipeline | AndOr | Sequence | If | Loop | For | Case | Group | FunctionDef | ArithCommand
+        | Conditional | Redirected)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from .shell_conditions import run_test
 from .shell_io import LimitExceeded
+from .shell_parts import ShellParts
 from .storage import StorageError
 
 if TYPE_CHECKING:
@@ -68,7 +69,8 @@ def backslash_escapes(text: str) -> tuple[str, bool]:
             out.append(_ESCAPES[nxt])
             i += 2
         elif nxt == "0":
-            digits = re.match(r"[0-7]{0,3}", text[i + 2:]).group()
+            octal = re.match(r"[0-7]{0,3}", text[i + 2:])   # matches always, if only ""
+            digits = octal.group() if octal else ""
             out.append(chr(int(digits or "0", 8)))
             i += 2 + len(digits)
         else:
@@ -92,7 +94,7 @@ def echo_text(args: list[str], escapes: bool) -> str:
     return text + ("\n" if newline else "")
 
 
-class BuiltinsMixin:
+class BuiltinsMixin(ShellParts):
     """Builtins of Shell."""
 
     SPECIAL_BUILTINS = {":", ".", "break", "continue", "eval", "exec", "exit", "export", "readonly", "return",
@@ -355,7 +357,8 @@ class BuiltinsMixin:
         if len(argv) < 2:
             return self.complain(io, argv[0], "missing argument")
         try:
-            text = self.files.read_file(self.resolve(argv[1]), limit=self.limits.max_output).decode("utf-8", "surrogateescape")
+            text = self.files.read_file(self.resolve(argv[1]), limit=self.limits.max_output).decode("utf-8",
+                                                                                                    "surrogateescape")
         except StorageError as exc:
             return self.complain(io, argv[1], exc.reason)
         saved = self.positional

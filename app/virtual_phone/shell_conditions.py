@@ -82,8 +82,8 @@ def binary(op: str, left: str, right: str, files: ConditionFiles, resolve: Calla
         except StorageError:
             return False
         return {"-nt": a.mtime > b.mtime, "-ot": a.mtime < b.mtime, "-ef": a.ino == b.ino}[op]
-    a, b = _number(left), _number(right)
-    return {"-eq": a == b, "-ne": a != b, "-lt": a < b, "-le": a <= b, "-gt": a > b, "-ge": a >= b}[op]
+    x, y = _number(left), _number(right)
+    return {"-eq": x == y, "-ne": x != y, "-lt": x < y, "-le": x <= y, "-gt": x > y, "-ge": x >= y}[op]
 
 
 class _Expression:
@@ -175,8 +175,8 @@ def run_test(name: str, args: list[str], files: ConditionFiles, resolve: Callabl
 
 def double_bracket(shell, words: list[ast.Word], io) -> int:
     """`[[ ... ]]` for a Shell: like test, with && || ( ) and patterns after == and !=."""
-    tokens: list[tuple[str, ast.Word]] = [(shell.expand_string(w, io) if w.literal() not in ("&&", "||", "(", ")", "!")
-                                           else w.literal(), w) for w in words]
+    tokens: list[tuple[str, ast.Word]] = [(op if (op := w.literal()) in ("&&", "||", "(", ")", "!")
+                                           else shell.expand_string(w, io), w) for w in words]
     position = 0
 
     def take() -> tuple[str, ast.Word]:

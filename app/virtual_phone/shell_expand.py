@@ -17,6 +17,7 @@ from . import shell_ast as ast
 from .shell_arith import ArithError, evaluate
 from .shell_builtins import Fatal
 from .shell_io import BufferSink
+from .shell_parts import ShellParts
 from .storage import StorageError
 
 if TYPE_CHECKING:
@@ -78,7 +79,8 @@ def _bracket(chars: list[tuple[str, bool]], start: int) -> tuple[int, str | None
     negate = i < len(chars) and chars[i][0] in "!^" and not chars[i][1]
     if negate:
         i += 1
-    body, first = [], True
+    body: list[str] = []
+    first = True
     while i < len(chars):
         ch, literal = chars[i]
         if ch == "]" and not first and not literal:
@@ -131,7 +133,7 @@ def split_fields(value: str, ifs: str) -> tuple[list[str], bool, bool]:
     return pieces, leading, trailing
 
 
-class ExpansionMixin:
+class ExpansionMixin(ShellParts):
     """Expansion methods of Shell (they use its variables, positional parameters and storage)."""
 
     _random = random.Random()
@@ -283,8 +285,9 @@ class ExpansionMixin:
                 raise Fatal(f"{name}: parameter not set", 1)
             return value or ""
         unset = value is None or (op.startswith(":") and op != ":" and value == "")
+        assert part.arg is not None   # the lexer gives every operator but "" and "len" its word
         if op in (":-", "-"):
-            return self.expand_string(part.arg, io) if unset else value
+            return self.expand_string(part.arg, io) if unset or value is None else value
         if op in (":=", "="):
             if unset:
                 if name.isdigit() or not name[0].isalpha() and name[0] != "_":
@@ -294,7 +297,7 @@ class ExpansionMixin:
         if op in (":+", "+"):
             return "" if unset else self.expand_string(part.arg, io)
         if op in (":?", "?"):
-            if unset:
+            if unset or value is None:
                 message = self.expand_string(part.arg, io) or ("parameter null or not set" if op == ":?"
                                                                  else "parameter not set")
                 raise Fatal(f"{name}: {message}", 1)
@@ -307,8 +310,8 @@ class ExpansionMixin:
             return value[match.end():] if match else value
         if op in ("%", "%%"):
             pattern = self.pattern_regex(part.arg, io).pattern
-            regex = f"(?:{pattern})\\Z" if op == "%%" else f".*((?:{pattern})\\Z)"
-            match = re.search(regex, value, re.DOTALL) if op == "%%" else re.match(regex, value, re.DOTALL)
+            search = f"(?:{pattern})\\Z" if op == "%%" else f".*((?:{pattern})\\Z)"
+            match = re.search(search, value, re.DOTALL) if op == "%%" else re.match(search, value, re.DOTALL)
             if not match:
                 return value
             return value[:match.start()] if op == "%%" else value[:match.start(1)]

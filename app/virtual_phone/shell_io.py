@@ -48,7 +48,7 @@ class ShellExit(Exception):
     def __init__(self, code: int):
         super().__init__(code)
         self.code = code
-        self.result = None   # an interactive shell's output up to `exit`, set by Shell.run_line
+        self.result: Result | None = None   # an interactive shell's output up to `exit`, set by Shell.run_line
 
 
 class LimitExceeded(Exception):

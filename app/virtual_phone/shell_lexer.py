@@ -8,7 +8,8 @@ nested input fails with an error instead of exhausting the interpreter's stack.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from .shell_ast import Arith, CommandSub, Lit, Node, Param, Redirect, Word
 
@@ -25,7 +26,7 @@ class ShellSyntaxError(ValueError):
 class Token:
     kind: str          # "word", "op", "redir", "eof"
     value: str = ""    # operator text, or the literal text of a plain word
-    word: Word | None = None
+    word: Word = field(default_factory=Word)   # empty unless kind is "word"
     fd: int | None = None
     start: int = 0
 
@@ -53,6 +54,10 @@ class Lexer:
         self.depth = depth
         self.lookahead: Token | None = None
         self.heredocs: list[tuple[Redirect, str, bool]] = []
+
+    if TYPE_CHECKING:   # defined by the Parser subclass
+        def parse_all(self) -> Node: ...
+        def parse_sequence(self, allow_empty: bool = False) -> Node: ...
 
     # ------------------------------------------------------------------ errors and nesting
     def unexpected(self, token: Token) -> ShellSyntaxError:

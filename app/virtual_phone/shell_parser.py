@@ -6,6 +6,8 @@ wording ("syntax error: 'fi' unexpected", "no closing quote").
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from .shell_ast import (
     AndOr,
     ArithCommand,
@@ -84,7 +86,7 @@ class _Parser(Lexer):
     def parse_command(self) -> Node:
         token = self.peek()
         keyword = token.word.literal() if token.kind == "word" else None
-        compound = None
+        compound: Node   # every branch below sets it, returns or raises
         if token.kind == "op" and token.value == "(":
             self.enter()
             compound = self.parse_arith_command() if self.text.startswith("((", token.start) else self.parse_subshell()
@@ -92,15 +94,18 @@ class _Parser(Lexer):
         elif keyword in ("if", "while", "until", "for", "case", "{", "[[", "function"):
             self.enter()
             self.next()
-            compound = {"if": self.parse_if, "while": self.parse_while, "until": self.parse_until,
-                        "for": self.parse_for, "case": self.parse_case, "{": self.parse_group,
-                        "[[": self.parse_conditional, "function": self.parse_function_keyword}[keyword]()
+            parsers: dict[str, Callable[[], Node]] = {
+                "if": self.parse_if, "while": self.parse_while, "until": self.parse_until,
+                "for": self.parse_for, "case": self.parse_case, "{": self.parse_group,
+                "[[": self.parse_conditional, "function": self.parse_function_keyword}
+            compound = parsers[keyword]()
             self.depth -= 1
         elif keyword in RESERVED and keyword not in ("!",):
             raise self.unexpected(token)
-        elif keyword and NAME_RE.match(keyword) and self.lookahead is token and FUNCTION_PARENS.match(self.text, self.pos):
+        elif keyword and NAME_RE.match(keyword) and self.lookahead is token and \
+                (parens := FUNCTION_PARENS.match(self.text, self.pos)):
             self.next()
-            self.pos = FUNCTION_PARENS.match(self.text, self.pos).end()
+            self.pos = parens.end()
             return self.parse_function_body(keyword)
         elif token.kind in ("word", "redir"):
             return self.parse_simple()
@@ -143,7 +148,8 @@ class _Parser(Lexer):
         fd = token.fd if token.fd is not None else (0 if op.startswith("<") else 1)
         redirect = Redirect(fd, op, target.word)
         if op in ("<<", "<<-"):
-            delimiter = "".join(p.text if isinstance(p, Lit) else "$" + getattr(p, "name", "") for p in target.word.parts)
+            delimiter = "".join(p.text if isinstance(p, Lit) else "$" + getattr(p, "name",
+                                                                                "") for p in target.word.parts)
             literal = any(isinstance(p, Lit) and p.quoted for p in target.word.parts)
             self.heredocs.append((redirect, delimiter, literal))
         return redirect
@@ -246,7 +252,7 @@ class _Parser(Lexer):
         self.next()
         return Group(body, subshell=True)
 
-    def parse_arith_command(self) -> ArithCommand:
+    def parse_arith_command(self) -> ArithCommand | Group:
         start = self.peek().start
         end = arith_end(self.text, start + 2)
         if end is None:

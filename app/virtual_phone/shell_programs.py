@@ -9,15 +9,17 @@ from __future__ import annotations
 
 import posixpath
 import stat
+from functools import partial
 
 from . import shell_ast as ast
 from .shell_io import IO, Collector, FileSink, Input, LimitExceeded, NullSink, Process, Result, ShellExit, Sink
+from .shell_parts import ShellParts
 from .storage import StorageError
 
 SHELL_NAMES = {"sh", "mksh"}
 
 
-class ProgramsMixin:
+class ProgramsMixin(ShellParts):
     """Starting programs and opening redirections, for Shell."""
 
     # ------------------------------------------------------------------ programs
@@ -92,7 +94,8 @@ class ProgramsMixin:
             options |= set(flag[1:]) & {"e", "x", "u"}
         if args[:1] == ["--"]:
             args = args[1:]
-        child = type(self)(self.runner, self.files, env, name=posixpath.basename(argv[0]) if command is None else argv[0],
+        child = type(self)(self.runner, self.files, env,
+                           name=posixpath.basename(argv[0]) if command is None else argv[0],
                       cwd=self.cwd, limits=self.limits)
         child.budget, child.options, child.depth = self.budget, options, self.depth + 1
         if child.depth > self.limits.max_depth:
@@ -135,7 +138,8 @@ class ProgramsMixin:
                 elif target.isdigit() and int(target) in new.fds:
                     new.fds[fd] = new.fds[int(target)]
                 else:
-                    self.error(new, f"{target}: bad file descriptor" if target.isdigit() else f"{target}: illegal file descriptor name")
+                    self.error(new, f"{target}: bad file descriptor" if target.isdigit()
+                               else f"{target}: illegal file descriptor name")
                     return None
             elif op in ("<", "<>"):
                 try:
@@ -154,5 +158,5 @@ class ProgramsMixin:
                 except StorageError as exc:
                     self.error(new, f"can't create {target}: {exc.reason}")
                     return None
-                new.fds[fd] = FileSink(lambda data, p=path: self.files.write_file(p, data, append=True))
+                new.fds[fd] = FileSink(partial(self.files.write_file, path, append=True))
         return new

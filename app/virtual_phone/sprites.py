@@ -23,7 +23,7 @@ def glyph_mask(name: str, size: int) -> Image.Image:
     d = ImageDraw.Draw(img)
     u = big / 24.0
     GLYPHS.get(name, GLYPHS["apps"])(d, lambda x, y: (x * u, y * u), u)
-    return img.resize((size, size), Image.LANCZOS)
+    return img.resize((size, size), Image.Resampling.LANCZOS)
 
 
 @lru_cache(maxsize=512)
@@ -31,7 +31,7 @@ def circle_mask(diameter: int) -> Image.Image:
     big = diameter * SS
     img = Image.new("L", (big, big), 0)
     ImageDraw.Draw(img).ellipse((0, 0, big - 1, big - 1), fill=255)
-    return img.resize((diameter, diameter), Image.LANCZOS)
+    return img.resize((diameter, diameter), Image.Resampling.LANCZOS)
 
 
 @lru_cache(maxsize=512)
@@ -43,30 +43,30 @@ def _corners(radius: int) -> tuple[Image.Image, Image.Image, Image.Image, Image.
 
 def fill_round_rect(im: Image.Image, box, radius: int, color) -> None:
     """Paint a smooth-cornered rectangle (radius ≥ half the height makes a pill)."""
-    l, t, r, b = (int(v) for v in box)
-    if r <= l or b <= t:
+    left, t, r, b = (int(v) for v in box)
+    if r <= left or b <= t:
         return
-    radius = int(max(0, min(radius, (r - l) // 2, (b - t) // 2)))
+    radius = int(max(0, min(radius, (r - left) // 2, (b - t) // 2)))
     if radius < 2:
-        im.paste(color, (l, t, r, b))
+        im.paste(color, (left, t, r, b))
         return
-    im.paste(color, (l + radius, t, r - radius, b))
-    im.paste(color, (l, t + radius, l + radius, b - radius))
+    im.paste(color, (left + radius, t, r - radius, b))
+    im.paste(color, (left, t + radius, left + radius, b - radius))
     im.paste(color, (r - radius, t + radius, r, b - radius))
     tl, tr, bl, br = _corners(radius)
-    im.paste(color, (l, t, l + radius, t + radius), tl)
+    im.paste(color, (left, t, left + radius, t + radius), tl)
     im.paste(color, (r - radius, t, r, t + radius), tr)
-    im.paste(color, (l, b - radius, l + radius, b), bl)
+    im.paste(color, (left, b - radius, left + radius, b), bl)
     im.paste(color, (r - radius, b - radius, r, b), br)
 
 
 def fill_circle(im: Image.Image, cx: int, cy: int, radius: int, color) -> None:
     d = max(1, int(radius * 2))
-    l, t = int(cx - d // 2), int(cy - d // 2)
-    im.paste(color, (l, t, l + d, t + d), circle_mask(d))
+    left, t = int(cx - d // 2), int(cy - d // 2)
+    im.paste(color, (left, t, left + d, t + d), circle_mask(d))
 
 
 def paste_glyph(im: Image.Image, name: str, cx: int, cy: int, size: int, color) -> None:
     m = glyph_mask(name, int(size))
-    l, t = int(cx - size // 2), int(cy - size // 2)
-    im.paste(color, (l, t, l + m.width, t + m.height), m)
+    left, t = int(cx - size // 2), int(cy - size // 2)
+    im.paste(color, (left, t, left + m.width, t + m.height), m)

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import posixpath
 import stat
+import threading
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from .profiles import DeviceProfile
 from .storage_nodes import ROOT, SHELL, SYSTEM, Dir, File, Link, Node, StorageError
@@ -40,7 +42,9 @@ def kernel_release(profile: DeviceProfile) -> str:
 
 def kernel_version(profile: DeviceProfile) -> str:
     """What `uname -v` prints."""
-    return "#1 SMP PREEMPT Tue Nov 12 08:14:35 UTC 2024" if profile.sdk >= 34 else "#1 SMP PREEMPT Wed Jul 10 03:21:47 UTC 2019"
+    if profile.sdk >= 34:
+        return "#1 SMP PREEMPT Tue Nov 12 08:14:35 UTC 2024"
+    return "#1 SMP PREEMPT Wed Jul 10 03:21:47 UTC 2019"
 
 
 def proc_version(profile: DeviceProfile) -> str:
@@ -116,6 +120,19 @@ def initial_tree(profile: Callable[[], DeviceProfile]) -> list[tuple[str, Node]]
 class SystemWritesMixin:
     """What the system itself writes, past the shell's rules (a part of PhoneStorage): the build
     description when the phone's profile is chosen, an installed app's files, their removal."""
+
+    # PhoneStorage's, declared for the type checker
+    _lock: threading.RLock
+    clock: Callable[[], float]
+    profile: DeviceProfile
+
+    if TYPE_CHECKING:
+        @staticmethod
+        def normalise(path: str) -> str: ...
+        def _lookup(self, path: str, follow: bool, hops: int = 0) -> Node: ...
+        def _charge(self, delta: int, new_entries: int = 0) -> None: ...
+        def _new_ino(self) -> int: ...
+        def _forget(self, node: Node) -> None: ...
 
     def use_profile(self, profile: DeviceProfile, clock: Callable[[], float] | None = None) -> None:
         """Describe this phone (kernel, build) and follow its clock from now on."""

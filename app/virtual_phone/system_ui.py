@@ -33,16 +33,16 @@ def nav_bar_rect(m: Metrics, rotation: int) -> Rect:
 def build_status_bar(m: Metrics, rotation: int, *, clock: str, wifi: bool, bluetooth: bool, airplane: bool,
                      bg, battery: int = 100) -> View:
     rect = status_bar_rect(m, rotation)
-    l, t, r, b = rect
+    left, t, r, b = rect
     fg = theme.WHITE if bg is None or theme.is_dark(bg) else theme.TEXT
     root = View(FRAME, rect)  # transparent: the app paints the colour behind it
     container = View(FRAME, rect, rid=_rid("status_bar_container"))
     bar = View(FRAME, rect, rid=_rid("status_bar"))
     pad = m.dp(16)
-    contents = View(LINEAR, (l + pad, t, r - pad, b), rid=_rid("status_bar_contents"))
+    contents = View(LINEAR, (left + pad, t, r - pad, b), rid=_rid("status_bar_contents"))
     px = m.dp(14)
-    left = View(LINEAR, (l + pad, t, l + pad + m.dp(64), b), rid=_rid("phone_status_bar_left_container"))
-    left.add(View(TEXT, (l + pad, t, l + pad + m.dp(64), b), text=clock, rid=_rid("clock"), kind="text",
+    left_box = View(LINEAR, (left + pad, t, left + pad + m.dp(64), b), rid=_rid("phone_status_bar_left_container"))
+    left_box.add(View(TEXT, (left + pad, t, left + pad + m.dp(64), b), text=clock, rid=_rid("clock"), kind="text",
                   size=px, color=fg, bold=True, lines=1))
     icons: list[tuple[str, str, str]] = []  # (glyph, content-desc, resource-id)
     if airplane:
@@ -68,7 +68,7 @@ def build_status_bar(m: Metrics, rotation: int, *, clock: str, wifi: bool, bluet
     bx = r - pad - battery_w
     area.add(View(LINEAR, (bx, t, r - pad, b), rid=_rid("battery"), desc=f"Battery {battery} percent.",
                   kind="icon", glyph="battery", gsize=m.dp(20), color=fg))
-    contents.add(left, area)
+    contents.add(left_box, area)
     bar.add(contents)
     container.add(bar)
     root.add(container)
@@ -78,10 +78,9 @@ def build_status_bar(m: Metrics, rotation: int, *, clock: str, wifi: bool, bluet
 def build_nav_bar(m: Metrics, rotation: int, *, on_back: Callable[[], None], on_home: Callable[[], None],
                   on_recents: Callable[[], None], ime_shown: bool, transparent: bool) -> View:
     rect = nav_bar_rect(m, rotation)
-    l, t, r, b = rect
+    left, t, r, b = rect
     fg = theme.WHITE if transparent else (60, 64, 67)
-    kw = {} if transparent else {"bg": theme.NAV_BG}
-    frame = View(FRAME, rect, rid=_rid("navigation_bar_frame"), **kw)
+    frame = View(FRAME, rect, rid=_rid("navigation_bar_frame"), bg=None if transparent else theme.NAV_BG)
     view = View(FRAME, rect, rid=_rid("navigation_bar_view"))
     inflater = View(FRAME, rect, rid=_rid("navigation_inflater"))
     buttons = View(FRAME, rect, rid=_rid("nav_buttons"))
@@ -98,7 +97,7 @@ def build_nav_bar(m: Metrics, rotation: int, *, on_back: Callable[[], None], on_
             box = (cx - key // 2, t, cx + key // 2, b)
         else:
             cy = int(m.height * (1 - frac if rotation != 3 else frac))
-            box = (l, cy - key // 2, r, cy + key // 2)
+            box = (left, cy - key // 2, r, cy + key // 2)
         button = View(IMAGE, box, rid=_rid(rid), desc=desc, kind="icon", glyph=glyph, gsize=gsize, color=fg,
                       clickable=True, long_clickable=rid == "home", on_click=cb,
                       on_long_click=cb if rid == "home" else None)

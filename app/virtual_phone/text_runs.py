@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Callable
-from typing import NamedTuple, Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
+
+if TYPE_CHECKING:
+    from PIL import ImageFont
 
 ZWJ = "\u200d"
 VS_TEXT, VS_EMOJI = "\ufe0e", "\ufe0f"
@@ -21,7 +24,11 @@ _EMOJI_BLOCKS = (range(0x1F300, 0x1F650), range(0x1F680, 0x1F700), range(0x1F900
 
 
 class Face(Protocol):
+    colour: bool
+
     def covers(self, text: str) -> bool: ...
+    def render_size(self, px: int) -> int: ...
+    def font(self, px: int) -> ImageFont.FreeTypeFont: ...
 
 
 class Run(NamedTuple):

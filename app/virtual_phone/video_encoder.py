@@ -15,8 +15,12 @@ from __future__ import annotations
 import fractions
 import os
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from PIL import Image
+
+if TYPE_CHECKING:
+    from av import VideoCodecContext, VideoFrame
 
 ENCODERS: dict[str, tuple[str, dict[str, str]]] = {
     # scrcpy's codec name → PyAV encoder and the options that make it emit each frame at once
@@ -67,6 +71,8 @@ class ScreenEncoder:
             context = av.CodecContext.create(name, "w")
         except (av.FFmpegError, ValueError) as error:
             raise EncoderUnavailable(f"this PyAV has no {name} encoder ({error})") from None
+        if not isinstance(context, av.VideoCodecContext):
+            raise EncoderUnavailable(f"this PyAV's {name} is not a video encoder")
         os.environ.setdefault("SVT_LOG", "1")      # SVT-AV1 prints its whole configuration at level 3
         context.width, context.height = size
         context.pix_fmt = "yuv420p"
@@ -82,25 +88,28 @@ class ScreenEncoder:
             raise EncoderUnavailable(f"the {name} encoder does not open ({error})") from None
         self.codec = codec
         self.size = size
-        self._context = context
+        self._context: VideoCodecContext | None = context
         self._frame_type = av.VideoFrame
         self._config_sent = False
         self._last_pts = -1
-        self._source = None         # a reused frame the pictures are copied into
+        self._source: VideoFrame | None = None         # a reused frame the pictures are copied into
 
     def encode(self, picture: Image.Image, pts_us: int) -> list[EncodedPacket]:
         """The packets for one picture (scaled to the stream's size); the first call starts with the config."""
         pts_us = max(pts_us, self._last_pts + 1)       # presentation times must grow
         self._last_pts = pts_us
+        context = self._context
+        if context is None:
+            raise RuntimeError("the encoder is closed")
         frame = self._frame_for(picture)
         frame.pts = pts_us
         packets: list[EncodedPacket] = []
         if not self._config_sent:
             self._config_sent = True
-            extradata = self._context.extradata
+            extradata = context.extradata
             if extradata:
                 packets.append(EncodedPacket(bytes(extradata), pts_us, config=True))
-        for packet in self._context.encode(frame):
+        for packet in context.encode(frame):
             packets.append(EncodedPacket(bytes(packet), int(packet.pts if packet.pts is not None else pts_us),
                                          key_frame=bool(packet.is_keyframe)))
         return packets

@@ -45,11 +45,11 @@ BY_WEBVIEW = "webview"
 
 
 def intersect(a: Rect, b: Rect) -> Rect | None:
-    l, t = max(a[0], b[0]), max(a[1], b[1])
+    left, t = max(a[0], b[0]), max(a[1], b[1])
     r, bt = min(a[2], b[2]), min(a[3], b[3])
-    if r <= l or bt <= t:
+    if r <= left or bt <= t:
         return None
-    return (l, t, r, bt)
+    return (left, t, r, bt)
 
 
 def contains(rect: Rect, x: int, y: int) -> bool:
@@ -73,15 +73,16 @@ class View:
                  checkable: bool = False, checked: bool = False, enabled: bool = True,
                  focusable: bool | None = None, focused: bool = False, scrollable: bool = False,
                  password: bool = False, selected: bool = False,
-                 on_click: Callable[[], None] | None = None,
-                 on_long_click: Callable[[], None] | None = None,
+                 on_click: Callable[[], object] | None = None,        # what it returns is ignored
+                 on_long_click: Callable[[], object] | None = None,
                  on_scroll: Callable[[int], None] | None = None,
                  on_hscroll: Callable[[int], None] | None = None,
                  on_slide: Callable[[int], None] | None = None,
                  dump: bool = True, clip: bool = False, gone: bool = False, provider: str = "",
                  hint: str = "", **style) -> None:
         self.cls = cls
-        self.bounds = tuple(int(v) for v in bounds)
+        left, top, right, bottom = bounds
+        self.bounds: Rect = (int(left), int(top), int(right), int(bottom))
         self.text = text
         self.rid = rid
         self.desc = desc

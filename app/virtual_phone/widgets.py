@@ -104,12 +104,10 @@ def button(ctx: Ctx, bounds: Rect, label: str, on_click: Callable[[], None] | No
         bg, fg = theme.PRIMARY_LIGHT, theme.TEXT
     else:
         bg, fg = None, (color if enabled else theme.HINT)
-    kw = {}
-    if variant == "outlined":
-        kw["border"] = (theme.DISABLED, max(1, ctx.dp(1)))
+    border = (theme.DISABLED, max(1, ctx.dp(1))) if variant == "outlined" else None
     return text(ctx, bounds, label, size=size, color=fg, bold=True, align="center", rid=rid, cls=BUTTON,
                 desc=desc, bg=bg, radius=(bounds[3] - bounds[1]) // 2, clickable=True, enabled=enabled,
-                on_click=on_click if enabled else None, **kw)
+                on_click=on_click if enabled else None, border=border)
 
 
 def switch(ctx: Ctx, right: int, cy: int, checked: bool, on_toggle: Callable[[], None] | None, *,

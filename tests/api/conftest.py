@@ -7,6 +7,7 @@ import functools
 from dataclasses import dataclass, field
 
 import httpx2
+import pytest
 import pytest_asyncio
 
 from app.api.desk_api import DeskApi, serve_desk
@@ -18,11 +19,18 @@ from app.core.device.phone_session import PhoneRegistry
 from app.core.runs.service import RunService
 from app.virtual_phone.adb_server import VirtualAdbServer
 from app.virtual_phone.phone import VirtualPhone
-from tests.e2e.conftest import FIXED_TIME, agent_home  # noqa: F401  (autouse: temporary home, in-memory keyring)
+from tests.e2e.conftest import FIXED_TIME
+from tests.support.agent_home import temporary_home
 from tests.support.openai_server import FakeOpenAIServer
 
 TOKEN = "test-token-0123456789abcdefghij"
 API_KEY = "sk-test-API-never-leaks-0123456789abcdef"
+
+
+@pytest.fixture(autouse=True)
+def agent_home(tmp_path, monkeypatch):
+    """Runs, settings and logs under a temporary folder; an in-memory keyring (as in the e2e tests)."""
+    yield from temporary_home(tmp_path, monkeypatch)
 
 
 @dataclass

@@ -133,7 +133,7 @@ async def test_over_mcp_a_resent_approval_is_refused_and_a_sensitive_step_waits_
     from tests.api.conftest import TOKEN
     from tests.api.test_mcp_server import mcp_command, structured
 
-    desk = await make_desk(WIFI_SCRIPT, announce=True, agent=SENSITIVE)
+    await make_desk(WIFI_SCRIPT, announce=True, agent=SENSITIVE)
     with open(agent_home.parent / "mcp-stderr.txt", "w") as errlog:
         async with stdio_client(mcp_command(AGENTDESK_API_TOKEN=TOKEN), errlog=errlog) as (read, write), \
                 ClientSession(read, write) as session:

@@ -189,7 +189,8 @@ async def test_bad_task_bodies_get_a_4xx_naming_the_field(make_desk, body, statu
 async def test_broken_json_an_oversized_body_and_a_full_queue_are_refused_plainly(make_desk):
     desk = await make_desk([delayed(5, json_reply(act("press_key", key_code="HOME")))], max_queued_tasks=2,
                            max_body_kb=4)
-    broken = await desk.http.post("/v1/tasks", content=b'{"ai_prompt": "x"', headers={"content-type": "application/json"})
+    broken = await desk.http.post("/v1/tasks", content=b'{"ai_prompt": "x"',
+                                  headers={"content-type": "application/json"})
     assert broken.status_code == 422 and broken.json()["field"].startswith("body")
     huge = await desk.http.post("/v1/tasks", json={"ai_prompt": "x" * 6000})
     assert huge.status_code == 413 and "KB" in huge.json()["error"]

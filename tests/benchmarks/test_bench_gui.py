@@ -61,7 +61,7 @@ def test_both_phones_are_measured_with_plausible_values(figures):
     assert columns == ["quick", f"realistic x{SCALE:g}"]
     stall = figure_row(figures, "longest event-loop stall in a 4-step run")
     for column in columns:
-        value = lambda start: figure_row(figures, start)["cells"][column]["value"]     # noqa: E731
+        value = lambda start, column=column: figure_row(figures, start)["cells"][column]["value"]     # noqa: E731
         assert 0 <= stall["cells"][column]["value"] < 5000 and stall["cells"][column]["baseline"] is not None
         assert 0 < value("mirror frames per second during the runs (scrcpy stream") < 500
         assert 0 <= value("app CPU while the screen is still") <= 100 * os.cpu_count()

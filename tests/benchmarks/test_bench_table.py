@@ -15,7 +15,7 @@ def test_a_ceiling_budget_marks_each_column_and_the_ratio_is_baseline_over_ours(
     row = table.rows[0]
     assert row.ratio("quick") == 2.0 and row.ratio("realistic") == pytest.approx(1.1)
     assert row.ok("quick") and not row.ok("realistic") and not table.within_budget()
-    line = next(l for l in table.render().splitlines() if l.startswith("| dump"))
+    line = next(text for text in table.render().splitlines() if text.startswith("| dump"))
     assert "10.0 ms ok" in line and "1,000.0 ms OVER" in line
     assert "adbutils: 20.0 / 1,100.0 ms" in line and "2.00x / 1.10x" in line
 
@@ -46,8 +46,8 @@ def test_the_table_renders_one_line_per_row_and_keeps_first_seen_order():
     table.put("a", "first", 1.0)
     table.put("a", "second", 2.0)
     table.put("b", "first", 3.0)
-    lines = [l for l in table.render().splitlines() if l.startswith("| ")]
-    assert [l.split("|")[1].strip() for l in lines] == ["figure", "first", "second"]
+    lines = [line for line in table.render().splitlines() if line.startswith("| ")]
+    assert [line.split("|")[1].strip() for line in lines] == ["figure", "first", "second"]
     assert table.as_dict()["rows"][0]["cells"]["b"]["value"] == 3.0
 
 

@@ -104,7 +104,7 @@ def test_on_every_corpus_screen_a_badge_covers_a_label_only_when_every_spot_outs
         labelled = [is_labelled_box(c) for c in controls]
         corners = place_badges(boxes, [BADGE] * len(boxes), labelled, (0, 0, width * scale, height * scale))
         placed = [badge_box(corner) for corner in corners]
-        for index, (box, badge) in enumerate(zip(boxes, placed)):
+        for index, (box, badge) in enumerate(zip(boxes, placed, strict=True)):
             if not (labelled[index] and overlaps(badge, box)):
                 continue
             for spot in outside_spots(box):

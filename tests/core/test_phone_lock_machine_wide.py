@@ -85,11 +85,11 @@ def two_servers():
 async def test_one_physical_phone_through_two_adb_servers_is_one_lock(two_servers, tmp_path):
     """A USB phone (ro.serialno R58M1234ABC) seen by two ADB servers, once as itself and once over Wi-Fi:
     a run through the second server is refused while a run through the first drives it."""
-    for server, serial in zip(two_servers, ("R58M1234ABC", "192.168.1.5:5555")):
+    for server, serial in zip(two_servers, ("R58M1234ABC", "192.168.1.5:5555"), strict=True):
         attached = server.add_phone(serial=serial)
         attached.phone.system.properties.update({"ro.serialno": "R58M1234ABC", "ro.hardware": "qcom"})
     first, second = (_session_on_its_own_server(server, serial, tmp_path)
-                     for server, serial in zip(two_servers, ("R58M1234ABC", "192.168.1.5:5555")))
+                     for server, serial in zip(two_servers, ("R58M1234ABC", "192.168.1.5:5555"), strict=True))
     try:
         async with first.drive("first run", wait=False):
             with pytest.raises(PhoneBusy, match="busy with run “first run”"):
@@ -106,7 +106,7 @@ async def test_one_physical_phone_through_two_adb_servers_is_one_lock(two_server
 async def test_virtual_phones_and_emulators_of_one_name_on_two_servers_are_two_phones(two_servers, tmp_path):
     """The virtual phone's and an emulator's ro.serialno name no phone (an emulator's is one per system
     image): emulator-5554 on two servers is two phones, locked by server and serial."""
-    for server, hardware in zip(two_servers, ("virtual", "ranchu")):
+    for server, hardware in zip(two_servers, ("virtual", "ranchu"), strict=True):
         attached = server.add_phone(serial="emulator-5554")
         attached.phone.system.properties.update({"ro.hardware": hardware, "ro.serialno": "EMULATOR34X1X10X0"})
     first, second = (_session_on_its_own_server(server, "emulator-5554", tmp_path) for server in two_servers)

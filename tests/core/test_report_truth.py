@@ -227,7 +227,7 @@ def test_the_screen_the_run_left_is_saved_after_a_last_action(tmp_path, monkeypa
 
 
 @pytest.mark.asyncio
-async def test_a_real_run_records_the_rejection_the_question_and_reports_the_tap(run_agent):
+async def test_a_real_run_records_the_rejection_the_question_and_reports_the_tap(run_agent):  # noqa: F811 (fixture)
     """Through the run service on the virtual phone: the person rejects a proposal, then approves; the agent
     asks a question; the record and the report say so, and the report draws the tap and the screens after."""
     script = [json_reply(act("launch_app", package_name="com.agentdesk.notes")),

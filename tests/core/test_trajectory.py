@@ -28,7 +28,8 @@ def home(tmp_path, monkeypatch):
 
 
 def new_writer(request: str = REQUEST) -> TrajectoryWriter:
-    return TrajectoryWriter.create(request, {"serial": "emulator-5554"}, {"name": "gpt-4o"}, {"agent": {"mode": "step"}})
+    return TrajectoryWriter.create(request, {"serial": "emulator-5554"}, {"name": "gpt-4o"},
+                                   {"agent": {"mode": "step"}})
 
 
 def step_item(step: int, writer: TrajectoryWriter | None = None, **fields) -> MemoryItem:

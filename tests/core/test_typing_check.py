@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-async_test = pytest.mark.asyncio
-
 from app.core.agent.typing_check import quote, typing_mismatch
 from app.core.device.android_device import AndroidDevice
 from app.core.device.text_fields import FieldReading, TextNotCleared, field_of, focused_field
 from app.core.perception.hierarchy import parse_hierarchy, select_controls
+
+async_test = pytest.mark.asyncio
 
 
 def dump(*fields: str) -> str:

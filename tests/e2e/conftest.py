@@ -11,15 +11,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-import keyring
 import pytest
 
+from app.core import paths
 from app.core.agent.events import QuestionAsked, ReviewRequested
 from app.core.agent.llm_client import ModelClient
 from app.core.agent.memory import RunResult
 from app.core.agent.supervisor import Proposal, ReviewAnswer
 from app.core.agent.trajectory import check_run, load_run
-from app.core.config import AgentSettings, ProviderSettings, Settings
+from app.core.config import AgentSettings, ProviderSettings, Settings, save_settings
 from app.core.device.adb_transport import AdbTransport
 from app.core.device.phone_session import PhoneRegistry
 from app.core.runs.handle import RunHandle
@@ -27,7 +27,7 @@ from app.core.runs.service import RunRequest, RunService
 from app.virtual_phone.adb_server import VirtualAdbServer
 from app.virtual_phone.attached_device import AttachedDevice
 from app.virtual_phone.phone import VirtualPhone
-from tests.support.memory_keyring import MemoryKeyring
+from tests.support.agent_home import temporary_home
 from tests.support.openai_server import FakeOpenAIServer
 
 API_KEY = "sk-test-E2E-do-not-leak-0123456789abcdef"
@@ -37,11 +37,15 @@ FIXED_TIME = datetime(2026, 11, 21, 9, 41)
 @pytest.fixture(autouse=True)
 def agent_home(tmp_path, monkeypatch):
     """Runs, settings and logs under a temporary folder; an in-memory keyring."""
-    monkeypatch.setenv("AGENTDESK_HOME", str(tmp_path / "home"))
-    previous = keyring.get_keyring()
-    keyring.set_keyring(MemoryKeyring())
-    yield tmp_path / "home"
-    keyring.set_keyring(previous)
+    yield from temporary_home(tmp_path, monkeypatch)
+
+
+@pytest.fixture
+def cli_env(phone_server, monkeypatch):
+    """`agentdesk` at a terminal: default settings saved, the model's key in the environment."""
+    save_settings(Settings(agent=AgentSettings()), paths.settings_path())
+    monkeypatch.setenv("OPENAI_API_KEY", API_KEY)
+    return phone_server
 
 
 @pytest.fixture
@@ -72,6 +76,7 @@ class ScriptedPerson:
     questions: list[str] = field(default_factory=list)
     unexpected: list[str] = field(default_factory=list)
     failures: list[BaseException] = field(default_factory=list)
+    model: FakeOpenAIServer | None = None          # the run's model server, set by run_agent before attach
 
     def attach(self, handle: RunHandle) -> None:
         def on_event(event) -> None:
@@ -175,6 +180,7 @@ def run_agent(phone_server, request):
                                  client_factory=functools.partial(ModelClient, backoff_seconds=backoff))
             try:
                 handle = await service.start(RunRequest(request, api_key=API_KEY, **(request_options or {})))
+                person.model = model
                 person.attach(handle)
                 result = await handle.wait()
             finally:

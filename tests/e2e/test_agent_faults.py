@@ -138,7 +138,8 @@ async def test_step_limit(run_agent):
     script = [json_reply(act("press_key", key_code="HOME")), click("Settings"), click("Navigate up")]
     outcome = await run_agent("Wander", script, mode="auto", max_steps=2)
     assert outcome.result.status == "failed", "seed 004: reaching max steps is a failure, not a timeout"
-    assert outcome.result.completion_reason.startswith("Max steps reached") and "2 steps" in outcome.result.completion_reason
+    assert outcome.result.completion_reason.startswith("Max steps reached")
+    assert "2 steps" in outcome.result.completion_reason
     assert outcome.result.steps_taken == 2 and outcome.trajectory_problems() == []
     assert len(outcome.phone_actions()) == 2, "the third proposal never reached the phone"
     assert outcome.state["foreground"] == "com.android.settings"

@@ -54,7 +54,8 @@ async def test_wifi_in_auto_mode_asks_nobody(run_agent):
 async def test_note_with_an_edit_and_an_override(run_agent):
     def fix_typo(proposal):
         assert proposal.action.arguments["text"] == "Grocries"
-        return ReviewAnswer.edit(Action(function="type_text", arguments={**proposal.action.arguments, "text": "Groceries"}))
+        return ReviewAnswer.edit(Action(function="type_text",
+                                        arguments={**proposal.action.arguments, "text": "Groceries"}))
 
     def save_instead_of_back(proposal):
         assert proposal.action.function == "press_key"

@@ -7,7 +7,7 @@ import json
 import yaml
 
 from app.cli import main
-from tests.e2e.test_cli_run import WIFI_SCRIPT, cli_env  # noqa: F401  (the fixture)
+from tests.e2e.test_cli_run import WIFI_SCRIPT
 from tests.e2e.test_replay import put_back
 from tests.support.openai_server import FakeOpenAIServer
 

@@ -10,20 +10,13 @@ import pytest
 
 from app.cli import main
 from app.core import paths
-from app.core.config import AgentSettings, Settings, save_settings
+from app.core.config import Settings, save_settings
 from tests.e2e.conftest import API_KEY, phone_actions
 from tests.support.openai_server import FakeOpenAIServer, act, click, json_reply, type_into
 
 WIFI_SCRIPT = [json_reply(act("launch_app", package_name="com.android.settings")),
                click("Network & internet"), click("Wi-Fi"), click("Use Wi-Fi"),
                json_reply(act("", status="FINISH"))]
-
-
-@pytest.fixture
-def cli_env(phone_server, monkeypatch):
-    save_settings(Settings(agent=AgentSettings()), paths.settings_path())
-    monkeypatch.setenv("OPENAI_API_KEY", API_KEY)
-    return phone_server
 
 
 def test_step_mode_answered_at_the_keyboard(cli_env, monkeypatch, capsys):

@@ -44,7 +44,8 @@ async def test_money_cap_with_a_known_price(run_agent, monkeypatch):
                               [OPEN_SETTINGS, GO_HOME, OPEN_CALCULATOR, FINISH], mode="auto",
                               max_cost_usd_per_run=0.0008)
     assert outcome.result.status == "failed"
-    assert outcome.result.completion_reason.startswith("the run's spending cap of $0.0008 was reached (used about $0.0009")
+    assert outcome.result.completion_reason.startswith(
+        "the run's spending cap of $0.0008 was reached (used about $0.0009")
     assert len(outcome.model.chat_requests) == 2
     assert outcome.state["foreground"] == "com.android.launcher3"
     assert outcome.trajectory_problems() == []

@@ -45,7 +45,7 @@ async def test_a_posted_task_is_shown_and_approved_in_the_window(qapp, tmp_path,
                 task_id = posted.json()["task_id"]
                 approval = window.approval
                 for step in (1, 2):                        # the person approves in the window
-                    await until(lambda: approval.proposal is not None and approval.proposal.step == step)
+                    await until(lambda step=step: approval.proposal is not None and approval.proposal.step == step)
                     QTest.mouseClick(approval.approve_button, Qt.MouseButton.LeftButton)
                 result = (await http.get(f"/v1/tasks/{task_id}", params={"wait_seconds": 10})).json()
             assert result["status"] == "success", result

@@ -20,11 +20,16 @@ from app.core.agent.supervisor import ReviewAnswer
 from app.core.agent.trajectory import TrajectoryWriter
 from app.gui.runs.past_run_actions import NotDeletable, delete_run, rerun_request
 from app.gui.runs.past_runs import PastRunsDialog
-
-# agent_home (autouse here too): every test's runs, skills and map live in a temporary home, keys in memory
-from tests.e2e.conftest import ScriptedPerson, agent_home, phone_server, run_agent  # noqa: F401  (fixtures)
-from tests.gui.test_timeline import agentdesk_home, panel, record_run, screens, texts, until  # noqa: F401
+from tests.e2e import conftest as e2e_fixtures
+from tests.e2e.conftest import ScriptedPerson
+from tests.gui import test_timeline as timeline_fixtures
+from tests.gui.test_timeline import record_run, texts, until
 from tests.support.openai_server import act, click, json_reply
+
+# Fixtures of other modules, bound here where pytest looks for them. agent_home (autouse here too): every
+# test's runs, skills and map live in a temporary home, keys in memory.
+agent_home, phone_server, run_agent = e2e_fixtures.agent_home, e2e_fixtures.phone_server, e2e_fixtures.run_agent
+agentdesk_home, panel, screens = timeline_fixtures.agentdesk_home, timeline_fixtures.panel, timeline_fixtures.screens
 
 
 def press(key: str) -> dict:
@@ -238,10 +243,10 @@ async def test_a_past_run_is_deleted_only_after_confirming(qtbot, panel, three_r
     monkeypatch.setattr(dialog, "ask_delete", ask_delete)
     dialog.filter.search.setText("café")
     dialog.delete_button.click()                               # cancelled: nothing happens
-    await until(lambda: not dialog.actions)
+    await until(lambda: not dialog.actions_under_way)
     assert asked == [(three_runs["café"], "Find the Café Central")] and three_runs["café"].is_dir()
     dialog.delete_button.click()                               # confirmed
-    await until(lambda: not dialog.actions)
+    await until(lambda: not dialog.actions_under_way)
     assert not three_runs["café"].exists() and trashed == [three_runs["café"].resolve()]
     assert "was deleted" in dialog.notice.text()
     dialog.filter.search.clear()
@@ -348,7 +353,8 @@ async def test_the_delete_question_defaults_to_cancel_and_names_the_run(qtbot, t
     dialog = await opened_list(qtbot, agentdesk_home)
     for press_delete in (False, True):
         asking = asyncio.ensure_future(dialog.ask_delete(three_runs["alarm"], "Set an alarm for 7"))
-        box = await until_found(lambda: next((box for box in dialog.findChildren(QMessageBox) if box.isVisible()), None))
+        box = await until_found(
+            lambda: next((box for box in dialog.findChildren(QMessageBox) if box.isVisible()), None))
         assert "Set an alarm for 7" in box.text() and three_runs["alarm"].name in box.text()
         assert box.defaultButton() is box.button(QMessageBox.StandardButton.Cancel)
         delete = next(button for button in box.buttons() if button.text() == "Delete")

@@ -21,10 +21,11 @@ def test_run_hierarchy_takes_the_tree_the_controls_came_from_and_nothing_else():
     phone = VirtualPhone()
     hierarchy = parse_hierarchy(phone.dump_hierarchy())
     controls = select_controls(hierarchy, (1080, 2400))
-    session = SimpleNamespace(session=SimpleNamespace(screen_tree=SimpleNamespace(latest=reading_of(controls, hierarchy))))
+    tree = SimpleNamespace(latest=reading_of(controls, hierarchy))
+    session = SimpleNamespace(session=SimpleNamespace(screen_tree=tree))
     assert run_hierarchy(session, controls) is hierarchy
     assert run_hierarchy(session, list(controls)) is hierarchy          # an equal list (a copy) is the same screen
-    assert run_hierarchy(session, controls[:-1]) is None                # another screen: no tree rather than a wrong one
+    assert run_hierarchy(session, controls[:-1]) is None     # another screen: no tree rather than a wrong one
     assert run_hierarchy(SimpleNamespace(session=None), controls) is None
     empty = SimpleNamespace(session=SimpleNamespace(screen_tree=SimpleNamespace(latest=None)))
     assert run_hierarchy(empty, controls) is None

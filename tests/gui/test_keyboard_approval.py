@@ -107,7 +107,7 @@ def test_escape_goes_back_to_the_proposal_from_every_page(panel, qtbot):
     for letter, page, opener in ((Qt.Key.Key_J, PAGE_REJECT, widget.reject_button),
                                  (Qt.Key.Key_E, PAGE_EDIT, widget.edit_button),
                                  (Qt.Key.Key_O, PAGE_OVERRIDE, widget.override_button)):
-        press_alt(qtbot, letter, lambda: widget.pages.currentIndex() == page)
+        press_alt(qtbot, letter, lambda page=page: widget.pages.currentIndex() == page)
         type_text(qtbot, "9")
         press(qtbot, Qt.Key.Key_Escape)
         assert widget.pages.currentIndex() == PAGE_DECIDE, f"Esc left page {page} showing"

@@ -87,7 +87,7 @@ def select_run(dialog: PastRunsDialog, request: str) -> None:
 
 
 async def actions_done(dialog) -> None:
-    await until(lambda: not dialog.actions)
+    await until(lambda: not dialog.actions_under_way)
 
 
 async def answer_input(text: str | None) -> str:

@@ -140,7 +140,7 @@ async def test_the_layout_reads_left_to_right_from_the_entry_and_keeps_arrows_of
     for route in layout.routes.values():       # every point of every arrow's way lies outside every card
         points = route.points
         samples = [(a[0] + (b[0] - a[0]) * t / 20, a[1] + (b[1] - a[1]) * t / 20)
-                   for a, b in zip(points, points[1:]) for t in range(21)] if not route.curved else points
+                   for a, b in zip(points, points[1:], strict=False) for t in range(21)] if not route.curved else points
         for x, y in samples:
             assert not any(cx + 1 < x < cx + CARD_WIDTH - 1 and cy + 1 < y < cy + CARD_HEIGHT - 1
                            for cx, cy in corners), (route, x, y)

@@ -83,7 +83,8 @@ def test_typed_text_is_sent_before_leaving_touch_mode_and_inspect_mode_types_not
     assert mirror.asked["texts"] == ["ok"] and mirror.asked["keys"] == []
 
 
-def wheel(view: MirrorView, point: QPoint, angle: QPoint, pixels: QPoint = QPoint()) -> None:
+def wheel(view: MirrorView, point: QPoint, angle: QPoint, pixels: QPoint | None = None) -> None:
+    pixels = pixels if pixels is not None else QPoint()
     event = QWheelEvent(QPointF(point), QPointF(view.mapToGlobal(point)), pixels, angle, Qt.MouseButton.NoButton,
                         Qt.KeyboardModifier.NoModifier, Qt.ScrollPhase.NoScrollPhase, False)
     QApplication.sendEvent(view, event)

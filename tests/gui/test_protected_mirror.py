@@ -45,7 +45,7 @@ def has_note(view: MirrorView, image: Image.Image) -> bool:
     top = int(frame.top() + frame.height() * 0.08) + 3
     band = image.crop((int(frame.left()) + 20, top, int(frame.right()) - 20, top + 6))
     near = sum(count for count, colour in band.getcolors(1 << 16) or []
-               if all(abs(a - b) < 24 for a, b in zip(colour, NOTE_COLOUR)))
+               if all(abs(a - b) < 24 for a, b in zip(colour, NOTE_COLOUR, strict=True)))
     return near > 0.6 * band.width * band.height
 
 

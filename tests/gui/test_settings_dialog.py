@@ -161,7 +161,8 @@ def test_valid_edits_round_trip_into_result_settings(make_dialog, qtbot):
 
 def test_the_fields_start_from_the_given_settings(make_dialog):
     settings = Settings()
-    settings.provider.preset, settings.provider.base_url, settings.provider.model = "Ollama", "http://box:11434/v1", "llava"
+    settings.provider.preset, settings.provider.base_url = "Ollama", "http://box:11434/v1"
+    settings.provider.model = "llava"
     settings.images.format = "png"
     settings.agent.mode = "auto"
     settings.agent.sensitive_words = ["bank"]

@@ -82,7 +82,7 @@ def record_steps(writer: TrajectoryWriter, screens) -> list[MemoryItem]:
                    action_text="Press BACK", decision=Decision("auto", by="auto"), result=ActionOutcome(True, ""),
                    screen_only=True, prompt_text="PROMPT FIVE", raw_reply="REPLY FIVE"),
     ]
-    for item, (clean, annotated) in zip(items, [launcher, settings, settings, settings, settings]):
+    for item, (clean, annotated) in zip(items, [launcher, settings, settings, settings, settings], strict=True):
         item.screenshot, item.annotated_screenshot = writer.save_screens(
             item.step, clean, None if item.screen_only else annotated)
         writer.append_step(item)

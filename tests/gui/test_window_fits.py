@@ -75,8 +75,8 @@ async def test_every_pane_is_reachable_and_uncut_at_1280_by_640(window):
                    timeline.folder_button, request.request, request.run_button, request.stop_button,
                    window.approval, window.approval.approve_button, window.approval.reject_button,
                    window.mirror, window.manual.touch_button, window.manual.more_button, window.manual.text_field):
-        assert shown_whole(widget, window), f"{type(widget).__name__} {widget.accessibleName() or widget.objectName()} " \
-                                            f"is cut off or hidden at 1280×640"
+        name = widget.accessibleName() or widget.objectName()
+        assert shown_whole(widget, window), f"{type(widget).__name__} {name} is cut off or hidden at 1280×640"
     assert window.right_pane.horizontalScrollBar().maximum() == 0, "the timeline's columns need no sideways scroll"
     assert window.mirror.width() >= 250 and window.mirror.height() >= 300, "the phone is still worth looking at"
 

@@ -29,8 +29,8 @@ def bounds(node) -> tuple[int, int, int, int]:
 
 
 def center_of(node) -> tuple[int, int]:
-    l, t, r, b = bounds(node)
-    return (l + r) // 2, (t + b) // 2
+    left, t, r, b = bounds(node)
+    return (left + r) // 2, (t + b) // 2
 
 
 def all_nodes(phone: VirtualPhone) -> list:

@@ -62,7 +62,8 @@ def test_a_client_that_vanishes_mid_push_or_mid_command(virtual_adb):
     with on_device(virtual_adb, "sync:") as sock:
         assert sock.recv(4) == b"OKAY"
         path = b"/sdcard/half.bin,33188"
-        sock.sendall(b"SEND" + struct.pack("<I", len(path)) + path + b"DATA" + struct.pack("<I", 1_000_000) + b"x" * 1000)
+        sock.sendall(b"SEND" + struct.pack("<I", len(path)) + path + b"DATA" + struct.pack("<I",
+                                                                                           1_000_000) + b"x" * 1000)
     with on_device(virtual_adb, "shell:cat > /sdcard/never.txt") as sock:
         assert sock.recv(4) == b"OKAY"
     with on_device(virtual_adb, "shell,v2:") as sock:

@@ -91,9 +91,11 @@ def test_every_clickable_node_works(screen, make_ui):
     ui = make_ui()
     SCREENS[screen](ui)
     windows = list(ui.parse(ui.phone.dump_all_windows()))
-    app_windows = [w for w in windows if w.get("package") not in ("com.android.systemui", "com.android.inputmethod.latin")]
+    app_windows = [w for w in windows if w.get("package") not in ("com.android.systemui",
+                                                                  "com.android.inputmethod.latin")]
     covered = app_windows[0] if len(app_windows) > 1 else None    # under a dialog or pop-up
-    targets = [n for w in windows for n in w.iter("node") if n.get("clickable") == "true" and n.get("enabled") == "true"]
+    targets = [n for w in windows for n in w.iter("node")
+               if n.get("clickable") == "true" and n.get("enabled") == "true"]
     assert targets, f"no clickable nodes on {screen}"
     for node in targets:
         x, y = ui.node_center(node)

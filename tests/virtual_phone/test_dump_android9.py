@@ -28,14 +28,14 @@ def test_each_app_fits_the_small_screen_and_dumps_as_android_9(package):
     nodes = list(ui.parse(xml).iter("node"))
     min_target = 32 * 320 // 160
     for node in nodes:
-        l, t, r, b = ui.bounds(node)
-        assert 0 <= l <= r <= 720 and 0 <= t <= b <= 1280, node.attrib
+        left, t, r, b = ui.bounds(node)
+        assert 0 <= left <= r <= 720 and 0 <= t <= b <= 1280, node.attrib
     clickables = [n for n in nodes if n.get("clickable") == "true"]
     assert clickables, package
     for node in clickables:
         view = ui.phone.hit_test(*ui.node_center(node))
-        l, t, r, b = ui.bounds(node)
-        if view is not None and view.bounds == (l, t, r, b):               # not cut by a list's edge
-            assert min(r - l, b - t) >= min_target, node.attrib
+        left, t, r, b = ui.bounds(node)
+        if view is not None and view.bounds == (left, t, r, b):               # not cut by a list's edge
+            assert min(r - left, b - t) >= min_target, node.attrib
     texts = [n for n in nodes if n.get("text")]
     assert texts and all(ui.bounds(n)[2] - ui.bounds(n)[0] > 0 for n in texts)

@@ -66,7 +66,7 @@ def test_help_page_is_a_webview_subtree(profile):
     item = topics[0]
     marker, question = item[0], item[1]
     assert marker.get("text") == "\u2022 " and question.get("class") == "android.widget.Button"
-    assert ui.bounds(marker)[2] <= ui.bounds(item)[0]                              # left of its item, as Chromium reports
+    assert ui.bounds(marker)[2] <= ui.bounds(item)[0]     # left of its item, as Chromium reports
 
 
 def test_a_help_question_opens_its_answer(ui):

@@ -150,7 +150,8 @@ def _decor_orders(root) -> list[tuple[str, str]]:
 
 
 def test_drawing_order_of_the_decor_as_in_the_corpus(plain_corpus):
-    decor = [("android.widget.FrameLayout", "0"), ("android.widget.LinearLayout", "1"), ("android.widget.FrameLayout", "2")]
+    decor = [("android.widget.FrameLayout", "0"), ("android.widget.LinearLayout", "1"),
+             ("android.widget.FrameLayout", "2")]
     real = [name for name, data in plain_corpus.items()
             if "drawing-order" in dump_figures(data).attribute_order and
             [c for c, _ in _decor_orders(parse(data))] == [c for c, _ in decor]]

@@ -30,7 +30,8 @@ def test_naf_anywhere_but_first_is_reported():
     assert dump_figures(xml.encode()).naf_first is False
 
 
-@pytest.mark.parametrize("bad", ["", "ERROR: could not get idle state.", "<hierarchy><node>", "<?xml version='1.0' ?><foo/>"])
+@pytest.mark.parametrize("bad",
+                         ["", "ERROR: could not get idle state.", "<hierarchy><node>", "<?xml version='1.0' ?><foo/>"])
 def test_what_is_not_a_dump_is_a_value_error(bad):
     with pytest.raises(ValueError):
         dump_figures(bad)

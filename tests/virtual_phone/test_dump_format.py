@@ -109,7 +109,7 @@ def test_bounds_match_the_view_tree(phone, ui):
     nodes = list(ui.parse(phone.dump_hierarchy()).iter("node"))
     views = [v for v in phone.active_window().root.walk() if v.visible_bounds is not None]
     assert len(views) == len(nodes) > 20
-    for view, node in zip(views, nodes):
+    for view, node in zip(views, nodes, strict=True):
         assert ui.bounds(node) == view.visible_bounds
         assert node.get("class") == view.cls and node.get("content-desc") == view.desc
 
@@ -120,14 +120,14 @@ def test_children_lie_inside_their_parents_and_the_screen(phone, ui):
     root = ui.parse(phone.dump_hierarchy())
     w, h = phone.display_size()
     for node in root.iter("node"):
-        l, t, r, b = ui.bounds(node)
-        if (l, t, r, b) == (0, 0, 0, 0):
+        left, t, r, b = ui.bounds(node)
+        if (left, t, r, b) == (0, 0, 0, 0):
             continue
-        assert 0 <= l < r <= w and 0 <= t < b <= h
+        assert 0 <= left < r <= w and 0 <= t < b <= h
         parent = node.getparent()
         if parent.tag == "node":
             pl, pt, pr, pb = ui.bounds(parent)
-            assert pl <= l and pt <= t and r <= pr and b <= pb
+            assert pl <= left and pt <= t and r <= pr and b <= pb
 
 
 def test_the_decor_views_and_their_drawing_order(phone, ui):
@@ -139,7 +139,8 @@ def test_the_decor_views_and_their_drawing_order(phone, ui):
     parent = column[0]
     bar_root = parent[0]
     content = bar_root[0]
-    assert [(n.get("class"), n.get("index"), n.get("drawing-order")) for n in (decor, column, parent, bar_root, content)] == [
+    assert [(n.get("class"), n.get("index"), n.get("drawing-order")) for n in (decor, column, parent, bar_root,
+                                                                               content)] == [
         (FRAME, "0", "0"), (LINEAR, "0", "1"), (FRAME, "0", "2"), (LINEAR, "0", "1"), (FRAME, "0", "2")]
     assert bar_root.get("resource-id") == "com.android.settings:id/action_bar_root"
     assert content.get("resource-id") == "android:id/content"

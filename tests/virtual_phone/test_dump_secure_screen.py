@@ -76,7 +76,8 @@ def test_the_overview_thumbnail_of_a_secure_app_is_blank(phone, ui):
     image = snapshot.style["image"]
     opaque = image.convert("RGBA").getchannel("A").point(lambda a: 255 if a == 255 else 0)
     assert len({c for _, c in image.convert("RGB").getcolors(1 << 20)}) <= 2 and opaque.getbbox()
-    inner = image.convert("RGB").crop((image.width // 8, image.height // 8, image.width * 7 // 8, image.height * 7 // 8))
+    inner = image.convert("RGB").crop((image.width // 8, image.height // 8, image.width * 7 // 8,
+                                       image.height * 7 // 8))
     assert len(inner.getcolors(1 << 20)) == 1                                        # nothing of the screen in it
 
 

@@ -105,7 +105,7 @@ def test_a_shadow_of_emoji_is_one_colour():
     coloured, shadow = pictures
     assert saturated_count(coloured) > 300 and saturated_count(shadow) == 0
     shadow_box, coloured_box = ink(shadow).getbbox(), ink(coloured).getbbox()
-    assert all(abs(a - b) <= 2 for a, b in zip(shadow_box, coloured_box))   # the same shapes, in black
+    assert all(abs(a - b) <= 2 for a, b in zip(shadow_box, coloured_box, strict=True))   # the same shapes, in black
 
 
 def test_arabic_is_drawn(make_ui):
@@ -141,7 +141,8 @@ def test_ascii_is_drawn_by_the_bundled_font_as_before():
         assert (line.dx, line.dy) == (-stroke, -stroke)
 
 
-SAMPLES = ["Café ñ ü ł ő", "中文 日本語 한국어", "العربية نص", "😀 👍 ❤️ 👨\u200d👩\u200d👧", "mixed 中 é 😀 ع x", "\u0378 – • ⌫"]
+SAMPLES = ["Café ñ ü ł ő", "中文 日本語 한국어", "العربية نص", "😀 👍 ❤️ 👨\u200d👩\u200d👧", "mixed 中 é 😀 ع x",
+           "\u0378 – • ⌫"]
 
 
 @pytest.mark.parametrize("bold", [False, True])

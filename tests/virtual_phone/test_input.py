@@ -18,7 +18,8 @@ def test_keyboard_window_shows_only_while_a_field_has_focus(phone, ui):
     assert not phone.keyboard_visible and ui.find(package="com.android.inputmethod.latin") is None
     ui.tap(desc="New note")
     assert phone.keyboard_visible and phone.state()["keyboard_visible"]
-    keys = {n.get("content-desc") for n in ui.find_all(package="com.android.inputmethod.latin") if n.get("clickable") == "true"}
+    keys = {n.get("content-desc") for n in ui.find_all(package="com.android.inputmethod.latin")
+            if n.get("clickable") == "true"}
     assert set("qwertyuiopasdfghjklzxcvbnm") | {"Shift", "Delete", "Space", "Enter", "Symbols"} <= keys
     # the app's content shrinks above the keyboard
     kb_top = min(ui.bounds(n)[1] for n in ui.find_all(package="com.android.inputmethod.latin"))

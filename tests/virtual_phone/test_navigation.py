@@ -121,8 +121,8 @@ def test_rotation_lays_out_landscape(phone, ui):
     assert phone.display_size() == (2400, 1080)
     assert phone.screenshot().size == (2400, 1080)
     home = ui.find(desc="Home")
-    l, t, r, b = ui.bounds(home)
-    assert l >= 2400 - 200                            # the navigation bar moved to the side
+    left, t, r, b = ui.bounds(home)
+    assert left >= 2400 - 200                            # the navigation bar moved to the side
     ui.tap(text="Settings")
     assert phone.foreground()[0] == "com.android.settings"
     phone.set_rotation(0)

@@ -189,7 +189,8 @@ def test_input_touch_commands_sources_and_displays(device):
     sh(device, f"input motionevent DOWN {x} {y}; input motionevent MOVE {x} {y}; input motionevent UP {x} {y}")
     assert phone.foreground()[0] == "com.android.settings"
     for line in ("input swipe 540 1800 540 600", "input swipe 540 1800 540 600 250",
-                 "input draganddrop 540 1800 540 600 100", "input roll 1 1", "input press", "input keycombination KEYCODE_CTRL_LEFT KEYCODE_A"):
+                 "input draganddrop 540 1800 540 600 100", "input roll 1 1", "input press",
+                 "input keycombination KEYCODE_CTRL_LEFT KEYCODE_A"):
         assert sh(device, line).code == 0, line
 
 

@@ -36,23 +36,23 @@ def test_screens_look_different(phone, ui):
 def test_switch_pixels_follow_the_checked_state(phone, ui):
     ui.tap(text="Settings")
     ui.tap(text="Network & internet")
-    l, t, r, b = ui.bounds(ui.find_all(cls="android.widget.Switch")[0])
+    left, t, r, b = ui.bounds(ui.find_all(cls="android.widget.Switch")[0])
     y = (t + b) // 2
-    assert pixel(phone, l + (r - l) * 6 // 10, y) == theme.SWITCH_OFF_TRACK   # the track, right of the thumb
-    phone.tap((l + r) // 2, y)
-    assert pixel(phone, l + (r - l) // 4, y) == theme.PRIMARY                 # the thumb moved right
+    assert pixel(phone, left + (r - left) * 6 // 10, y) == theme.SWITCH_OFF_TRACK   # the track, right of the thumb
+    phone.tap((left + r) // 2, y)
+    assert pixel(phone, left + (r - left) // 4, y) == theme.PRIMARY                 # the thumb moved right
 
 
 def test_keyboard_keys_are_drawn_where_the_dump_says(phone, ui):
     ui.tap(text="Notes")
     ui.tap(desc="New note")
     for desc in ("q", "m", "Space"):
-        l, t, r, b = ui.bounds(ui.find(desc=desc, package="com.android.inputmethod.latin"))
-        assert pixel(phone, l + 14, (t + b) // 2) == theme.KEY                # the key cap, beside its letter
+        left, t, r, b = ui.bounds(ui.find(desc=desc, package="com.android.inputmethod.latin"))
+        assert pixel(phone, left + 14, (t + b) // 2) == theme.KEY                # the key cap, beside its letter
     x, y = ui.center(desc="Enter", package="com.android.inputmethod.latin")
     assert pixel(phone, x - 40, y - 30) == theme.KEY_ACTION
-    l, t, r, b = ui.bounds(ui.find(desc="q", package="com.android.inputmethod.latin"))
-    assert pixel(phone, l + 1, t + 1) == theme.KEYBOARD_BG   # the gap between keys
+    left, t, r, b = ui.bounds(ui.find(desc="q", package="com.android.inputmethod.latin"))
+    assert pixel(phone, left + 1, t + 1) == theme.KEYBOARD_BG   # the gap between keys
 
 
 def test_list_rows_are_drawn_at_their_bounds(phone, ui):

@@ -42,7 +42,8 @@ def test_host_files_are_out_of_reach(device, tmp_path):
 
 def test_host_commands_are_not_run(device, tmp_path):
     marker = tmp_path / "pwned"
-    result = run(device, f"$(touch {marker}); `python3 -c 'print(1)'`; /bin/ls /; echo \"$(hostname) $(whoami) $(uname -n)\"")
+    result = run(device,
+                 f"$(touch {marker}); `python3 -c 'print(1)'`; /bin/ls /; echo \"$(hostname) $(whoami) $(uname -n)\"")
     assert not marker.exists()
     assert b"python3: inaccessible or not found" in result.stderr
     assert b"/bin/ls: inaccessible or not found" in result.stderr

@@ -154,7 +154,8 @@ def test_debian_adb_push_pull_and_errors(virtual_adb, tmp_path):
     assert adb("pull", "/proc/version", str(tmp_path / "version")).returncode == 0
     assert (tmp_path / "version").read_bytes().startswith(b"Linux version ")
     refused = adb("push", str(source), "/system/")
-    assert refused.returncode == 1 and b"remote couldn't create file: Read-only file system" in refused.stdout + refused.stderr
+    assert refused.returncode == 1
+    assert b"remote couldn't create file: Read-only file system" in refused.stdout + refused.stderr
     virtual_adb.devices[0].storage = PhoneStorage(capacity=64 * 1024)
     big = tmp_path / "big"
     big.write_bytes(b"\0" * 500_000)

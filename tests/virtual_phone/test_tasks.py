@@ -58,11 +58,11 @@ def test_brightness_slider_by_tap_and_drag(phone, ui):
     ui.tap(text="Settings")
     ui.tap(text="Display")
     bar = ui.find(cls="android.widget.SeekBar")
-    l, t, r, b = ui.bounds(bar)
-    phone.swipe(l + (r - l) // 2, (t + b) // 2, r - 1, (t + b) // 2, 400)
+    left, t, r, b = ui.bounds(bar)
+    phone.swipe(left + (r - left) // 2, (t + b) // 2, r - 1, (t + b) // 2, 400)
     assert phone.state()["brightness"] == 255
     assert ui.find(text="100%") is not None
-    phone.tap(l + 2, (t + b) // 2)
+    phone.tap(left + 2, (t + b) // 2)
     assert phone.state()["brightness"] == 0
     assert phone.get_setting("system", "screen_brightness") == "0"
 
@@ -175,17 +175,17 @@ def test_scroll_contacts(phone, ui):
     assert "Aisha Khan" in before and "Zoe Martin" not in before
     lst = ui.find(rid="contact_list")
     assert lst.get("scrollable") == "true"
-    l, t, r, b = ui.bounds(lst)
+    left, t, r, b = ui.bounds(lst)
     for _ in range(6):
-        phone.swipe((l + r) // 2, b - 100, (l + r) // 2, t + 100, 600)   # finger up → list scrolls down
+        phone.swipe((left + r) // 2, b - 100, (left + r) // 2, t + 100, 600)   # finger up → list scrolls down
     after = [n.get("text") for n in ui.find_all(rid="cliv_name_textview")]
     assert "Zoe Martin" in after and "Aisha Khan" not in after
     ui.tap(text="Zoe Martin")
     assert ui.find(text="(555) 010-7392") is not None
     phone.key(4)
-    phone.swipe((l + r) // 2, t + 100, (l + r) // 2, b - 100, 200)        # fling down → back up
-    phone.swipe((l + r) // 2, t + 100, (l + r) // 2, b - 100, 200)
-    phone.swipe((l + r) // 2, t + 100, (l + r) // 2, b - 100, 200)
+    phone.swipe((left + r) // 2, t + 100, (left + r) // 2, b - 100, 200)        # fling down → back up
+    phone.swipe((left + r) // 2, t + 100, (left + r) // 2, b - 100, 200)
+    phone.swipe((left + r) // 2, t + 100, (left + r) // 2, b - 100, 200)
     assert ui.find(text="Aisha Khan") is not None
 
 

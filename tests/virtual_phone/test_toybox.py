@@ -86,7 +86,8 @@ def test_every_toybox_command_is_linked_in_system_bin(sh):
     ("echo -n hello | base64", "aGVsbG8=\n"),
     ("echo aGVsbG8= | base64 -d", "hello"),
     ("basename /sdcard/DCIM/pic.jpg .jpg; dirname /sdcard/DCIM/pic.jpg", "pic\n/sdcard/DCIM\n"),
-    ("readlink /system/bin/ls; readlink -f /system/bin/ls; realpath /etc/hosts", "toybox\n/system/bin/toybox\n/system/etc/hosts\n"),
+    ("readlink /system/bin/ls; readlink -f /system/bin/ls; realpath /etc/hosts",
+     "toybox\n/system/bin/toybox\n/system/etc/hosts\n"),
     ("which ls sh; which nope; echo $?", "/system/bin/ls\n/system/bin/sh\n1\n"),
     ("env | grep ^HOME=", "HOME=/\n"),
     ("env -i A=1 env", "A=1\n"),
@@ -127,7 +128,8 @@ def test_ls_long_format(sh):
         "-rw-rw-rw- 1 shell shell     6 2024-06-04 09:41 small\n")
     assert sh("ls -a /data/local/tmp/dir; ls -d /data/local/tmp/dir; ls -1 /data/local/tmp | head -1").stdout == \
         b".\n..\n/data/local/tmp/dir\nbig\n"
-    assert sh("ls -R /data/local/tmp").stdout.startswith(b"/data/local/tmp:\nbig\ndir\nlink\nsmall\n\n/data/local/tmp/dir:\n")
+    assert sh("ls -R /data/local/tmp").stdout.startswith(
+        b"/data/local/tmp:\nbig\ndir\nlink\nsmall\n\n/data/local/tmp/dir:\n")
 
 
 @pytest.mark.parametrize("line, stderr, code", [

@@ -16,6 +16,7 @@ import secrets
 import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from .protocol import SERVER_VERSION
 from .video import VIDEO_CODEC_IDS
@@ -95,7 +96,7 @@ class ServerOptions:
     def for_mirror(cls, **overrides) -> ServerOptions:
         """What our client asks for: a fresh scid, forward tunnel (the client connects to
         the phone's socket through ADB), video only, control on, log level info."""
-        values = {"scid": generate_scid(), "log_level": "info", "audio": False,
+        values: dict[str, Any] = {"scid": generate_scid(), "log_level": "info", "audio": False,
                   "tunnel_forward": True}
         values.update(overrides)
         return cls(**values)

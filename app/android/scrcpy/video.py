@@ -44,7 +44,7 @@ def encode_device_name(name: str) -> bytes:
     return truncate_utf8(name, DEVICE_NAME_FIELD_LENGTH - 1).ljust(DEVICE_NAME_FIELD_LENGTH, b"\0")
 
 
-def decode_device_name(field: bytes) -> str:
+def decode_device_name(field: bytes | bytearray) -> str:
     """The name in a device-name field: the bytes before the first NUL (the client forces
     the last byte to NUL, so at most 63)."""
     if len(field) != DEVICE_NAME_FIELD_LENGTH:
@@ -89,7 +89,9 @@ class VideoCodecMeta:
 
     @property
     def codec(self) -> str:
-        return codec_name(self.codec_id)
+        name = codec_name(self.codec_id)
+        assert name is not None, "__post_init__ refuses an unknown codec id"
+        return name
 
     def to_bytes(self) -> bytes:
         return struct.pack(">III", self.codec_id, self.width, self.height)

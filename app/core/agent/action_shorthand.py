@@ -9,8 +9,9 @@ from pydantic import ValidationError
 
 from .actions import Action
 
-SHORTHAND_HELP = ("click ID | long ID | tap X Y | swipe X1 Y1 X2 Y2 [MS] | type [ID] TEXT | scroll up|down|left|right [ID] | "
-                  "key NAME | launch PACKAGE | back | home | recents | wait SECONDS | finish | "
+SHORTHAND_HELP = ("click ID | long ID | tap X Y | swipe X1 Y1 X2 Y2 [MS] | type [ID] TEXT | "
+                  "scroll up|down|left|right [ID] | key NAME | launch PACKAGE | back | home | recents | "
+                  "wait SECONDS | finish | "
                   'or JSON like {"function": "tap", "arguments": {"x": 1, "y": 2}}')
 
 
@@ -42,7 +43,7 @@ def parse_shorthand(text: str) -> Action:
     verb, rest = words[0].lower(), words[1:]
     try:
         action = _build(verb, rest, text)
-        action.args  # validate the arguments now
+        _ = action.args  # validate the arguments now
         return action
     except (ValidationError, IndexError, ValueError) as exc:
         if isinstance(exc, ShorthandError):
@@ -59,13 +60,13 @@ def _build(verb: str, rest: list[str], text: str) -> Action:
         return Action(function="tap", arguments={"x": _number(rest[0]), "y": _number(rest[1])})
     if verb == "swipe":
         keys = ("start_x", "start_y", "end_x", "end_y", "duration_ms")
-        return Action(function="swipe", arguments={k: _number(v) for k, v in zip(keys, rest)})
+        return Action(function="swipe", arguments={k: _number(v) for k, v in zip(keys, rest, strict=False)})
     if verb == "type":
         if len(rest) >= 2 and rest[0].isdigit():
             return Action(function="type_text", arguments={"control_id": int(rest[0]), "text": " ".join(rest[1:])})
         return Action(function="type_text", arguments={"text": " ".join(rest)})
     if verb == "scroll":
-        arguments = {"direction": rest[0]}
+        arguments: dict[str, str | int] = {"direction": rest[0]}
         if len(rest) > 1:
             arguments["control_id"] = int(rest[1])
         return Action(function="scroll", arguments=arguments)

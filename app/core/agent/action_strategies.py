@@ -26,6 +26,7 @@ from .memory import ActionOutcome, Decision, MemoryItem
 from .model_decision import ReplyUnusable, ask_for_action
 from .pipeline import StepContext
 from .prompts import ScreenContext
+from .records import ModelReplyRecord
 from .run_context import ScreenRecord
 from .screen_recheck import rechecked_after, screen_moved_since_review
 from .sensitive import action_target, reply_sensitivity
@@ -152,7 +153,8 @@ class Decide(RunStrategy):
             check_against_screen(action, controls, shot.size)
             mapped["action"] = action
 
-        replies = []
+        replies: list[ModelReplyRecord] = []
+        assert rc.system_message is not None      # AgentRun builds it with the run
         if rc.settings.provider.stream:   # the words are shown as they arrive (console, window)
             rc.client.on_words = lambda text: rc.events.emit(ModelWords(ctx.step, text))
         try:
@@ -220,7 +222,7 @@ class Review(RunStrategy):
     needs = ("proposal",)
     provides = ("approved_action", "decision")
 
-    def __init__(self, rc, decide: Decide, fail_fast: bool):
+    def __init__(self, rc, decide: RunStrategy, fail_fast: bool):      # Decide, or a replay's wrapper of it
         super().__init__(rc, fail_fast)
         self.decide = decide
 
@@ -247,7 +249,7 @@ class Review(RunStrategy):
                 rc.machine.go(AgentStatus.CONTINUE, "the review failed")
                 raise
             if answer.kind == "stop":
-                rc.control.stop("stopped by the person at the approval of step %d" % ctx.step)
+                rc.control.stop(f"stopped by the person at the approval of step {ctx.step}")
                 raise RunStopped(rc.control.stop_reason)
             if answer.kind == "take_over":
                 ctx.set("decision", Decision("take_over"))
@@ -289,6 +291,7 @@ class Execute(RunStrategy):
         decision = ctx.get_or("decision")
         if decision is not None and rechecked_after(decision.kind, action):
             # time passed while the person decided: act only on the screen they saw
+            assert rc.screen_tree is not None     # RunContext makes one when the session has none
             moved = await rc.control.interruptible(screen_moved_since_review(rc.screen_tree, action,
                                                                             ctx.get("controls")))
             if moved:

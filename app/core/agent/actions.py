@@ -10,7 +10,7 @@ current screen, before anything runs.
 
 from __future__ import annotations
 
-from typing import Any, Literal, Union
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -105,7 +105,7 @@ GO_TO_SCREEN = "go_to_screen"
 OFFERED_ONLY = (USE_SKILL, GO_TO_SCREEN)
 
 
-ARGUMENT_MODELS: dict[str, type[_Args]] = {
+ARGUMENT_MODELS: dict[str, type[ActionArgs]] = {
     "launch_app": LaunchApp,
     "click_control": ClickControl,
     "long_press_control": LongPressControl,
@@ -122,8 +122,8 @@ ARGUMENT_MODELS: dict[str, type[_Args]] = {
 FUNCTION_NAMES = tuple(name for name in ARGUMENT_MODELS if name not in OFFERED_ONLY)
 """The functions every model is offered; use_skill only when there are skills, go_to_screen only when the
 map knows screens to go to."""
-ActionArgs = Union[LaunchApp, ClickControl, LongPressControl, TypeText, Swipe, Scroll, Tap, PressKey, Wait,
-                   AskUser, UseSkill, GoToScreen, NoAction]
+ActionArgs = (LaunchApp | ClickControl | LongPressControl | TypeText | Swipe | Scroll | Tap | PressKey | Wait
+              | AskUser | UseSkill | GoToScreen | NoAction)
 
 
 class Action(BaseModel):

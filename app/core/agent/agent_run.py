@@ -133,7 +133,8 @@ class AgentRun:
                     persons_steps += step - before
                     continue
                 if step - persons_steps >= self.settings.agent.max_steps:   # the person's steps don't count
-                    status, reason = "failed", f"{MAX_STEPS_REACHED} (the limit of {self.settings.agent.max_steps} steps)"
+                    status = "failed"
+                    reason = f"{MAX_STEPS_REACHED} (the limit of {self.settings.agent.max_steps} steps)"
                     break
                 step += 1
                 rc.events.emit(StepStarted(step))
@@ -163,7 +164,8 @@ class AgentRun:
                     status, reason = "failed", rc.stuck.failure
                     break
                 if consecutive_failures >= self.settings.agent.max_consecutive_failures:
-                    status, reason = "failed", f"{consecutive_failures} actions in a row failed; last: {outcome.message}"
+                    status = "failed"
+                    reason = f"{consecutive_failures} actions in a row failed; last: {outcome.message}"
                     break
                 decided = ctx.get("approved_action").status
                 if decided == "FINISH":
@@ -222,6 +224,6 @@ class AgentRun:
                                 completion_reason=reason, tokens=tokens, cost_usd=round(cost, 6),
                                 agent_seconds=round(self.control.clock.agent_seconds, 2),
                                 waiting_seconds=round(self.control.clock.waiting_seconds, 2),
-                                **(dict(zip(("verification", "verification_note"), self.verification))
+                                **(dict(zip(("verification", "verification_note"), self.verification, strict=True))
                                    if status == "success" else {}))
         return self.result

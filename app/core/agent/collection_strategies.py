@@ -55,6 +55,7 @@ class CaptureScreenshot(RunStrategy):
 
     async def run(self, ctx: StepContext) -> None:
         tree = self.rc.screen_tree
+        assert tree is not None                   # RunContext makes one when the session has none
         moment = time.monotonic()
         controls_request: asyncio.Future | None = None
         try:
@@ -136,7 +137,8 @@ class CollectControls(RunStrategy):
         ctx.set("foreground", "")
         ctx.set("fingerprint", "")
         ctx.set("activity", "")
-        self.rc.events.message(f"Step {ctx.step}: no controls this step ({error}); continuing with the screenshot only.")
+        self.rc.events.message(f"Step {ctx.step}: no controls this step ({error}); "
+                               "continuing with the screenshot only.")
 
 
 @dataclass

@@ -214,7 +214,8 @@ class CheckCompletion(RunStrategy):
         reason = " ".join(str(answer.get("reason") or "").split())[:REASON_LIMIT]
         if done is None:
             return CompletionVerdict(None, reason=f"not verified: the model's check gave no yes or no; {screen_note}")
-        return CompletionVerdict(done, "model", reason or ("it says the screen shows it" if done else "no reason given"))
+        return CompletionVerdict(done, "model",
+                                 reason or ("it says the screen shows it" if done else "no reason given"))
 
     async def _fresh_picture(self, screen_size: tuple[int, int], controls: list[Control],
                              foreground: str) -> tuple[str | None, tuple[int, int]]:

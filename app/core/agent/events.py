@@ -15,7 +15,7 @@ import asyncio
 import dataclasses
 import logging
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -209,7 +209,8 @@ class RunFinished(RunEvent):
 
 
 def _without_screenshot(proposal: Any) -> Any:
-    if dataclasses.is_dataclass(proposal) and getattr(proposal, "screenshot", None) is not None:
+    if (dataclasses.is_dataclass(proposal) and not isinstance(proposal, type)
+            and getattr(proposal, "screenshot", None) is not None):
         return dataclasses.replace(proposal, screenshot=None)
     return proposal
 
@@ -257,7 +258,7 @@ class EventStream:
         except Exception:     # one broken reader must not break the run or the other readers
             log.exception("a subscriber of the run's events failed on %s", event.kind)
 
-    async def follow(self) -> AsyncIterator[RunEvent]:
+    async def follow(self) -> AsyncGenerator[RunEvent, None]:
         """Every event of the run, from the first, until the run finishes (for streaming faces)."""
         queue: asyncio.Queue[RunEvent] = asyncio.Queue()
         unsubscribe = self.subscribe(queue.put_nowait)

@@ -111,9 +111,9 @@ class ActionExecutor:
             await device.type_text(args.text, clear_first=args.clear_current_text,
                                    current_length=len(field.text) if field is not None else None,
                                    password=field.password if field is not None else None)
-            named = field is not None and field.name and field.name.strip() != field.text.strip()
+            named = field.name if field is not None and field.name.strip() != field.text.strip() else ""
             self.typed = TypedText(args.text, field if args.control_id is not None else None,
-                                   bool(field and field.password), f"the field “{field.name}”" if named else "the field")
+                                   bool(field and field.password), f"the field “{named}”" if named else "the field")
             return f"Typed {len(args.text)} characters{where}"
         if isinstance(args, LaunchApp):
             package = await device.launch_app(args.package_name)

@@ -52,11 +52,6 @@ PHASE_WORDS = {"data_collection": "reading the screen", "llm_interaction": "aski
 """The pipeline's phases (`ProcessingPhase` values) as a person would name them."""
 
 
-def phase_words(timings_ms: dict[str, float]) -> list[str]:
-    """"reading the screen 0.5 s", … for the phases a step timed (strategy timings left out)."""
-    return [f"{words} {human_ms(timings_ms[name])}" for name, words in PHASE_WORDS.items() if name in timings_ms]
-
-
 # ---------------------------------------------------------------- who decided what
 
 
@@ -117,22 +112,6 @@ def _after_rejections(step: StepRecord, kind: str) -> str:
     return ""
 
 
-def step_decision_words(step: StepRecord) -> str:
-    """Who decided the step's action, as a sentence: "approved by you", "edited by you", "your own action",
-    "rejected by you: <reason>", "approved by the auto mode"…; "" when nothing was decided."""
-    kind, by, feedback = step_decision(step)
-    if not kind:
-        return ""
-    if kind == "auto" or (kind == "approve" and by == "auto"):
-        words = "approved by the auto mode"
-    else:
-        words = review_words(ProposalReview(decision=kind, by=by, feedback=feedback))
-    words += _after_rejections(step, kind)
-    if step.decision is not None and step.decision.answer:
-        words += f" · you answered: {step.decision.answer}"
-    return words
-
-
 def who_note(kind: str, by: str, feedback: str = "") -> str:
     """What goes after a decision's chip word ("rejected", "edited"…): who, and why for a rejection."""
     doer = who(by)
@@ -188,7 +167,7 @@ def questions_of(step: StepRecord) -> list[QuestionAndAnswer]:
     if recorded:
         return recorded
     action = step.action if isinstance(step.action, dict) else {}
-    arguments = action.get("arguments") if isinstance(action.get("arguments"), dict) else {}
+    arguments = raw if isinstance(raw := action.get("arguments"), dict) else {}
     if action.get("function") != "ask_user" or not arguments.get("question"):
         return []
     message = step.result.message if step.result is not None else ""
@@ -200,16 +179,6 @@ def question_words(question: QuestionAndAnswer) -> str:
     """"asked you: … / you answered: …" (or "no answer" when the run ended first)."""
     answer = f"you answered: {question.answer}" if question.answered else "no answer: the run ended first"
     return f"asked you: {question.question} / {answer}"
-
-
-def history_lines(step: StepRecord) -> list[str]:
-    """Everything the person decided or answered in this step, in order, one line each."""
-    lines = [f"{review.action_text or 'a proposal'}: {review_words(review)}" for review in rejected_reviews(step)]
-    lines += [question_words(question) for question in questions_of(step)]
-    decided = step_decision_words(step)
-    if decided:
-        lines.append(decided)
-    return lines
 
 
 # ---------------------------------------------------------------- the phone and the model

@@ -180,7 +180,7 @@ class ModelClient:
             request = self.shape.build(messages, tools, budget, stream=self.on_words is not None)
             sent: dict[str, float] = {}
 
-            async def send(request: dict[str, Any] = request) -> Any:
+            async def send(request: dict[str, Any] = request, sent: dict[str, float] = sent) -> Any:
                 sent["at"] = time.perf_counter()
                 return await within_total_time(self._openai, request, self.provider, self._read_body)
 

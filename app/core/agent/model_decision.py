@@ -45,7 +45,8 @@ class ReplyUnusable(Exception):
     def __init__(self, attempts: int, errors: list[str], raw_text: str, prompt_tokens: int,
                  completion_tokens: int) -> None:
         last = errors[-1] if errors else "no reply"
-        super().__init__(f"The model gave no usable action after {attempts} {'try' if attempts == 1 else 'tries'}: {last}")
+        tries = "try" if attempts == 1 else "tries"
+        super().__init__(f"The model gave no usable action after {attempts} {tries}: {last}")
         self.attempts = attempts
         self.errors = errors
         self.raw_text = raw_text

@@ -15,7 +15,7 @@ from app.core.perception.controls import Control
 from .actions import Action, describe_action
 from .collection_strategies import RunStrategy
 from .events import HandedBack, StepStarted, TakenOver
-from .pipeline import ComposedStrategy, ProcessingPhase, StepContext, StepProcessor
+from .pipeline import ComposedStrategy, ProcessingPhase, StepContext, StepProcessor, Strategy
 from .sensitive import action_sensitivity, action_target
 from .states import AgentStatus
 from .supervisor import Proposal
@@ -80,7 +80,7 @@ class PersonsAction(RunStrategy):
 def persons_processor(rc: RunContext, processor: StepProcessor) -> StepProcessor:
     """The run's own phases without the model's: the person's action opens the action phase (so the step's
     times say nothing of asking the model)."""
-    phases = []
+    phases: list[tuple[ProcessingPhase, Strategy]] = []
     for phase, strategy in processor.phases:
         if phase == ProcessingPhase.LLM_INTERACTION:
             persons = PersonsAction(rc, strategy)

@@ -19,7 +19,7 @@ from typing import Any, ClassVar, Protocol
 log = logging.getLogger(__name__)
 
 
-class ProcessingPhase(str, enum.Enum):
+class ProcessingPhase(enum.StrEnum):
     DATA_COLLECTION = "data_collection"
     LLM_INTERACTION = "llm_interaction"
     ACTION_EXECUTION = "action_execution"
@@ -181,7 +181,7 @@ class StepProcessor:
     def __init__(self, phases: list[tuple[ProcessingPhase, Strategy]], *, initial: set[str],
                  middleware: list[Middleware] | None = None):
         self.phases = phases
-        self.middleware = middleware if middleware is not None else [PhaseLogging()]
+        self.middleware: list[Middleware] = middleware if middleware is not None else [PhaseLogging()]
         available = set(initial)
         for phase, strategy in phases:
             missing = [n for n in strategy.requirements() if n not in available]

@@ -17,11 +17,14 @@ import types
 from collections.abc import Sequence
 from dataclasses import MISSING, Field, asdict, dataclass, field, fields, is_dataclass
 from datetime import UTC, datetime
-from typing import Any, ClassVar, Literal, TypeVar, Union, get_args, get_origin, get_type_hints
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar, Union, get_args, get_origin, get_type_hints
 
 from app.core.perception.controls import Control
 from app.core.perception.locator import ControlSummary, TargetLocator, summarize_controls, target_locator
 from app.core.redaction import PASSWORD_MASK
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 RunStatus = Literal["success", "failed", "timeout", "stopped", "interrupted"]
 DecisionKind = Literal["approve", "edit", "override", "reject", "stop", "auto", "person", "take_over"]
@@ -43,6 +46,7 @@ class TolerantRecord:
     with `from_dict`, tolerantly (see the module's docstring); `RECORD_WHERE` names it in problems."""
 
     RECORD_WHERE: ClassVar[str] = "record"
+    __dataclass_fields__: ClassVar[dict[str, Field[Any]]]      # each subclass is a dataclass
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -250,7 +254,7 @@ class RunRecord(TolerantRecord):
 
 # ---------------------------------------------------------------- the tolerant reader
 
-Record = TypeVar("Record")
+Record = TypeVar("Record", bound="DataclassInstance")
 _BAD = object()
 
 
@@ -367,7 +371,7 @@ def _read(value: Any, hint: Any, path: str, where: str, problems: list[str]) -> 
             else:
                 entries[key] = result
         return entries
-    if is_dataclass(hint):
+    if isinstance(hint, type) and is_dataclass(hint):
         return _read_fields(hint, value, path + ".", where, problems) if isinstance(value, dict) else _BAD
     if hint is bool:
         return value if isinstance(value, bool) else _BAD

@@ -59,12 +59,11 @@ def fast_reflection(step: int, before: list[Control], after: list[Control],
 def against_the_outcome(reflection: Reflection, step: StepRecord | None) -> Reflection:
     """A changed screen is no success when the action itself failed (a typed text read back wrong, a
     launch that did not happen): the check then says so, instead of contradicting the failure."""
-    failed = (step is not None and step.step == reflection.on_step and step.result is not None
-              and not step.result.success)
-    if not failed or reflection.verdict != "success":
+    outcome = step.result if step is not None and step.step == reflection.on_step else None
+    if outcome is None or outcome.success or reflection.verdict != "success":
         return reflection
     return Reflection(reflection.on_step, "partial", min(reflection.confidence, 0.6),
-                      f"{reflection.reasoning} But the action reported a failure: {step.result.message}"[:500],
+                      f"{reflection.reasoning} But the action reported a failure: {outcome.message}"[:500],
                       reflection.suggestions, reflection.method)
 
 
@@ -86,5 +85,6 @@ async def model_reflection(step: int, client: ModelClient, prompts: PromptBuilde
     suggestions = data.get("improvement_suggestions", "")
     if isinstance(suggestions, list):
         suggestions = "; ".join(str(s) for s in suggestions)
-    reflection = Reflection(step, verdict, confidence, str(data.get("reasoning", ""))[:500], str(suggestions)[:300], "model")
+    reflection = Reflection(step, verdict, confidence, str(data.get("reasoning", ""))[:500], str(suggestions)[:300],
+                            "model")
     return reflection, response.prompt_tokens, response.completion_tokens

@@ -97,7 +97,7 @@ def render_report(record: LoadedRun) -> str:
     pictures = Pictures(_screen_size(record.run.device))
     following = record.steps[1:] + [None]
     steps = [step_card(pictures, record.run_dir, step, after, pricing, reflection_for(step, record.steps))
-             for step, after in zip(record.steps, following)]
+             for step, after in zip(record.steps, following, strict=False)]
     notice = "".join(f'<div class="notice">{esc(problem[:1].upper() + problem[1:])}</div>'
                      for problem in record.problems)
     body = "".join(steps) if steps else '<div class="card empty">No steps were recorded in this run.</div>'
@@ -105,7 +105,8 @@ def render_report(record: LoadedRun) -> str:
             "screen after it. Click a screen to see it large.</p>" if steps else "")
     title = f"Agent Desk run: {record.run.request}"[:120]
     return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-            f'<meta name="viewport" content="width=device-width, initial-scale=1"><meta name="color-scheme" content="light dark">'
+            f'<meta name="viewport" content="width=device-width, initial-scale=1">'
+            f'<meta name="color-scheme" content="light dark">'
             f'<title>{esc(title)}</title><style>{CSS}</style></head>\n'
             f'<body>{pictures.definitions()}<main>{_header(record.run, pricing)}{_recordings(record.screen_recordings)}'
             f'{notice}{hint}{body}</main>{ZOOM_SCRIPT if steps else ""}</body></html>\n')

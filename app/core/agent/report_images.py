@@ -90,8 +90,8 @@ def _encoded(path: Path, private: bool = False) -> tuple[str, tuple[int, int]] |
     if not path.is_file():
         return None
     try:
-        with Image.open(path) as image:
-            image = image.convert("RGB")
+        with Image.open(path) as opened:
+            image = opened.convert("RGB")
     except (OSError, UnidentifiedImageError):
         return None
     size = image.size
@@ -148,7 +148,7 @@ def action_marks(action: dict[str, Any] | None, target_bounds: Any, size: tuple[
     if not isinstance(action, dict):
         return "", ""
     function = action.get("function") or ""
-    arguments = action.get("arguments") if isinstance(action.get("arguments"), dict) else {}
+    arguments = raw if isinstance(raw := action.get("arguments"), dict) else {}
     width, height = size
     unit = max(6.0, min(width, height) * 0.065)      # a ring's radius: ~70 px on a 1080-pixel-wide phone
     colour = REJECTED if rejected else MARK
@@ -159,17 +159,17 @@ def action_marks(action: dict[str, Any] | None, target_bounds: Any, size: tuple[
         parts.append(_halo(f'<rect x="{left:.0f}" y="{top:.0f}" width="{right - left:.0f}" height="{bottom - top:.0f}" '
                            f'rx="{unit / 4:.0f}" fill="none"', colour, unit / 8, dashed=True))
     if function == "tap" or (rect is not None and function in ("click_control", "long_press_control")):
-        x, y = (_number(arguments.get("x")), _number(arguments.get("y"))) if function == "tap" else (
+        x, y = (_number(arguments.get("x")), _number(arguments.get("y"))) if function == "tap" or rect is None else (
             (rect[0] + rect[2]) / 2, (rect[1] + rect[3]) / 2)
         if x is None or y is None:
             return "", ""
         parts.append(_ring(x, y, unit, colour, rejected, double=function == "long_press_control"))
         words = "pressed and held here" if function == "long_press_control" else "tapped here"
     elif function == "swipe":
-        points = [_number(arguments.get(key)) for key in ("start_x", "start_y", "end_x", "end_y")]
-        if any(point is None for point in points):
+        x1, y1, x2, y2 = (_number(arguments.get(key)) for key in ("start_x", "start_y", "end_x", "end_y"))
+        if x1 is None or y1 is None or x2 is None or y2 is None:
             return "", ""
-        parts.append(_arrow(*points, unit, colour, rejected))
+        parts.append(_arrow(x1, y1, x2, y2, unit, colour, rejected))
         words = "swiped along the arrow"
     elif function == "scroll":
         left, top, right, bottom = rect or (0, 0, width, height)

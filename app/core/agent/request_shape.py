@@ -29,7 +29,7 @@ def reply_format(kind: str, tool: dict[str, Any]) -> dict[str, Any] | None:
         return {"type": "json_object"}
     function = tool.get("function") if isinstance(tool, dict) else None
     schema = function.get("parameters") if isinstance(function, dict) else None
-    if kind != "json_schema" or not isinstance(schema, dict):
+    if kind != "json_schema" or not isinstance(function, dict) or not isinstance(schema, dict):
         return None
     return {"type": "json_schema", "json_schema": {"name": str(function.get("name") or "reply"), "schema": schema}}
 

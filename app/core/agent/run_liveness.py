@@ -11,6 +11,7 @@ one process, so a run going in this very process is never taken for a dead one.
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 LOCK_FILE = "running.lock"
@@ -18,7 +19,7 @@ _OPEN_FLAGS = os.O_RDWR if os.name == "nt" else os.O_RDONLY
 """POSIX locks a file opened for reading: no file stays open for writing while the run goes (a disk can
 still be remounted read-only, as a failing disk is, and the run then sees that)."""
 
-if os.name == "nt":                                                  # pragma: no cover - Windows
+if sys.platform == "win32":                                          # pragma: no cover - Windows
     import msvcrt
 
     def _lock(fd: int) -> None:

@@ -14,7 +14,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from .records import Decision, RunResult, StepRecord
+from .records import RunResult, StepRecord
 
 
 @dataclass(frozen=True)
@@ -58,7 +58,6 @@ ENDINGS: dict[str, Word] = {           # RunResult.verification: how a success w
     "model": Word("verified by the model", TEAL),
     "claimed": Word("claimed by the model, not verified", AMBER),
 }
-BY_AUTO_POLICY = "by the auto policy"
 NO_ACTION = "no action"
 NOT_EXECUTED = "not executed"
 SCREEN_ONLY_NOTE = "screenshot only"
@@ -80,20 +79,6 @@ def run_status_word(status: str) -> Word:
 
 def decision_word(kind: str) -> Word:
     return DECISIONS.get(kind) or Word(kind or "unknown", NEUTRAL)
-
-
-def decision_note(decision: Decision) -> str:
-    """What goes with the decision's word: who decided when not the person, the feedback, the answer."""
-    notes = []
-    if decision.by == "auto" and decision.kind != "auto":
-        notes.append(BY_AUTO_POLICY)
-    elif decision.by == "program":
-        notes.append("by a program through the task API")
-    if decision.feedback:
-        notes.append(f"“{decision.feedback}”")
-    if decision.answer:
-        notes.append(f"answer: {decision.answer}")
-    return " · ".join(notes)
 
 
 def step_outcome(step: StepRecord) -> str:

@@ -62,7 +62,7 @@ def schema_size_problem(schema: Any) -> str:
     return ""
 
 
-def schema_problem(schema: Mapping[str, Any]) -> str:
+def schema_problem(schema: dict[str, Any]) -> str:
     """Why `schema` is not a usable JSON schema ("" when it is), for a 4xx before the task starts."""
     too_big = schema_size_problem(schema)
     if too_big:

@@ -103,7 +103,8 @@ def check_before_model_call(cap: SpendingCap, memory, step_usage: dict[str, Any]
     cap.check(cap.spent(tokens, step_usage))
 
 
-def with_spending_caps(settings: Settings, max_tokens: int | None = None, max_cost_usd: float | None = None) -> Settings:
+def with_spending_caps(settings: Settings, max_tokens: int | None = None,
+                       max_cost_usd: float | None = None) -> Settings:
     """`settings` with the caps given for one run (None leaves a cap as saved; 0 removes it).
     ValueError names the bad value."""
     update: dict[str, Any] = {}

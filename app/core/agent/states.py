@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 
-class AgentStatus(str, enum.Enum):
+class AgentStatus(enum.StrEnum):
     NONE = "NONE"
     CONTINUE = "CONTINUE"
     CONFIRM = "CONFIRM"

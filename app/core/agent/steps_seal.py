@@ -72,4 +72,6 @@ def is_sealed(run_dir: Path | str, run_file: str = "run.json", steps_file: str =
     if not isinstance(recorded, str) or not recorded:
         return False
     key = _seal_key(run_dir.absolute().parent, create=False)
-    return bool(key) and hmac.compare_digest(hmac.new(key, steps, hashlib.sha256).hexdigest(), recorded)
+    if not key:
+        return False
+    return hmac.compare_digest(hmac.new(key, steps, hashlib.sha256).hexdigest(), recorded)

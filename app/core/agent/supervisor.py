@@ -14,9 +14,9 @@ import hashlib
 import json
 import time
 from collections.abc import Awaitable, Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
-from typing import ContextManager, Literal, Protocol, TypeVar
+from typing import Literal, Protocol, TypeVar
 
 from PIL import Image
 
@@ -233,7 +233,7 @@ class RunControl:
         self._stopped.set()
         self._running.set()
 
-    def waiting_for_person(self) -> ContextManager[None]:
+    def waiting_for_person(self) -> AbstractContextManager[None]:
         """Wrap a wait for the person (review, question): it does not count towards the time limit."""
         return self.clock.waiting()
 

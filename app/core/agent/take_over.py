@@ -13,6 +13,7 @@ the note they left.
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Awaitable
 from dataclasses import dataclass
 from typing import TypeVar
@@ -104,7 +105,7 @@ class TakeOver:
             break
         done = futures[0]
         for other in futures[1:]:
-            done.add_done_callback(lambda finished, f=other: _copy_result(finished, f))
+            done.add_done_callback(functools.partial(_copy_result, target=other))
         action = first.action.model_copy(update={"arguments": {**first.action.arguments, "text": "".join(pieces)}})
         return _Act(action, done)
 
@@ -154,8 +155,8 @@ def _copy_result(source: asyncio.Future, target: asyncio.Future) -> None:
         return
     if source.cancelled():
         target.cancel()
-    elif source.exception() is not None:
-        target.set_exception(source.exception())
+    elif (error := source.exception()) is not None:
+        target.set_exception(error)
     else:
         target.set_result(source.result())
 

@@ -335,7 +335,11 @@ class PhoneDirectory:
     async def stop(self) -> None:
         """Stop watching and wait for the watchers' threads to end."""
         stopped = self.close()
-        await asyncio.to_thread(lambda: [watcher.join(ASK_TIMEOUT + 1) for watcher in stopped])
+
+        def join_all() -> None:
+            for watcher in stopped:
+                watcher.join(ASK_TIMEOUT + 1)
+        await asyncio.to_thread(join_all)
 
     def add_server(self, address: str, *, virtual: bool = False) -> None:
         """One more server to list (the built-in virtual phone's, when one was started)."""

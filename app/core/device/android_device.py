@@ -84,7 +84,8 @@ class ForegroundApp:
 def parse_screen_info(output: str) -> ScreenInfo:
     size = re.search(r"Override size:\s*(\d+)x(\d+)", output) or re.search(r"Physical size:\s*(\d+)x(\d+)", output)
     density = re.search(r"Override density:\s*(\d+)", output) or re.search(r"Physical density:\s*(\d+)", output)
-    rotation = (re.search(r"SurfaceOrientation:\s*(\d)", output) or re.search(r"mCurrentRotation=ROTATION_(\d+)", output))
+    rotation = (re.search(r"SurfaceOrientation:\s*(\d)", output)
+                or re.search(r"mCurrentRotation=ROTATION_(\d+)", output))
     if not size:
         raise CommandFailed("The phone did not report its screen size (`wm size`).", "wm size", output)
     turn = 0
@@ -124,6 +125,7 @@ class AndroidDevice(InputMixin):
         self._packages: tuple[float, list[str]] | None = None
         self._launched: set[str] = set()       # packages `monkey` launched: they have a launcher screen
         self.on_input: list[Callable[[str], None]] = []  # told of every input command sent
+        self._app_versions: dict[str, str] = {}          # package → versionName (phone_facts.app_version_reader)
 
     def __repr__(self) -> str:
         return f"AndroidDevice({self.serial!r} via {self.transport.address})"
@@ -187,7 +189,8 @@ class AndroidDevice(InputMixin):
         started = time.perf_counter()
         data = await self.exec_out(CAPTURE_SERVICES[method].removeprefix("exec:"))
         fetched = time.perf_counter()
-        check_screenshot_size(data, self.limits, png=method == PNG_METHOD)      # before decoding: a huge image is refused unread
+        # before decoding: a huge image is refused unread
+        check_screenshot_size(data, self.limits, png=method == PNG_METHOD)
         image = await asyncio.to_thread(DECODERS[method], data)
         done = time.perf_counter()
         return Screenshot(image, method, (fetched - started) * 1000, (done - fetched) * 1000)
@@ -209,7 +212,7 @@ class AndroidDevice(InputMixin):
                 if method == PNG_METHOD and not timings:
                     raise
         self.capture_timings = timings
-        self.capture_method = min(timings, key=timings.get)
+        self.capture_method = min(timings, key=timings.__getitem__)
         return self.capture_method
 
     async def dump_hierarchy(self, retries: int = 3, timeout: float = 30.0) -> str:
@@ -217,7 +220,8 @@ class AndroidDevice(InputMixin):
         problem = ""
         for attempt in range(retries):
             output = await self.shell(DUMP_COMMAND, timeout=timeout, max_bytes=self.limits.max_dump_bytes)
-            if len(output.encode("utf-8", "replace")) > self.limits.max_dump_bytes:    # not retried: the next is as large
+            # not retried: the next is as large
+            if len(output.encode("utf-8", "replace")) > self.limits.max_dump_bytes:
                 raise HierarchyDumpFailed(
                     f"The phone's UI dump was over the {self.limits.max_dump_bytes / 1_000_000:g} MB cap (setting "
                     "limits.max_dump_mb), and was read no further; its controls were not read this step.",
@@ -228,7 +232,8 @@ class AndroidDevice(InputMixin):
             problem = output.strip().splitlines()[0] if output.strip() else "it printed nothing"
             await asyncio.sleep(0.3 * (attempt + 1))
         raise HierarchyDumpFailed(f"Could not read the screen's controls after {retries} tries ({problem}). "
-                                  "The app may be animating or playing video; a screenshot-only step is still possible.",
+                                  "The app may be animating or playing video; a screenshot-only step is still "
+                                  "possible.",
                                   DUMP_COMMAND, problem)
 
     async def controls(self, refresh: bool = False) -> ControlsSnapshot:
@@ -306,7 +311,8 @@ class AndroidDevice(InputMixin):
         if not looks_like_package(package) or package not in installed:
             found = resolve_app(app, installed)
             if found is None:
-                raise CommandFailed(f"No installed app matches '{app}'. Use a package name from the installed apps list.")
+                raise CommandFailed(f"No installed app matches '{app}'. "
+                                    "Use a package name from the installed apps list.")
             package = found
         if package in self._launched and await self._over_channel(f"start {package}", lambda c: c.start_app(package)):
             return package           # known to have a launcher screen: started at once over the channel

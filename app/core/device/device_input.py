@@ -16,13 +16,18 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from app.android.keycodes import KEYCODES, keycode_from_string
 
 from . import input_commands as cmd
 from .errors import ADB_KEYBOARD_FIX, CommandFailed, DeviceError, TextInputUnsupported
 from .text_fields import FieldReading, TextNotCleared
+
+if TYPE_CHECKING:
+    from app.core.perception.controls import Control
+
+    from .android_device import ScreenInfo
 
 CLEAR_MAX_ROUNDS = 4      # delete-and-re-read rounds before a field that will not empty is reported
 CLEAR_MARGIN = 5          # extra deletes per round: a dump may lag a character behind
@@ -58,6 +63,13 @@ class InputMixin:
 
     input_channel: InputChannel | None = None
     on_input: list[Callable[[str], None]]
+
+    if TYPE_CHECKING:      # AndroidDevice's, declared for the checker
+        async def shell(self, command: str, timeout: float | None = None, max_bytes: int | None = None) -> str: ...
+        async def screen_info(self, refresh: bool = False) -> ScreenInfo: ...
+        async def read_field(self, target: Control | None = None) -> FieldReading | None: ...
+        async def input_methods(self) -> tuple[list[str], str]: ...
+        def invalidate_controls(self) -> None: ...
 
     # ------------------------------------------------------------------ the two ways in
 
@@ -209,7 +221,8 @@ class InputMixin:
             await self._type_with_adb_keyboard(text, current)
             return
         if self.input_channel is None:
-            raise TextInputUnsupported(f"This text has characters `input text` cannot type (non-ASCII). {ADB_KEYBOARD_FIX}")
+            raise TextInputUnsupported("This text has characters `input text` cannot type (non-ASCII). "
+                                       + ADB_KEYBOARD_FIX)
         if password is None:
             field = await self.read_field()
             password = bool(field is not None and field.password)
@@ -230,6 +243,9 @@ class InputMixin:
     async def _paste(self, text: str) -> None:
         """Put `text` on the phone's clipboard, paste it, and put the person's clipboard back."""
         channel = self.input_channel
+        if channel is None:
+            raise TextInputUnsupported("The text could not be pasted: the phone's input channel closed. "
+                                       + ADB_KEYBOARD_FIX)
         try:
             previous = await channel.get_clipboard()
         except DeviceError:

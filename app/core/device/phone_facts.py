@@ -44,8 +44,7 @@ APP_VERSION_TIMEOUT = 15.0
 def app_version_reader(device: AndroidDevice, loop: asyncio.AbstractEventLoop) -> Callable[[str], str]:
     """A blocking `package → versionName` for worker threads (the screens graph's recorder), asking the phone
     on `loop` once per package and device; "" when the phone cannot tell."""
-    versions: dict[str, str] = getattr(device, "_app_versions", None) or {}
-    device._app_versions = versions
+    versions = device._app_versions
 
     def read(package: str) -> str:
         if package not in versions:

@@ -185,6 +185,8 @@ class PhoneFrames(FrameFanOut):
         self._attach_listeners(session, list(self._packet_listeners))
         self.device.use_input_channel(ScrcpyInput(session, self._oriented_display))
         meta = session.codec_meta
+        if meta is None:
+            raise DeviceError(f"The stream of {self.name} started without its video header")
         self._set_status(f"{STREAM} ({meta.codec.upper()} {meta.width}×{meta.height})")
         idle_since: float | None = None
         self._restart = False
@@ -203,7 +205,8 @@ class PhoneFrames(FrameFanOut):
             if not self._closed and not self._restart:
                 raise DeviceError(f"The stream of {self.name} stopped: {self._ended_reason}")
         finally:
-            if self.device.input_channel is not None and getattr(self.device.input_channel, "_session", None) is session:
+            channel = self.device.input_channel
+            if channel is not None and getattr(channel, "_session", None) is session:
                 self.device.use_input_channel(None)
             self._session = None
             await asyncio.to_thread(session.close)

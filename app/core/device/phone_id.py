@@ -53,7 +53,7 @@ def resolve_phone(name: str | PhoneId, known: Iterable[PhoneId]) -> PhoneId:
         if wanted in known:
             return wanted
         raise DeviceNotFound(f"Phone {wanted} is not connected. Attached: {_listing(known)}.")
-    matches = [phone for phone in known if phone.serial == name.strip()]
+    matches = [phone for phone in known if phone.serial == str(name).strip()]      # name is a str here
     if len(matches) == 1:
         return matches[0]
     if not matches:

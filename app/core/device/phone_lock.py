@@ -62,7 +62,8 @@ def checked_locks_dir(folder: Path) -> Path:
             info = os.lstat(folder)
     except OSError as error:
         raise LockFolderUntrusted(f"Agent Desk cannot use its phone-lock folder {folder} "
-                                  f"({error.strerror or error}). Remove it or make it writable, then try again.") from None
+                                  f"({error.strerror or error}). Remove it or make it writable, then try "
+                                  "again.") from None
     trouble = _untrusted(info)
     if trouble:
         raise LockFolderUntrusted(f"Agent Desk does not trust its phone-lock folder {folder}: {trouble}. "

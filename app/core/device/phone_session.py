@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator, Callable
 
 from app.core.config import MirrorSettings
 
-from .adb_transport import AdbTransport, DeviceListing
+from .adb_transport import DEFAULT_TIMEOUT, AdbTransport, DeviceListing
 from .android_device import AndroidDevice
 from .errors import DeviceNotFound
 from .phone_frames import PhoneFrames
@@ -126,8 +126,8 @@ class PhoneRegistry:
         if existing is not None:
             existing.listing = listing
             return existing
-        options = {"timeout": timeout} if timeout else {}
-        return self.add(PhoneSession(phone_id, AndroidDevice(transport, listing.serial, **options), listing,
+        device = AndroidDevice(transport, listing.serial, timeout=timeout or DEFAULT_TIMEOUT)
+        return self.add(PhoneSession(phone_id, device, listing,
                                      virtual=virtual, mirror_settings=lambda: self.mirror_settings()))
 
     def get(self, name: str | PhoneId | None) -> PhoneSession:

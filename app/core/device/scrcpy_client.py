@@ -166,7 +166,7 @@ class ScrcpySession:
         self._ended = False
         self._end_lock = threading.Lock()
         self._pending: list[VideoPacket] = []            # what the first read after the prologue held
-        self._clipboard_waiters: list[tuple[threading.Event, list]] = []
+        self._clipboard_waiters: list[tuple[threading.Event, list[str]]] = []
         self._ack_waiters: dict[int, threading.Event] = {}
 
     # ------------------------------------------------------------------ starting (blocking)
@@ -181,16 +181,16 @@ class ScrcpySession:
         check_decoder(self.settings.codec)
         self.transport.push(self.serial, server, DEVICE_SERVER_PATH)
         self._shell = self.transport.open_service(self.serial, "shell:" + server_command(self.options), None)
-        self._spawn(self._drain_log, "scrcpy-log")
+        self._spawn(self._drain_log, "scrcpy-log", self._shell)
         try:
             self._video = self._connect()
             self._control = self._connect()
-            self._read_prologue()
+            self._read_prologue(self._video)
         except BaseException:
             self.close()
             raise
-        self._spawn(self._read_video, "scrcpy-video")
-        self._spawn(self._read_device_messages, "scrcpy-control")
+        self._spawn(self._read_video, "scrcpy-video", self._video)
+        self._spawn(self._read_device_messages, "scrcpy-control", self._control)
         return self
 
     def _connect(self) -> socket.socket:
@@ -208,7 +208,8 @@ class ScrcpySession:
             if self._shell_ended():
                 raise ScrcpyUnavailable("scrcpy's server stopped on the phone: " + self.server_log(3))
             if time.monotonic() > deadline:
-                raise ScrcpyUnavailable(f"scrcpy's server did not open its socket within {CONNECT_TIMEOUT_SECONDS:.0f} s"
+                raise ScrcpyUnavailable("scrcpy's server did not open its socket within "
+                                        f"{CONNECT_TIMEOUT_SECONDS:.0f} s"
                                         + (": " + self.server_log(3) if self._log else ""))
             time.sleep(CONNECT_RETRY_SECONDS)
 
@@ -216,12 +217,12 @@ class ScrcpySession:
         thread = next((t for t in self._threads if t.name == "scrcpy-log"), None)
         return thread is None or not thread.is_alive()
 
-    def _read_prologue(self) -> None:
+    def _read_prologue(self, video: socket.socket) -> None:
         reader = VideoStreamReader(dummy_byte=True, device_meta=True)
-        self._video.settimeout(CONNECT_TIMEOUT_SECONDS)
+        video.settimeout(CONNECT_TIMEOUT_SECONDS)
         try:
             while self.codec_meta is None:
-                data = self._video.recv(65536)
+                data = video.recv(65536)
                 if not data:
                     raise ScrcpyUnavailable("scrcpy's server closed the video socket before streaming: "
                                             + self.server_log(3))
@@ -244,22 +245,22 @@ class ScrcpySession:
         except TimeoutError as exc:
             raise ScrcpyUnavailable("scrcpy's server sent no video header in time") from exc
         finally:
-            self._video.settimeout(None)
+            video.settimeout(None)
         self._reader = reader
 
     # ------------------------------------------------------------------ threads
 
-    def _spawn(self, target, name: str) -> None:
-        thread = threading.Thread(target=target, name=name, daemon=True)
+    def _spawn(self, target: Callable[[socket.socket], None], name: str, sock: socket.socket) -> None:
+        thread = threading.Thread(target=target, args=(sock,), name=name, daemon=True)
         self._threads.append(thread)
         thread.start()
 
-    def _drain_log(self) -> None:
+    def _drain_log(self, shell: socket.socket) -> None:
         """The server's stdout/stderr, kept for error messages and logged at debug level."""
         partial = b""
         try:
             while True:
-                data = self._shell.recv(4096)
+                data = shell.recv(4096)
                 if not data:
                     break
                 partial += data
@@ -279,7 +280,7 @@ class ScrcpySession:
         kept = list(self._log)[-lines:]
         return " / ".join(kept) if kept else "no output"
 
-    def _read_video(self) -> None:
+    def _read_video(self, video: socket.socket) -> None:
         import av
 
         reason = "the phone closed the video stream"
@@ -288,7 +289,7 @@ class ScrcpySession:
             for packet in self._pending:
                 decoder = self._handle_packet(av, decoder, packet)
             while not self._closed.is_set():
-                data = self._video.recv(1 << 18)
+                data = video.recv(1 << 18)
                 if not data:
                     break
                 for item in self._reader.feed(data):
@@ -305,6 +306,8 @@ class ScrcpySession:
 
     def _handle_packet(self, av, decoder, packet: VideoPacket):
         meta = self.codec_meta
+        if meta is None:
+            raise ProtocolError("a video packet came before the stream's header")
         for listener in list(self.packet_listeners):
             try:
                 listener(meta, packet)
@@ -358,11 +361,11 @@ class ScrcpySession:
             raise UndecodableStream(f"the phone's video stream sent {self._undecoded_packets} packets in "
                                     f"{now - self._undecoded_since:.0f} s and none of them could be decoded")
 
-    def _read_device_messages(self) -> None:
+    def _read_device_messages(self, control: socket.socket) -> None:
         reader = DeviceMessageReader()
         try:
             while not self._closed.is_set():
-                data = self._control.recv(65536)
+                data = control.recv(65536)
                 if not data:
                     break
                 for message in reader.feed(data):
@@ -378,9 +381,9 @@ class ScrcpySession:
                 box.append(message.text)
                 event.set()
         elif isinstance(message, AckClipboard):
-            event = self._ack_waiters.pop(message.sequence, None)
-            if event is not None:
-                event.set()
+            acked = self._ack_waiters.pop(message.sequence, None)
+            if acked is not None:
+                acked.set()
 
     def _end(self, reason: str) -> None:
         with self._end_lock:
@@ -411,7 +414,8 @@ class ScrcpySession:
 
     def request_clipboard(self, message: ControlMessage, timeout: float = 3.0) -> str:
         """Send a GetClipboard and wait for the phone's answer."""
-        event, box = threading.Event(), []
+        event = threading.Event()
+        box: list[str] = []
         self._clipboard_waiters.append((event, box))
         self.send(message)
         if not event.wait(timeout) or not box:

@@ -69,7 +69,8 @@ def decode_png(data: bytes) -> Image.Image:
         image = Image.open(io.BytesIO(data[start:]))
         image.load()
     except (OSError, SyntaxError) as exc:
-        raise ScreenshotFailed(f"The PNG screenshot could not be read ({exc}): the connection may have dropped.") from exc
+        raise ScreenshotFailed(f"The PNG screenshot could not be read ({exc}): "
+                               "the connection may have dropped.") from exc
     return image.convert("RGB") if image.mode != "RGB" else image
 
 

@@ -234,5 +234,8 @@ def _changed(kept: _Kept, picture: Image.Image) -> bool:
               if c.package in SYSTEM_UI and c.rect[1] <= 0 and "status_bar" in c.resource_id]
     status_bottom = max(status) * scale if status else STATUS_BAR_DP * picture.width / SCREEN_WIDTH_DP
     focused = next((c.rect for c in snapshot.controls if c.focused and "EditText" in c.class_name), None)
-    field = tuple(round(v * scale) for v in focused) if focused is not None else None
+    field = None
+    if focused is not None:
+        left, top, right, bottom = (round(v * scale) for v in focused)
+        field = (left, top, right, bottom)
     return visible_change(kept.picture, picture, ignore_top=round(status_bottom), focused_field=field)

@@ -18,6 +18,7 @@ import asyncio
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import cast
 
 from PIL import Image, ImageChops
 
@@ -59,9 +60,8 @@ def pictures_differ(a: Image.Image, b: Image.Image, tolerance: int = CHANGE_TOLE
     if a.size != b.size or a.mode != b.mode:
         return True
     extrema = ImageChops.difference(a, b).getextrema()
-    if a.mode == "L":
-        extrema = (extrema,)
-    return any(high > tolerance for _low, high in extrema)
+    bands = cast(tuple[tuple[float, float], ...], (extrema,) if a.mode == "L" else extrema)   # (low, high) a band
+    return any(high > tolerance for _low, high in bands)
 
 
 async def wait_until_still(frames: FrameSource, *, quiet_seconds: float, cap_seconds: float,
@@ -85,7 +85,7 @@ async def wait_until_still(frames: FrameSource, *, quiet_seconds: float, cap_sec
         changes_only = bool(getattr(frames, "changes_only", False))
     deadline = started + cap_seconds
     compared = errors = 0
-    still_since: float | None = None            # capture time of the first frame of the current picture
+    still_since = 0.0                           # capture time of the first frame of the current picture (with it)
     reference: Image.Image | None = None        # that picture's thumbnail
     last: Frame | None = None
     last_seen = started                          # changes-only: when the newest change was captured

@@ -227,6 +227,8 @@ def _python_step(step: RecordedStep, secrets: list[str]) -> list[str]:
     if function == "launch_app":
         lines.append(f"d.app_start({args.package_name!r})")
     elif function in ("click_control", "long_press_control"):
+        if locator is None:                     # a click names its control: needs_target holds
+            raise _CannotExport(f"{_what(step)} names no control to find again")
         if locator.kind == "point":
             x, y = locator.point
             lines.append(f"d.{'click' if function == 'click_control' else 'long_click'}({x}, {y})")
@@ -370,11 +372,11 @@ def _yaml_target(target: TargetLocator | None) -> dict[str, Any]:
     """The target's recorded locators (only the non-empty ones); its bounds only when nothing else is known."""
     if target is None:
         return {}
-    found = {"resource_id": target.resource_id, "text": _usable_text(target), "content_desc": target.content_desc,
+    named = {"resource_id": target.resource_id, "text": _usable_text(target), "content_desc": target.content_desc,
              "class": target.class_name, "xpath": target.xpath}
-    found = {key: value for key, value in found.items() if value}
-    if not found and _bounds(target) is not None:
-        found["bounds"] = list(_bounds(target))
+    found: dict[str, str | list[int]] = {key: value for key, value in named.items() if value}
+    if not found and (bounds := _bounds(target)) is not None:
+        found["bounds"] = list(bounds)
     return found
 
 

@@ -115,7 +115,7 @@ def _redacted_lines(data: bytes) -> bytes:
 
 def _private_card(card: dict, never_send_apps: Collection[str]) -> bool:
     """A screen whose picture stays home: its app is never sent, or it shows a password field."""
-    controls = card.get("controls") if isinstance(card.get("controls"), list) else []
+    controls = raw if isinstance(raw := card.get("controls"), list) else []
     return bool(private_reason(str(card.get("app") or ""), never_send_apps,
                                password_in_use=has_password_field([c for c in controls if isinstance(c, dict)])))
 

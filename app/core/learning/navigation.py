@@ -92,7 +92,8 @@ class MapGuide:
                 lines += [f"- {edge.words} → {graph.place(edge.to_id)}"
                           f" (led there {edge.arrivals} of the last {edge.attempts} times)" for edge in ways]
         else:
-            lines.append(f"Where you are: a screen of {app_label(foreground)} the map of earlier runs does not know yet.")
+            lines.append(f"Where you are: a screen of {app_label(foreground)} the map of earlier runs does not know "
+                         "yet.")
         self.offered = {}
         for node, route in self._ranked(graph.destinations(self.here)):
             name = graph.place(node.id)

@@ -144,7 +144,7 @@ def _swap_value(step: RecordedStep, old: str, new: str) -> bool:
         return True
     target = step.target
     shown = recorded_label(target) if target is not None else ""
-    if not _same(shown, old):
+    if target is None or not _same(shown, old):
         return False
     label, comma, rest = target.name.partition(",")
     if _same(label, old):                  # the row's label, its state after the comma kept: "Wi‑Fi, Off"
@@ -225,8 +225,8 @@ def script_from_run(run_dir: Path | str) -> ReplayScript:
     loaded = load_run(run_dir)
     request = loaded.run.request or next((step.request for step in loaded.steps if step.request), "")
     ended = loaded.run.result.status if loaded.run.result is not None else "unfinished"
-    script = script_from_steps(request, loaded.steps, source=str(run_dir), recorded_on={**loaded.run.device, "started_at": loaded.run.started_at},
-                               ended=ended)
+    script = script_from_steps(request, loaded.steps, source=str(run_dir),
+                               recorded_on={**loaded.run.device, "started_at": loaded.run.started_at}, ended=ended)
     script.problems = list(loaded.problems)
     if not is_sealed(run_dir, RUN_FILE, STEPS_FILE):
         script.approval_needed = UNSEALED_RUN

@@ -92,7 +92,8 @@ def _near(locator: TargetLocator, control: Control) -> bool:
 def _score(locator: TargetLocator, control: Control, controls: Sequence[Control]) -> tuple[int, int, int, int]:
     """Higher is likelier: anchors seen, same tree position, same place, nearness (negative distance)."""
     same_path = int(bool(locator.node_path) and list(control.node_path) == list(locator.node_path))
-    distance = edge_distance(control.rect, tuple(locator.bounds)) if len(locator.bounds) == 4 else 0
+    left, top, right, bottom = locator.bounds if len(locator.bounds) == 4 else (0, 0, 0, 0)
+    distance = edge_distance(control.rect, (left, top, right, bottom)) if len(locator.bounds) == 4 else 0
     return _anchors_seen(locator, control, controls), same_path, int(_near(locator, control)), -distance
 
 

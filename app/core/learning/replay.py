@@ -124,10 +124,10 @@ class ScriptPlayer:
             action = Action.model_validate({**step.action, "status": "CONTINUE"})
             if step.needs_target and step.target is not None:
                 grounding = find_target(step.target, controls)
-                if not grounding.found:
+                control = grounding.control
+                if control is None:                 # not grounding.found
                     self.hand_over(f"{where}: {grounding.reason}")
                     return Planned(None, step, notes)
-                control = grounding.control
                 if step.target_checked is not None:
                     state = switch_is_on(control, controls)
                     if state is not None and state != step.target_checked:
@@ -214,7 +214,7 @@ class ReplayOrDecide(RunStrategy):
     async def run(self, ctx: StepContext) -> None:
         rc, player = self.rc, self.player
         replayed: RecordedStep | None = ctx.get_or("replayed_step")
-        if replayed is not None and ctx.get_or("rejections"):     # the person rejected a recorded step
+        if replayed is not None and player is not None and ctx.get_or("rejections"):   # a recorded step rejected
             feedback = ctx.get("rejections")[-1]
             player.hand_over(f"the person rejected recorded step {replayed.step} ({feedback})")
             ctx.set("replayed_step", None)
@@ -223,11 +223,12 @@ class ReplayOrDecide(RunStrategy):
             return
         if player.active:
             screen = self._signature(ctx) if player.needs_screen else ""
-            planned = player.plan(ctx.get("controls"), ctx.get("foreground") or "", await self._packages(), screen)
+            packages = await self._packages(player)
+            planned = player.plan(ctx.get("controls"), ctx.get("foreground") or "", packages, screen)
             for note in planned.notes:
                 rc.events.message(f"Step {ctx.step}: {note}")
             if planned.action is not None:
-                self._propose(ctx, planned)
+                self._propose(ctx, planned.action, planned, player)
                 return
         if player.arrived and not self._told_model:
             rc.events.message(f"Step {ctx.step}: {player.what}: {player.handover} in {player.done} steps, "
@@ -296,10 +297,9 @@ class ReplayOrDecide(RunStrategy):
         ctx.set("replayed_step", None)
         await self.run(ctx)
 
-    async def _packages(self) -> list[str]:
+    async def _packages(self, player: ScriptPlayer) -> list[str]:
         """Every package on the phone when the next recorded step opens an app (cached by the device layer);
         [] when it does not, or the list cannot be read (then the launch itself tells)."""
-        player = self.player
         if player.position >= player.total or player.script.steps[player.position].function != "launch_app":
             return []
         try:
@@ -307,25 +307,23 @@ class ReplayOrDecide(RunStrategy):
         except DeviceError:
             return []
 
-    def _approval_needed(self, ctx: StepContext) -> str:
+    def _approval_needed(self, ctx: StepContext, player: ScriptPlayer) -> str:
         """Why the player's first proposal waits for a person even in auto mode (imported, edited or with new
         values: `ReplayScript.approval_needed`); "" for its later ones."""
-        player = self.player
         if player.first_step not in (0, ctx.step):
             return ""
         player.first_step = ctx.step
         return player.script.approval_needed
 
-    def _propose(self, ctx: StepContext, planned: Planned) -> None:
-        rc, player = self.rc, self.player
+    def _propose(self, ctx: StepContext, action: Action, planned: Planned, player: ScriptPlayer) -> None:
+        rc = self.rc
         controls = ctx.get("controls")
         shot = ctx.get("screenshot")
-        action = planned.action
         target = action_target(action, controls)
-        not_approved = self._approval_needed(ctx)          # noted as the player's first step even when sensitive
+        not_approved = self._approval_needed(ctx, player)     # noted as the player's first step even when sensitive
         if planned.step is None:
             thought = f"{player.status_line()}; the request should now be done."
-            comment = self.player.script.finish_comment or "the recorded steps are done"
+            comment = player.script.finish_comment or "the recorded steps are done"
             if player.script.final_screen:
                 ctx.set(REPLAY_FINAL_SCREEN, player.script.final_screen)
         else:
@@ -355,12 +353,13 @@ def replaying(base: Callable[[RunContext], list], player: ScriptPlayer | None,
     def build(rc: RunContext) -> list:
         skills = bool(offered and adopt is not None)
         if skills:
-            rc.skills_offered = dict(offered)
+            rc.skills_offered = dict(offered or {})
         if skills or guide is not None:
             rc.system_message = rc.prompts.system_message(offer_skills=skills, offer_screens=guide is not None)
         phases = base(rc)
         built = []
         wrapper: ReplayOrDecide | None = None
+        strategy: Strategy
         for phase, strategy in phases:
             if phase == ProcessingPhase.LLM_INTERACTION and isinstance(strategy, Decide):
                 wrapper = ReplayOrDecide(rc, strategy, player, adopt, fail_fast=strategy.fail_fast, guide=guide)

@@ -26,7 +26,7 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import networkx
 
@@ -209,7 +209,7 @@ class ScreenGraph:
 
     def _graph(self) -> networkx.DiGraph:
         if self._routing is None:
-            routing = networkx.DiGraph()
+            routing: networkx.DiGraph[str] = networkx.DiGraph()
             for edge in self.edges:
                 if not edge.usable or edge.from_id == edge.to_id:
                     continue
@@ -234,7 +234,9 @@ class ScreenGraph:
             if origin not in routing:
                 continue
             try:
-                cost, path = networkx.single_source_dijkstra(routing, origin, goal, weight="weight")
+                # with a target it returns (cost, path); the stubs do not overload on the target
+                cost, path = cast(tuple[float, list[str]],
+                                  networkx.single_source_dijkstra(routing, origin, goal, weight="weight"))
             except networkx.NetworkXNoPath:
                 continue
             if best is None or cost < best[0]:
@@ -242,7 +244,7 @@ class ScreenGraph:
         if best is None:
             return None
         path = best[1]
-        return [routing.edges[a, b]["edge"] for a, b in zip(path, path[1:])]
+        return [routing.edges[a, b]["edge"] for a, b in zip(path, path[1:], strict=False)]
 
     def destinations(self, start: str | None) -> list[tuple[ScreenNode, list[GraphEdge]]]:
         """Every screen reachable from `start` by usable edges, with its route, the nearest first."""
@@ -251,14 +253,15 @@ class ScreenGraph:
         for origin in ([start] if start is not None and start in routing else []) + [ANYWHERE]:
             if origin not in routing:
                 continue
-            costs, paths = networkx.single_source_dijkstra(routing, origin, weight="weight")
+            costs, paths = cast(tuple[dict[str, float], dict[str, list[str]]],      # without a target: every node's
+                                networkx.single_source_dijkstra(routing, origin, weight="weight"))
             for node, cost in costs.items():
                 if node in (ANYWHERE, start) or node not in self.nodes:
                     continue
                 if node not in found or cost < found[node][0]:
                     found[node] = (cost, paths[node])
         ordered = sorted(found.items(), key=lambda item: (item[1][0], self.nodes[item[0]].name))
-        return [(self.nodes[node], [routing.edges[a, b]["edge"] for a, b in zip(path, path[1:])])
+        return [(self.nodes[node], [routing.edges[a, b]["edge"] for a, b in zip(path, path[1:], strict=False)])
                 for node, (_, path) in ordered]
 
     def place(self, node_id: str) -> str:
@@ -282,7 +285,7 @@ class ScreenGraph:
         return SEPARATOR.join(parts)
 
     def _whole(self) -> networkx.DiGraph:
-        whole = networkx.DiGraph()
+        whole: networkx.DiGraph[str] = networkx.DiGraph()
         whole.add_nodes_from(self.nodes)
         whole.add_edges_from((edge.from_id, edge.to_id) for edge in self.edges
                              if edge.from_id in self.nodes and not edge.faded)
@@ -350,10 +353,10 @@ def build_graph(kind: str, transitions: list[Transition], edits: MapEdits | None
         latest = used[-1]
         every = tries.get((source, key), []) if now else used
 
-        def arrived(move: Transition) -> bool:
+        def arrived(move: Transition, target: str = target) -> bool:
             return move.success and edits.representative(move.to_screen) == target
 
-        def failed(move: Transition) -> bool:
+        def failed(move: Transition, target: str = target) -> bool:
             return not move.success or edits.representative(move.to_screen) == edits.representative(
                 move.from_screen) != target
         recent = every[-RECENT_ATTEMPTS:]

@@ -186,18 +186,18 @@ def structure_entries(controls: Sequence[Control | ControlSummary]) -> list[tupl
     by_id: dict[tuple[str, str, Role], int] = {}
     by_edge: dict[tuple[str, Role, str, int], int] = {}
     scrolled: list[bool] = []
-    for view, role in zip(views, roles):
+    for view, role in zip(views, roles, strict=True):
         inside = any(_inside(view, scroller) for scroller in scrollers)
         scrolled.append(inside)
         if view.resource_id:
             key = (view.type, view.resource_id, role)
             by_id[key] = by_id.get(key, 0) + 1
         elif inside:
-            for key in _edge_keys(view, role):
-                by_edge[key] = by_edge.get(key, 0) + 1
+            for edge in _edge_keys(view, role):
+                by_edge[edge] = by_edge.get(edge, 0) + 1
 
     entries: set[tuple[str, str, str, str, str]] = set()
-    for view, role, inside in zip(views, roles, scrolled):
+    for view, role, inside in zip(views, roles, scrolled, strict=True):
         if view.resource_id and (inside or by_id[(view.type, view.resource_id, role)] > 1):
             entries.add((view.type, view.resource_id, role, "", REPEATED))
             continue

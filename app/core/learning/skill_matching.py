@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from app.core.learning.recorded_steps import RecordedStep, recorded_label
+from app.core.learning.recorded_steps import RecordedStep, ReplayScript, recorded_label
 from app.core.redaction import PASSWORD_MASK
 
 if TYPE_CHECKING:
@@ -196,7 +196,7 @@ def _role(resource_id: str) -> str:
 
 def _values_used(steps: list[RecordedStep]) -> list[tuple[str, str]]:
     """(role, value) of every value the steps used, in step order; never a password or a mask."""
-    found: list[tuple[str, str]] = []
+    found: list[tuple[str, object]] = []          # a typed text may be anything in a hand-written file
     for step in steps:
         target = step.target
         if target is not None and target.password:
@@ -282,7 +282,7 @@ def _screen_size(value: Any) -> tuple[int, int] | None:
     return (width, height) if width > 0 and height > 0 else None
 
 
-def differences(skill: Skill, phone: dict[str, Any]) -> list[str]:
+def differences(skill: Skill | ReplayScript, phone: dict[str, Any]) -> list[str]:
     """Plain sentences saying how `phone` differs from where the skill was recorded (model, Android
     version, screen size, app versions). Only what both sides know is compared; the skill stays usable."""
     recorded, current = _facts(skill.recorded_on), _facts(phone)

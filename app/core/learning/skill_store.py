@@ -187,7 +187,9 @@ class SkillStore:
             return [], [], {}
         except OSError as exc:
             return [], [f"the skills folder {self.root} could not be read ({exc.strerror or exc})"], {}
-        skills, problems, by_name = [], [], {}
+        skills: list[Skill] = []
+        problems: list[str] = []
+        by_name: dict[str, tuple[Skill, Path]] = {}
         with self._lock:
             for path in paths:
                 skill, file_problems = self._read(path)

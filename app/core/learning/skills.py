@@ -6,8 +6,8 @@ actions and the screen expected before each), where it was recorded (phone model
 version, screen size, app versions: whatever the run has) and how it has done since.
 
 Skills live one per file in `data_dir()/skills`, as YAML (the default) or JSON (the folder is
-`skill_store.SkillStore`'s: read afresh on every call, an unchanged file not parsed again). A file that is not YAML/JSON,
-or whose fields are wrong (each problem names the file and the field), is reported and skipped;
+`skill_store.SkillStore`'s: read afresh on every call, an unchanged file not parsed again). A file that is not
+YAML/JSON, or whose fields are wrong (each problem names the file and the field), is reported and skipped;
 the other skills load as usual. Writes are atomic, and a new file never takes the place of
 another skill's file. A password is never a parameter and never stored (it stays PASSWORD_MASK).
 """
@@ -171,7 +171,7 @@ def _check(skill: Skill, data: dict, where: str, found: list[str]) -> list[str]:
         problems.append(f"{where}: 'name' is empty")
     if not skill.steps and not any("'steps" in problem for problem in found):
         problems.append(f"{where}: 'steps' is empty; a skill needs at least one step")
-    for index, item in enumerate(data.get("steps") if isinstance(data.get("steps"), list) else []):
+    for index, item in enumerate(raw if isinstance(raw := data.get("steps"), list) else []):
         action = item.get("action") if isinstance(item, dict) else None
         if isinstance(action, dict):
             if not isinstance(action.get("function"), str) or not action["function"].strip():

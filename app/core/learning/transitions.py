@@ -144,8 +144,8 @@ class TransitionStore:
                 with open(path, "ab", buffering=0) as handle:
                     if handle.tell() > 0 and not _ends_with_newline(path):
                         handle.write(b"\n")
-                    for line in lines:
-                        handle.write(line)
+                    for encoded in lines:
+                        handle.write(encoded)
 
     def kinds(self) -> list[str]:
         """The phone kinds that have a file, sorted."""
@@ -229,7 +229,7 @@ class TransitionRecorder:
         self._versions: dict[str, str] = {}
         self._pending: Transition | None = None
         self.run_dir = Path(run_dir) if run_dir else None      # where the run's step pictures are saved
-        self._pictures_due: dict[str, int] = {}     # a new screen → the step whose picture becomes its own
+        self._pictures_due: dict[str, Path] = {}    # a new screen → its step's picture, which becomes its own
         self._cards_due: dict[str, Any] = {}       # each screen this run met → its first step (cards: after the run)
         self._finished: list[Transition] = []       # closed transitions, written after the run
         self._worker = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="agentdesk-graph")
@@ -314,7 +314,7 @@ class TransitionRecorder:
             self._problem(f"the card of screen {screen} could not be written to {cards.folder} ({exc})")
             return
         if self.run_dir is not None:
-            self._pictures_due[screen] = card.step
+            self._pictures_due[screen] = self.run_dir / step_image_names(card.step)[0]
 
     def _write_cards(self) -> None:
         """On the worker, once the run has ended: the transitions, each new screen's card, and its picture from
@@ -325,8 +325,7 @@ class TransitionRecorder:
         for screen, item in self._cards_due.items():
             self._guarded(self._write_card, screen, item)
         cards = CardStore(self.store.root, phone_kind(self.phone_model, self.android_version))
-        for screen, step in self._pictures_due.items():
-            path = self.run_dir / step_image_names(step)[0]
+        for screen, path in self._pictures_due.items():
             try:
                 with Image.open(path) as picture:
                     cards.write_picture(screen, picture)

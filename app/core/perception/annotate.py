@@ -61,7 +61,7 @@ def annotate(image: Image.Image, controls: Iterable[Control], *, scale: float | 
     corners = place_badges([(box[0], box[1], box[2] + 1, box[3] + 1) for _, box in shown],
                            [(width, height) for width, height, _, _ in badges],
                            [is_labelled_box(control) for control, _ in shown], (0, 0, size[0], size[1]))
-    for (control, _), (x, y), (width, height, text_x, text_y) in zip(shown, corners, badges):
+    for (control, _), (x, y), (width, height, text_x, text_y) in zip(shown, corners, badges, strict=True):
         colour = control_colour(control.id)
         left, top = int(x), int(y)
         draw.rectangle((left, top, left + width - 1, top + height - 1), fill=colour, outline=_contrast(colour))
@@ -76,7 +76,7 @@ def is_labelled_box(control: Control) -> bool:
 
 
 @lru_cache(maxsize=4096)
-def _badge_shape(font_px: int, label: str) -> tuple[int, int, int, int]:
+def _badge_shape(font_px: int, label: str) -> tuple[float, float, float, float]:
     """Width and height of a badge, and where its text starts inside it."""
     text_left, text_top, text_right, text_bottom = _font(font_px).getbbox(label)
     pad = max(2, (text_bottom - text_top) // 4)

@@ -13,13 +13,14 @@ at its top, inside its other corners (top-right, bottom-left, bottom-right). A s
 - PLACED_BADGE for each badge already placed that it overlaps;
 - LABELLED_BOX for each other labelled control's box it overlaps (one showing text or a
   content-description: the badge would cover its words), UNLABELLED_BOX for an unlabelled one
-  (an icon, the row above: a badge inside another box looks like its number). Boxes that enclose the control (a list, a card
-  around it) are not counted: every spot near the control is inside them anyway;
+  (an icon, the row above: a badge inside another box looks like its number). Boxes that enclose the
+  control (a list, a card around it) are not counted: every spot near the control is inside them anyway;
 - OWN_LABEL for a spot inside the box of a labelled control (it would hide the first letters).
 
 The cheapest spot wins (the earlier on a tie). Spots off the drawing area are not taken; when
 none fits, the badge goes to its box's top-left corner pushed inside the area. Boxes and
-badges are (left, top, right, bottom) with right and bottom exclusive; the work per badge is a few lookups in a coarse grid (no pass over every box).
+badges are (left, top, right, bottom) with right and bottom exclusive; the work per badge is a few
+lookups in a coarse grid (no pass over every box).
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ def place_badges(boxes: Sequence[Box], sizes: Sequence[tuple[float, float]], lab
     for index, box in enumerate(boxes):
         grid.add_box(index, box)
     corners: list[tuple[float, float]] = []
-    for index, (box, (width, height)) in enumerate(zip(boxes, sizes)):
+    for index, (box, (width, height)) in enumerate(zip(boxes, sizes, strict=True)):
         corner = _best_spot(index, box, width, height, labelled, grid, area)
         grid.add_badge((corner[0], corner[1], corner[0] + width, corner[1] + height))
         corners.append(corner)
@@ -70,7 +71,7 @@ def _best_spot(index: int, box: Box, width: float, height: float, labelled: Sequ
         if best_cost is not None and best_cost <= rank:
             break                 # no later spot can be cheaper
         cost = rank + (OWN_LABEL if labelled[index] and _INSIDE[number] else 0)
-        limit = None if best_cost is None else best_cost - cost
+        limit: int | None = None if best_cost is None else best_cost - cost
         if limit is not None and limit <= 0:
             continue
         cost += grid.cost((x, y, x + width, y + height), index, box, labelled, limit)

@@ -2,8 +2,8 @@
 
 Tolerated: text before the XML (warnings, "UI hierchary dumped to: /dev/tty"), text after
 `</hierarchy>`, a UTF-8 or UTF-16 byte-order mark, any Unicode, control characters,
-truncated output (what was written is kept), pretty-printed dumps, missing or extra attributes, malformed bounds (the node keeps
-`bounds=None`) and several top-level windows. Bounds are kept as dumped: with rotation
+truncated output (what was written is kept), pretty-printed dumps, missing or extra attributes, malformed
+bounds (the node keeps `bounds=None`) and several top-level windows. Bounds are kept as dumped: with rotation
 1 or 3 they are already in the rotated display's coordinates.
 
 `select_controls` (in `selection.py`, re-exported here) turns the tree into the numbered
@@ -16,6 +16,7 @@ import codecs
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import cast
 
 from lxml import etree
 
@@ -217,10 +218,12 @@ def _explain_missing_hierarchy(text: str) -> str:
 def _parse_xml(data: bytes, *, recover: bool, max_nodes: int | None = None) -> UiHierarchy:
     # The document starts at <hierarchy>, so no DTD (and no custom entity) can be in it;
     # resolve_entities=False would make libxml2 report "&amp;" as "&#38;" to a target.
-    parser = etree.XMLParser(
-        target=_TreeBuilder(max_nodes), huge_tree=True, recover=recover, resolve_entities="internal", no_network=True
+    parser = etree.XMLParser(  # lxml-stubs 0.5 predate resolve_entities="internal" and targets without data()
+        target=_TreeBuilder(max_nodes), huge_tree=True, recover=recover, resolve_entities="internal",  # type: ignore[arg-type]
+        no_network=True,
     )
-    hierarchy = etree.fromstring(data, parser)
+    # With a target, lxml returns what the target's close() returns.
+    hierarchy = cast(UiHierarchy | None, etree.fromstring(data, parser))
     if hierarchy is None:
         raise HierarchyError("The UI dump is not readable XML: no <hierarchy> root element.")
     return hierarchy

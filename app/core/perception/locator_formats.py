@@ -213,7 +213,7 @@ def xpath_for(selector: Selector) -> str:
     (`//*[…][.//*[@text="…"]]`), else `(//*[…])[n]`."""
     conditions = [f"@{_XPATH_ATTRIBUTE[field]}={xpath_literal(value)}" for field, value in selector.fields]
     path = f"//*[{' and '.join(conditions)}]"
-    if selector.unique:
+    if selector.instance is None:                         # unique
         return path
     if selector.anchor is not None:
         if selector.anchor_clickable:
@@ -288,7 +288,7 @@ def copy_formats(control: Control, controls: Sequence[Control], hierarchy: UiHie
 
 def describe_selector(selector: Selector) -> str:
     """A few words on how sure the locator is: "unique on this screen" or "3rd of 5 matches"."""
-    if selector.unique:
+    if selector.instance is None:                         # unique
         return "unique on this screen"
     if selector.anchor is not None:
         return f"unique by the {'text' if selector.anchor[0] == 'text' else 'content-desc'} inside it"

@@ -8,6 +8,8 @@ block counts when its mean grey difference passes CODEC_NOISE. A 64-px thumbnail
 
 from __future__ import annotations
 
+from typing import cast
+
 from PIL import Image, ImageChops
 
 Rect = tuple[int, int, int, int]
@@ -50,7 +52,7 @@ def visible_change(before: Image.Image, after: Image.Image, *, ignore_top: int =
     difference = ImageChops.difference(before.crop(box), after.crop(box))
     grid_size = (-(-width // BLOCK_PX), -(-(height - top) // BLOCK_PX))
     blocks = difference.resize(grid_size, Image.Resampling.BOX)
-    if blocks.getextrema()[1] <= CODEC_NOISE:
+    if cast(tuple[int, int], blocks.getextrema())[1] <= CODEC_NOISE:      # a grey picture: (lowest, highest)
         return False
     changed = blocks.point(lambda value: 255 if value > CODEC_NOISE else 0).getbbox()
     if changed is None or focused_field is None:

@@ -64,7 +64,8 @@ def has_password_field(controls: Sequence[Any]) -> bool:
 
 
 def typed_into_password(step: Any) -> bool:
-    """Whether a step (a MemoryItem or StepRecord: its `action` and `controls` summaries) typed into a password field."""
+    """Whether a step (a MemoryItem or StepRecord: its `action` and `controls` summaries) typed into a password
+    field."""
     action = getattr(step, "action", None) or {}
     if not isinstance(action, dict) or action.get("function") != "type_text":
         return False

@@ -104,15 +104,9 @@ def diff_controls(before: Sequence[Control], after: Sequence[Control]) -> Contro
     for old in unmatched:
         match = None
         if old.resource_id:
-            match = _take_nearest(
-                remaining,
-                old,
-                lambda new: new.resource_id == old.resource_id
-                and new.type == old.type
-                and _distance(old, new) <= MATCH_DISTANCE_PX,
-            )
+            match = _take_nearest(remaining, old, _same_id_nearby)
         if match is None:
-            match = _take_nearest(remaining, old, lambda new: new.name == old.name and new.type == old.type)
+            match = _take_nearest(remaining, old, _same_name)
         if match is None:
             removed.append(old)
             continue
@@ -163,9 +157,18 @@ def _distance(a: Control, b: Control) -> float:
     return ((ax - bx) ** 2 + (ay - by) ** 2) ** 0.5
 
 
-def _take_nearest(candidates: list[Control], reference: Control, accept: Callable[[Control], bool]) -> Control | None:
-    """Remove from `candidates` and return the accepted one nearest to `reference`, if any."""
-    accepted = [index for index, candidate in enumerate(candidates) if accept(candidate)]
+def _same_id_nearby(old: Control, new: Control) -> bool:
+    return new.resource_id == old.resource_id and new.type == old.type and _distance(old, new) <= MATCH_DISTANCE_PX
+
+
+def _same_name(old: Control, new: Control) -> bool:
+    return new.name == old.name and new.type == old.type
+
+
+def _take_nearest(candidates: list[Control], reference: Control,
+                  accept: Callable[[Control, Control], bool]) -> Control | None:
+    """Remove from `candidates` and return the one nearest to `reference` that `accept(reference, it)`, if any."""
+    accepted = [index for index, candidate in enumerate(candidates) if accept(reference, candidate)]
     if not accepted:
         return None
     best = min(accepted, key=lambda index: _distance(candidates[index], reference))

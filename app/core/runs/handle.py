@@ -29,9 +29,9 @@ import asyncio
 import dataclasses
 import itertools
 import time
-from contextlib import nullcontext
+from contextlib import AbstractContextManager, nullcontext
 from datetime import datetime
-from typing import ContextManager, Literal
+from typing import Literal
 
 from app.core.agent.actions import Action
 from app.core.agent.events import (
@@ -175,7 +175,7 @@ class RunHandle:
         """The step the run is at (0 before its first)."""
         return next((event.step for event in reversed(self.events.history) if isinstance(event, StepStarted)), 0)
 
-    def _person_time(self) -> ContextManager[None]:
+    def _person_time(self) -> AbstractContextManager[None]:
         """While the run waits for the person, its clock (and so its time limit) stands still."""
         return self.control.waiting_for_person() if self.control is not None else nullcontext()
 
@@ -225,19 +225,21 @@ class RunHandle:
         """A decision about the proposal waiting for review; `proposal_id` is the id the face showed, `by` who
         decided as the run's history says it ("person", or e.g. "a program through the task API")."""
         self.check_pending(proposal_id)
-        if not self.awaiting_review:
+        review = self._review
+        if review is None or review.done():       # not awaiting_review
             raise NotPending(f"Run {self.id} waits for an answer to its question {proposal_id}, not a decision.")
         self._decided[proposal_id] = answer.kind
         self._answered_by = by
-        self._review.set_result(dataclasses.replace(answer, by="person" if by == "person" else "program"))
+        review.set_result(dataclasses.replace(answer, by="person" if by == "person" else "program"))
 
     def answer_question(self, question_id: str, text: str) -> None:
         """The answer to the question the run asked; `question_id` is the id the face showed."""
         self.check_pending(question_id)
-        if not self.awaiting_answer:
+        question = self._question
+        if question is None or question.done():   # not awaiting_answer
             raise NotPending(f"Run {self.id} waits for a decision on {question_id}, not an answer to a question.")
         self._decided[question_id] = "answered"
-        self._question.set_result(text)
+        question.set_result(text)
 
     def pause(self) -> None:
         if self.control is not None:
@@ -270,13 +272,14 @@ class RunHandle:
             raise NotTakenOver(f"Run {self.id} has not begun on the phone yet: there is nothing to take over."
                                if not self.finished else f"Run {self.id} has ended.")
         self.control.take_over.begin()
-        if self.awaiting_review:
+        review, question = self._review, self._question
+        if review is not None and not review.done():          # awaiting_review
             self._decided[self.pending_id] = "taken over"
             self._answered_by = "person"
-            self._review.set_result(ReviewAnswer.take_over())
-        if self.awaiting_answer:
+            review.set_result(ReviewAnswer.take_over())
+        if question is not None and not question.done():      # awaiting_answer
             self._decided[self.pending_id] = "taken over"
-            self._question.set_result("(The person took over the phone instead of answering.)")
+            question.set_result("(The person took over the phone instead of answering.)")
         if self.control.paused:
             self.control.resume()          # the run's loop wakes up to carry out the person's actions
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 
 from app.core.agent.agent_run import AgentRun
-from app.core.agent.memory import RunResult
+from app.core.agent.memory import RunResult, RunStatus
 from app.core.agent.supervisor import NeedsPerson, RunStopped, RunTimedOut, Supervisor
 from app.core.device.android_device import AndroidDevice
 from app.core.device.errors import DeviceError
@@ -21,7 +21,7 @@ from app.core.device.screen_power import PHONE_LOCKED, StayOn, wait_until_unlock
 log = logging.getLogger(__name__)
 
 
-def _ended_before_a_step(run: AgentRun, status: str, reason: str, error: str = "") -> RunResult:
+def _ended_before_a_step(run: AgentRun, status: RunStatus, reason: str, error: str = "") -> RunResult:
     clock = run.control.clock
     return RunResult(status, 0, [], round(clock.agent_seconds + clock.waiting_seconds, 2), error=error,
                      completion_reason=reason, agent_seconds=round(clock.agent_seconds, 2),

@@ -37,7 +37,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import av
 
 log = logging.getLogger(__name__)
 
@@ -317,7 +320,7 @@ class _Mp4File:
         self._packet_type = av.Packet
         self._first_pts: int | None = None
         self._last_dts = -1
-        self._held = None             # the last packet, written when its duration is known
+        self._held: av.Packet | None = None          # the last packet, written when its duration is known
         self._held_arrived = 0.0
 
     def write(self, data: bytes, pts: int | None, key_frame: bool, arrived: float) -> None:
@@ -342,14 +345,14 @@ class _Mp4File:
 
     def _flush_held(self, next_dts: int) -> None:
         if self._held is not None:
-            self._held.duration = max(1, next_dts - self._held.dts)
+            self._held.duration = max(1, next_dts - (self._held.dts or 0))     # dts: set when it was held
             held, self._held = self._held, None
             self._container.mux(held)
 
     def finish(self, ended: float) -> None:
         """Write the last packet (lasting until `ended`: the screen stayed so) and the index; rename into place."""
         if self._held is not None:
-            self._flush_held(self._held.dts + max(1, round((ended - self._held_arrived) * 1_000_000)))
+            self._flush_held((self._held.dts or 0) + max(1, round((ended - self._held_arrived) * 1_000_000)))
         self._container.close()
         os.replace(self._temp, self.path)
 

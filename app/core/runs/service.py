@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from app.core.agent.agent_run import AgentRun, PipelineFactory, seed_pipeline
-from app.core.agent.events import Message, RunStarted
+from app.core.agent.events import RunStarted
 from app.core.agent.llm_client import ModelClient
 from app.core.agent.memory import RunResult
 from app.core.agent.screen_query import answer_from_screen
@@ -256,7 +256,8 @@ class RunService:
         except asyncio.CancelledError:
             if not (handle.waiting_for_phone and handle.stop_requested):
                 raise
-            asyncio.current_task().uncancel()     # stopped while queued: it never touched the phone
+            if (task := asyncio.current_task()) is not None:
+                task.uncancel()                   # stopped while queued: it never touched the phone
             return self._stopped_before_it_began(handle)
         except DeviceError as exc:          # the phone was busy in another process, or went away
             if handle.finished:
@@ -285,9 +286,9 @@ class RunService:
                 settings.model_dump(mode="json"), self.runs_root)
         except OSError as exc:              # a run that cannot be recorded does not touch the phone
             reason = storage_problem("create the run's folder", self.runs_root or runs_dir(create=False), exc)
-            result = RunResult("failed", 0, [], 0.0, error=reason, completion_reason=reason)
-            handle.finish(result, reason)
-            return result
+            unrecorded = RunResult("failed", 0, [], 0.0, error=reason, completion_reason=reason)
+            handle.finish(unrecorded, reason)
+            return unrecorded
         handle.run_dir = str(writer.run_dir)
         recorder = RunRecorder(writer, events, on_fault=handle.stop)    # a failed record stops the run
         result: RunResult | None = None
@@ -369,10 +370,6 @@ class RunService:
     def past(self) -> list[RunSummary]:
         """Every recorded run on disk, newest first (blocking: reads the runs folder)."""
         return list_runs(self.runs_root)
-
-    def message_all(self, text: str) -> None:
-        for handle in self.live():
-            handle.events.emit(Message(text))
 
     async def shutdown(self, timeout: float = 15.0) -> None:
         """Stop every run and wait until each has recorded its end."""

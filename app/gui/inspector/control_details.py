@@ -196,7 +196,8 @@ class ControlDetails(QWidget):
         swatch = QPixmap(16, 16)
         swatch.fill(control_qcolor(control.id) if control.id else self.palette().color(QPalette.ColorRole.Mid))
         self.swatch.setPixmap(swatch)
-        self.title.setText(f"#{control.id} {control.type}" if control.id else f"{control.type} (not a numbered control)")
+        self.title.setText(f"#{control.id} {control.type}" if control.id
+                           else f"{control.type} (not a numbered control)")
         left, top, right, bottom = control.rect
         selector = f"{self._formats['uiautomator2']}\n({describe_selector(choose_selector(control, nodes))})"
         values = {

@@ -3,8 +3,17 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import overload
 
-from PySide6.QtCore import QAbstractItemModel, QAbstractTableModel, QModelIndex, QObject, QSortFilterProxyModel, Qt
+from PySide6.QtCore import (
+    QAbstractItemModel,
+    QAbstractTableModel,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    QSortFilterProxyModel,
+    Qt,
+)
 from PySide6.QtGui import QColor, QFont, QGuiApplication, QPalette
 
 from app.core.perception.controls import Control
@@ -16,6 +25,8 @@ CONTROL_ROLE = Qt.ItemDataRole.UserRole
 """Data role giving the `Control` of a row (tree: None for nodes that are not controls)."""
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 LABEL_TEXT_LIMIT = 40
+ROOT = QModelIndex()
+"""The invisible root's index: the parent of top-level rows (the default `parent` argument)."""
 
 
 def match_brush() -> QColor:
@@ -93,14 +104,14 @@ class ControlTableModel(QAbstractTableModel):
         """Every shown text, column by column (the header first)."""
         columns = [[header] for header in self.HEADERS]
         for control in self._controls:
-            for column, value in zip(columns, self.display_row(control)):
+            for column, value in zip(columns, self.display_row(control), strict=True):
                 column.append(str(value))
         return columns
 
-    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = ROOT) -> int:
         return 0 if parent.isValid() else len(self._controls)
 
-    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = ROOT) -> int:
         return 0 if parent.isValid() else len(self.HEADERS)
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole):
@@ -108,7 +119,7 @@ class ControlTableModel(QAbstractTableModel):
             return self.HEADERS[section]
         return None
 
-    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
         control = self.control_at(index.row())
         if control is None:
             return None
@@ -135,6 +146,7 @@ class ControlFilterProxy(QSortFilterProxyModel):
     def __init__(self, source: ControlTableModel, parent: QObject | None = None):
         super().__init__(parent)
         self._query = SearchQuery()
+        self._source = source
         self.setSourceModel(source)
         self.setSortRole(SORT_ROLE)
 
@@ -143,8 +155,8 @@ class ControlFilterProxy(QSortFilterProxyModel):
         self._query = query
         self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
 
-    def filterAcceptsRow(self, source_row: int, source_parent: QModelIndex) -> bool:
-        control = self.sourceModel().control_at(source_row)
+    def filterAcceptsRow(self, source_row: int, source_parent: QModelIndex | QPersistentModelIndex) -> bool:
+        control = self._source.control_at(source_row)
         return control is not None and self._query.matches_control(control)
 
 
@@ -241,13 +253,19 @@ class HierarchyModel(QAbstractItemModel):
                                           [Qt.ItemDataRole.BackgroundRole])
         return index
 
-    def index(self, row: int, column: int, parent: QModelIndex = QModelIndex()) -> QModelIndex:
+    def index(self, row: int, column: int, parent: QModelIndex | QPersistentModelIndex = ROOT) -> QModelIndex:
         siblings = self._items[parent.internalId()].children if parent.isValid() else self._roots
         if column != 0 or not 0 <= row < len(siblings):
             return QModelIndex()
         return self.createIndex(row, 0, siblings[row])
 
-    def parent(self, index: QModelIndex) -> QModelIndex:
+    @overload
+    def parent(self) -> QObject | None: ...
+    @overload
+    def parent(self, index: QModelIndex | QPersistentModelIndex) -> QModelIndex: ...
+    def parent(self, index: QModelIndex | QPersistentModelIndex | None = None) -> QObject | QModelIndex | None:
+        if index is None:            # QObject.parent(): the model's owner
+            return super().parent()
         if not index.isValid():
             return QModelIndex()
         parent = self._items[index.internalId()].parent
@@ -255,15 +273,15 @@ class HierarchyModel(QAbstractItemModel):
             return QModelIndex()
         return self.createIndex(self._items[parent].row, 0, parent)
 
-    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = ROOT) -> int:
         if parent.column() > 0:
             return 0
         return len(self._items[parent.internalId()].children) if parent.isValid() else len(self._roots)
 
-    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = ROOT) -> int:
         return 1
 
-    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
         if not index.isValid():
             return None
         item = self._items[index.internalId()]

@@ -105,8 +105,9 @@ class InspectorPanel(QWidget):
         self.filter_edit.next_requested.connect(lambda: self.step_match(1))
         self.filter_edit.previous_requested.connect(lambda: self.step_match(-1))
         self.previous_button, self.next_button = QToolButton(), QToolButton()
-        for button, arrow, tip, step in ((self.previous_button, Qt.ArrowType.UpArrow, "Previous match (Shift+Enter)", -1),
-                                         (self.next_button, Qt.ArrowType.DownArrow, "Next match (Enter)", 1)):
+        for button, arrow, tip, step in (
+                (self.previous_button, Qt.ArrowType.UpArrow, "Previous match (Shift+Enter)", -1),
+                (self.next_button, Qt.ArrowType.DownArrow, "Next match (Enter)", 1)):
             button.setArrowType(arrow)
             button.setToolTip(tip)
             button.setAccessibleName(tip)

@@ -65,7 +65,7 @@ def seen_words(node: ScreenNode) -> str:
     return f"Seen {times_words(node.seen)} {runs}."
 
 
-def action_words(edge: GraphEdge) -> str:
+def way_words(edge: GraphEdge) -> str:
     """What a person would call the action: the recorded words ("Tap “Wi‑Fi”", without the control's number,
     which holds for one screen reading only), else its function."""
     return CONTROL_NUMBER.sub("", edge.action_text) or edge.function.replace("_", " ") or edge.action_key
@@ -157,7 +157,7 @@ class Arrow:
 
     @property
     def words(self) -> str:
-        return action_words(self.best)
+        return way_words(self.best)
 
     @property
     def more(self) -> str:
@@ -184,7 +184,7 @@ class Arrow:
         for edge in sorted(self.edges, key=lambda edge: (-edge.reliability, -edge.count)):
             note = " (keeps failing: not used for routes)" if edge.faded else \
                 " (seen on another version of the app)" if edge.stale else ""
-            lines.append(f"• {action_words(edge)}: {reliability_words(edge)}, {time_words(edge.median_ms)}{note}")
+            lines.append(f"• {way_words(edge)}: {reliability_words(edge)}, {time_words(edge.median_ms)}{note}")
         return "\n".join(lines)
 
 

@@ -77,7 +77,7 @@ class ScreenCard(QGraphicsRectItem):
         metrics = QFontMetricsF(font)
         box = QRectF((CARD_WIDTH - PICTURE_WIDTH) / 2, 8, PICTURE_WIDTH, PICTURE_HEIGHT)
         if pixmap is not None:
-            self.picture = QGraphicsPixmapItem(pixmap, self)
+            self.picture: QGraphicsPixmapItem | QGraphicsRectItem = QGraphicsPixmapItem(pixmap, self)
             self.picture.setTransformationMode(Qt.TransformationMode.SmoothTransformation)
             self.picture.setPos(box.x() + (box.width() - pixmap.width()) / 2,
                                 box.y() + (box.height() - pixmap.height()) / 2)

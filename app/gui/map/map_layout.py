@@ -87,7 +87,7 @@ def layout_map(screens: list[str], pairs: list[tuple[str, str]], entry: str | No
     Pairs naming an unknown screen, and a screen's pairs to itself, are left out."""
     known = set(screens)
     pairs = list(dict.fromkeys((a, b) for a, b in pairs if a in known and b in known and a != b))
-    graph = networkx.DiGraph()
+    graph: networkx.DiGraph[str] = networkx.DiGraph()
     graph.add_nodes_from(screens)
     graph.add_edges_from(pairs)
     layers, unreachable = _layers(graph, screens, entry)
@@ -163,7 +163,7 @@ def _place(graph: networkx.DiGraph, layer_of: dict[str, int], tallest: int) -> t
             middle = statistics.median(wanted) if wanted else 0.0
             top = round(middle - math.ceil(len(layer) / across) / 2)
             placed = [top + index // across for index in range(len(layer))]
-        for index, (screen, row) in enumerate(zip(layer, placed)):
+        for index, (screen, row) in enumerate(zip(layer, placed, strict=True)):
             columns[screen] = column + (index % across if across > 1 else 0)
             rows[screen] = row
         column += across
@@ -213,12 +213,12 @@ def _routes(pairs: list[tuple[str, str]], layout: MapLayout) -> dict[tuple[str, 
     start: dict[tuple[str, str], float] = {}
     for source, out in leaving.items():
         out.sort(key=lambda pair: (positions[pair[1]][1], positions[pair[1]][0]))
-        for pair, y in zip(out, _ports(len(out), positions[source][1])):
+        for pair, y in zip(out, _ports(len(out), positions[source][1]), strict=True):
             start[pair] = y
     end: dict[tuple[str, str], float] = {}
     for target, into in arriving.items():
         into.sort(key=lambda pair: positions[pair[0]][1])
-        for pair, y in zip(into, _ports(len(into), positions[target][1])):
+        for pair, y in zip(into, _ports(len(into), positions[target][1]), strict=True):
             end[pair] = y
     routes = {}
     for number, pair in enumerate(pairs):

@@ -254,8 +254,9 @@ class MapView(QGraphicsView):
             if screen in self.cards:
                 self.cards[screen].set_path_state(state)
                 self._path_items.append(self.cards[screen])
-            if index and shown[index - 1] is not None and screen is not None:
-                arrow = self.arrows.get((shown[index - 1], screen))
+            previous = shown[index - 1] if index else None
+            if previous is not None and screen is not None:
+                arrow = self.arrows.get((previous, screen))
                 if arrow is not None:
                     arrow.set_path_state(state)
                     self._path_items.append(arrow)

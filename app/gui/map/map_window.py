@@ -66,7 +66,7 @@ class MapWindow(QWidget):
         self.current_signature = ""
         self.preferred_kind = ""                 # the window's phone's kind, once known
         self.work: asyncio.Task | None = None    # the latest load or drawing (a new one cancels it)
-        self.actions: set[asyncio.Task] = set()  # edits under way
+        self.edits_under_way: set[asyncio.Task] = set()
         self.run: RunPath | None = None
         self.play_index = -1
         self.resize(1320, 820)
@@ -91,8 +91,8 @@ class MapWindow(QWidget):
         self.follow_box = QCheckBox("Follow the phone")
         self.follow_box.setChecked(True)
         self.follow_box.setToolTip("Frame the screen the phone shows now, and show its app's map.")
-        self.follow_box.toggled.connect(lambda on: on and self.current_signature and
-                                        self.show_current(self.current_signature))
+        self.follow_box.toggled.connect(lambda on: self.show_current(self.current_signature)
+                                        if on and self.current_signature else None)
         fit = self.fit_button = QPushButton("Fit to window")
         reload = QPushButton("Reload")
         fit.clicked.connect(lambda: self.view.fit())
@@ -111,8 +111,8 @@ class MapWindow(QWidget):
         self.step_words = QLabel()
         set_tone(self.step_words, "muted")
         runs = QHBoxLayout()
-        for widget in (QLabel("Play a run:"), self.run_box, self.play_button):
-            runs.addWidget(widget)
+        for part in (QLabel("Play a run:"), self.run_box, self.play_button):
+            runs.addWidget(part)
         runs.addWidget(self.step_words, 1)
 
         self.problems = QLabel()
@@ -121,7 +121,7 @@ class MapWindow(QWidget):
         self.problems.hide()
         self.notice = QLabel()
         self.notice.setWordWrap(True)
-        self.view = MapView()
+        self.view: MapView = MapView()
         self.view.screen_clicked.connect(self.select)
         self.view.screen_menu.connect(lambda screen, where: screen_menu(self, screen, where))
         self.pane = ScreenPane()
@@ -169,13 +169,13 @@ class MapWindow(QWidget):
         if screen_id is None or self.data is None:
             return
         task = asyncio.ensure_future(action(self, screen_id))
-        self.actions.add(task)
-        task.add_done_callback(self.actions.discard)
+        self.edits_under_way.add(task)
+        task.add_done_callback(self.edits_under_way.discard)
 
     async def settled(self) -> None:
         """Wait until the latest load or drawing and every edit are done."""
         while True:
-            pending = [task for task in [self.work, *self.actions] if task is not None and not task.done()]
+            pending = [task for task in [self.work, *self.edits_under_way] if task is not None and not task.done()]
             if not pending:
                 return
             await asyncio.wait(pending)
@@ -183,11 +183,11 @@ class MapWindow(QWidget):
     async def shutdown(self) -> None:
         """Stop following the phone and playing, cancel what is under way, and wait for it to end."""
         self.player.stop()
-        for task in [self.work, *self.actions]:
+        for task in [self.work, *self.edits_under_way]:
             if task is not None:
                 task.cancel()
         await self.live.stopped()
-        pending = [task for task in [self.work, *self.actions] if task is not None and not task.done()]
+        pending = [task for task in [self.work, *self.edits_under_way] if task is not None and not task.done()]
         if pending:
             await asyncio.wait(pending)
 
@@ -372,11 +372,16 @@ class MapWindow(QWidget):
             self.play_button.setText("Play")
 
     def _show_step(self) -> None:
-        run, graph = self.run, self.data.graph
+        run, data = self.run, self.data
+        if run is None or data is None:       # no run chosen, or no map loaded
+            return
+        graph = data.graph
         self.view.show_path(run.screens(), self.play_index)
 
         def name(screen: str | None) -> str:
-            return f"“{graph.nodes[screen].name}”" if screen in graph.nodes else "a screen the map does not know"
+            if screen is not None and screen in graph.nodes:
+                return f"“{graph.nodes[screen].name}”"
+            return "a screen the map does not know"
         if self.play_index == 0:
             text = f"The run starts on {name(run.steps[0].from_id)}." if run.steps else "The run has no steps."
         else:
@@ -399,7 +404,7 @@ class MapWindow(QWidget):
         self.play_button.setText("Play")
 
     def closeEvent(self, event) -> None:
-        for task in [self.work, *self.actions]:      # they end on the loop's next turn
+        for task in [self.work, *self.edits_under_way]:      # they end on the loop's next turn
             if task is not None:
                 task.cancel()
         super().closeEvent(event)

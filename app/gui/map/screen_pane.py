@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 from app.core.learning.screen_graph import ScreenGraph
 from app.gui.theme import current_colors, set_tone
 
-from .map_data import action_words, reliability_words, seen_words, time_words
+from .map_data import reliability_words, seen_words, time_words, way_words
 
 NOTHING_SELECTED = "Click a screen on the map to see what is on it and where its actions lead."
 
@@ -62,11 +62,11 @@ class ScreenPane(QWidget):
         self.controls.header().setStretchLastSection(False)
         self.controls.header().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         self.controls.header().setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
-        self.actions = QTreeWidget()
-        self.actions.setHeaderLabels(["Action → where it leads", "How well", "Takes"])
-        self.actions.setRootIsDecorated(False)
-        self.actions.setWordWrap(True)
-        header = self.actions.header()
+        self.ways_on = QTreeWidget()
+        self.ways_on.setHeaderLabels(["Action → where it leads", "How well", "Takes"])
+        self.ways_on.setRootIsDecorated(False)
+        self.ways_on.setWordWrap(True)
+        header = self.ways_on.header()
         header.setStretchLastSection(False)
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         for column in (1, 2):
@@ -94,7 +94,7 @@ class ScreenPane(QWidget):
         layout.addWidget(self.controls, 2)
         self.actions_heading = QLabel("<b>Known ways on from here</b>")
         layout.addWidget(self.actions_heading)
-        layout.addWidget(self.actions, 3)
+        layout.addWidget(self.ways_on, 3)
         layout.addStretch(0)             # with nothing selected, the hint stays at the top
         self.show_screen(None, None)
 
@@ -102,11 +102,11 @@ class ScreenPane(QWidget):
         node = graph.nodes.get(screen_id) if graph is not None and screen_id is not None else None
         self.screen_id = node.id if node is not None else None
         self.controls.clear()
-        self.actions.clear()
-        for widget in (self.place, self.seen, self.controls, self.actions, self.controls_heading,
+        self.ways_on.clear()
+        for widget in (self.place, self.seen, self.controls, self.ways_on, self.controls_heading,
                        self.actions_heading, self.rename_button, self.merge_button, self.split_button):
             widget.setVisible(node is not None)
-        if node is None:
+        if graph is None or node is None:
             self.title.setFont(self.font())
             self.title.setText(NOTHING_SELECTED)
             return
@@ -134,7 +134,7 @@ class ScreenPane(QWidget):
         leaving = graph.outgoing(node.id)
         for edge in leaving:
             target = graph.nodes.get(edge.to_id)
-            row = QTreeWidgetItem(self.actions, [f"{action_words(edge)} → {target.name if target else '?'}",
+            row = QTreeWidgetItem(self.ways_on, [f"{way_words(edge)} → {target.name if target else '?'}",
                                                  reliability_words(edge), time_words(edge.median_ms)])
             row.setToolTip(0, row.text(0))
             if edge.faded or edge.stale:
@@ -146,8 +146,9 @@ class ScreenPane(QWidget):
                                      "<b>Known ways on from here</b> (none recorded yet)")
 
     def control_names(self) -> list[str]:
-        return [self.controls.topLevelItem(i).text(0) for i in range(self.controls.topLevelItemCount())]
+        items = (self.controls.topLevelItem(i) for i in range(self.controls.topLevelItemCount()))
+        return [item.text(0) for item in items if item is not None]
 
     def action_rows(self) -> list[list[str]]:
-        return [[self.actions.topLevelItem(i).text(c) for c in range(3)]
-                for i in range(self.actions.topLevelItemCount())]
+        items = (self.ways_on.topLevelItem(i) for i in range(self.ways_on.topLevelItemCount()))
+        return [[item.text(c) for c in range(3)] for item in items if item is not None]

@@ -26,7 +26,10 @@ async def send_dropped_files(device, paths: list[Path], report: Callable[[str], 
         prefix = f"{number}/{len(paths)}: " if len(paths) > 1 else ""
         doing = f"{prefix}{'Installing' if is_apk(path) else 'Sending'} {path.name}"
         report(f"{doing}…")
-        progress = _throttled(lambda sent, total, doing=doing: report(f"{doing}… {sent * 100 // max(total, 1)}%"))
+
+        def percent(sent: int, total: int, doing: str = doing) -> None:
+            report(f"{doing}… {sent * 100 // max(total, 1)}%")
+        progress = _throttled(percent)
         try:
             if is_apk(path):
                 outcomes.append(f"Installed {await install_apk(device, path, progress)} ({path.name}).")

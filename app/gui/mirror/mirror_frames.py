@@ -14,14 +14,20 @@ SMOOTH_SCALING_LIMIT = 1.5
 _FAST_FORMATS = (QImage.Format.Format_RGB32, QImage.Format.Format_ARGB32_Premultiplied)
 
 
+class BufferedImage(QImage):
+    """A QImage over bytes it does not own: it keeps them alive as long as it lives."""
+
+    _keepalive: bytes
+
+
 def qimage_from_rgb(data: bytes, width: int, height: int) -> QImage:
     """Wrap packed pixels: RGB888 (3 bytes a pixel) or, from `frame_for_view`, 32-bit BGRX
     (`Format_RGB32`, which Qt paints several times faster). The QImage keeps a reference
     so the bytes stay alive."""
     if len(data) == width * height * 4:
-        image = QImage(data, width, height, width * 4, QImage.Format.Format_RGB32)
+        image = BufferedImage(data, width, height, width * 4, QImage.Format.Format_RGB32)
     else:
-        image = QImage(data, width, height, width * 3, QImage.Format.Format_RGB888)
+        image = BufferedImage(data, width, height, width * 3, QImage.Format.Format_RGB888)
     image._keepalive = data  # QImage does not own the buffer
     return image
 

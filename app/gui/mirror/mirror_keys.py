@@ -20,7 +20,7 @@ PIXELS_PER_NOTCH = 60.0
 MIN_NOTCHES = 0.5
 """Smaller scrolls (high-resolution wheels, trackpads) add up until they reach this much."""
 
-SPECIAL_KEYS = {
+SPECIAL_KEYS: dict[int, str] = {     # QKeyEvent.key() is an int
     Qt.Key.Key_Backspace: "DEL", Qt.Key.Key_Delete: "FORWARD_DEL",
     Qt.Key.Key_Return: "ENTER", Qt.Key.Key_Enter: "ENTER", Qt.Key.Key_Tab: "TAB",
     Qt.Key.Key_Escape: "BACK",                       # as scrcpy does

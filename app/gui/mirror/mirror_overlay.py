@@ -175,7 +175,7 @@ class ControlLayer:
                                [is_labelled_box(c) for c in self._controls], mapping)
         outlines: dict[int, tuple[QColor, list[QRectF], list[QRectF]]] = {}  # colour → (colour, boxes, badges)
         texts: dict[int, tuple[QColor, list[tuple[QPointF, QStaticText]]]] = {}  # ink → (ink, labels)
-        for box, badge, (colour, ink, text, _, _) in zip(boxes, badges, self._badge_style):
+        for box, badge, (colour, ink, text, _, _) in zip(boxes, badges, self._badge_style, strict=True):
             group = outlines.setdefault(colour.rgb(), (colour, [], []))
             group[1].append(box)
             group[2].append(badge)
@@ -207,7 +207,7 @@ def _place_badges(boxes: list[QRectF], sizes: list[tuple[float, float]], labelle
     frame = mapping.rect((0, 0, mapping.device_width, mapping.device_height))
     corners = place_badges([(b.left(), b.top(), b.right(), b.bottom()) for b in boxes], sizes, labelled,
                            (frame.left(), frame.top(), frame.right(), frame.bottom()))
-    return [QRectF(x, y, width, height) for (x, y), (width, height) in zip(corners, sizes)]
+    return [QRectF(x, y, width, height) for (x, y), (width, height) in zip(corners, sizes, strict=True)]
 
 
 # ---------------------------------------------------------------- hover and selection
@@ -381,7 +381,8 @@ def paint_placeholder(painter: QPainter, area: QRectF, text: str, palette: QPale
     painter.drawText(outline.adjusted(16, 0, -16, 0), Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap, text)
 
 
-PROTECTED_NOTE = "Protected screen: this app forbids screenshots, so its picture is black. The model gets its controls as text only."
+PROTECTED_NOTE = ("Protected screen: this app forbids screenshots, so its picture is black. "
+                  "The model gets its controls as text only.")
 
 
 def frame_looks_protected(frame: QImage, controls: Sequence[Control], device_size: tuple[int, int]) -> bool:
@@ -411,5 +412,6 @@ def paint_protected_note(painter: QPainter, frame: QRectF, font: QFont) -> None:
     painter.setBrush(QColor(255, 196, 0, 235))
     painter.drawRoundedRect(box, 6, 6)
     painter.setPen(QColor(20, 20, 20))
-    painter.drawText(box.adjusted(8, 6, -8, -6), int(Qt.TextFlag.TextWordWrap | Qt.AlignmentFlag.AlignLeft), PROTECTED_NOTE)
+    painter.drawText(box.adjusted(8, 6, -8, -6), int(Qt.TextFlag.TextWordWrap | Qt.AlignmentFlag.AlignLeft),
+                     PROTECTED_NOTE)
     painter.restore()

@@ -176,7 +176,7 @@ class MirrorView(QWidget):
 
     def show_highlight(self, rect: Rect | None) -> None:
         """Outline `rect` (device pixels): the row or node under the mouse in the inspector. None clears it."""
-        rect = tuple(rect) if rect else None
+        rect = (rect[0], rect[1], rect[2], rect[3]) if rect else None      # a tuple, whatever sequence came
         if rect != self._highlight:
             self._highlight = rect
             self.update()
@@ -342,7 +342,7 @@ class MirrorView(QWidget):
         stack = self.controls_at(*device) if device else []
         same_spot = self._click_pos is not None and (pos - self._click_pos).manhattanLength() <= CYCLE_DISTANCE
         if same_spot and self._selected in stack:
-            choice = stack[(stack.index(self._selected) + 1) % len(stack)]
+            choice: Control | None = stack[(stack.index(self._selected) + 1) % len(stack)]
         else:
             choice = stack[0] if stack else None
             self._click_pos, self._cycle_point = pos, device
@@ -404,7 +404,8 @@ class MirrorView(QWidget):
 
     def _paint_frame(self, painter: QPainter, mapping: DeviceMapping) -> None:
         frame_rect = self.frame_rect()
-        paint_frame(painter, self._frame, frame_rect)
+        if self._frame is not None:      # (a mapping, which painting needs, means there is a frame)
+            paint_frame(painter, self._frame, frame_rect)
         painter.setClipRect(frame_rect)
         if self._overlay_visible:
             self._layer.paint(painter, mapping, self.size(), self.devicePixelRatioF())
@@ -413,18 +414,18 @@ class MirrorView(QWidget):
             paint_selection(painter, self._box(self._selected, mapping), frame_rect, accent)
         if self._highlight is not None:
             paint_highlight(painter, mapping.rect(self._highlight).adjusted(1, 1, -1, -1), accent)
-        show_hover = self._hovered is not None and self._gesture_start is None
-        if show_hover:
-            paint_hover(painter, self._box(self._hovered, mapping), control_qcolor(self._hovered.id))
+        hovered = self._hovered if self._gesture_start is None else None      # the one whose box shows
+        if hovered is not None:
+            paint_hover(painter, self._box(hovered, mapping), control_qcolor(hovered.id))
         if self._proposal is not None:
             paint_proposal(painter, self._proposal, mapping, frame_rect)
         self._touch.paint(painter, accent)
         if self._protected:
             paint_protected_note(painter, frame_rect, self.font())
-        if show_hover and self._hover_pos is not None:
+        if hovered is not None and self._hover_pos is not None:
             painter.setClipping(False)
-            paint_label(painter, hover_lines(self._hovered), self._hover_pos, QRectF(self.rect()),
-                        self.palette(), control_qcolor(self._hovered.id))
+            paint_label(painter, hover_lines(hovered), self._hover_pos, QRectF(self.rect()),
+                        self.palette(), control_qcolor(hovered.id))
 
     @staticmethod
     def _box(control: Control, mapping: DeviceMapping) -> QRectF:

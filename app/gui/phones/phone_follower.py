@@ -95,7 +95,8 @@ class PhoneFollower(QObject):
 
     def show_in_main_window(self) -> None:
         """The main window shows this phone (never away from a phone a run is using: then say why here)."""
-        phone, refused = self.window.phone, []
+        phone = self.window.phone
+        refused: list[str] = []
         phone.switch_refused.connect(refused.append)
         try:
             phone.choose(self.entry)
@@ -285,9 +286,9 @@ class PhoneFollower(QObject):
         if following is not None:
             following.stop()
         while self._queue:
-            following = self._queue.pop(0)
-            if not following.finished:
-                self._follow(following)
+            waiting = self._queue.pop(0)
+            if not waiting.finished:
+                self._follow(waiting)
                 return
 
     def _to_run(self, method: str, *args: Any) -> None:

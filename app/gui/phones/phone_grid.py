@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QEvent, QObject, Qt
@@ -49,7 +50,7 @@ class PhoneGridWindow(QWidget):
         self.open = False
         self.stopping: asyncio.Future | None = None      # the last close's clean-up (awaitable)
         self._heard: dict[str, list[RunHandle]] = {}     # live runs the service told of, by phone id
-        self._listener = None                             # on the run service, while open
+        self._listener: Callable[[RunHandle], None] | None = None   # on the run service, while open
         self._listening: asyncio.Future | None = None     # putting the listener there
         self._hop: GuiHop | None = None                   # the core's way back here, while open
         self._tasks: set[asyncio.Future] = set()
@@ -68,17 +69,17 @@ class PhoneGridWindow(QWidget):
         self.grid.setContentsMargins(SPACING, SPACING, SPACING, SPACING)
         self.grid.setSpacing(SPACING)
         self.grid.setAlignment(Qt.AlignmentFlag.AlignTop)
-        self.scroll = QScrollArea()
-        self.scroll.setWidgetResizable(True)
-        self.scroll.setFrameShape(QScrollArea.Shape.NoFrame)
-        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.scroll.setWidget(self.grid_host)
-        self.scroll.viewport().installEventFilter(self)
+        self.scroll_area = QScrollArea()
+        self.scroll_area.setWidgetResizable(True)
+        self.scroll_area.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.scroll_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.scroll_area.setWidget(self.grid_host)
+        self.scroll_area.viewport().installEventFilter(self)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.empty)
-        layout.addWidget(self.scroll, 1)
-        self.scroll.hide()
+        layout.addWidget(self.scroll_area, 1)
+        self.scroll_area.hide()
 
     # ------------------------------------------------------------------ opening and closing
 
@@ -130,6 +131,8 @@ class PhoneGridWindow(QWidget):
             self.host.phone.devices_changed.disconnect(self.set_devices)
         followers = list(self.followers.values())
         self.followers.clear()
+        for follower in followers:
+            follower.hop.close()        # frames already on their way never reach a tile removed below
         for key in list(self.tiles):
             self._remove_tile(key)
         self._listener = None
@@ -187,7 +190,7 @@ class PhoneGridWindow(QWidget):
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if watched is self.host and event.type() == QEvent.Type.Close:
             self.close()
-        elif watched is self.scroll.viewport() and event.type() == QEvent.Type.Resize:
+        elif watched is self.scroll_area.viewport() and event.type() == QEvent.Type.Resize:
             self._reflow()
         return False
 
@@ -221,6 +224,7 @@ class PhoneGridWindow(QWidget):
         tile = self.tiles.pop(key)
         follower = self.followers.pop(key, None)
         if follower is not None:
+            follower.hop.close()        # nothing more reaches the tile, deleted below
             self._spawn(self._close_follower(follower))
         self.grid.removeWidget(tile)
         tile.hide()
@@ -234,7 +238,7 @@ class PhoneGridWindow(QWidget):
     def _reflow(self, force: bool = False) -> None:
         """Lay the tiles out in as many columns as the width holds."""
         # as if the scroll bar were there: a scroll bar that comes and goes never flips the column count
-        width = self.scroll.width() - self.scroll.verticalScrollBar().sizeHint().width() - 2 * SPACING
+        width = self.scroll_area.width() - self.scroll_area.verticalScrollBar().sizeHint().width() - 2 * SPACING
         columns = max(1, min(columns_for(width), len(self.tiles)))
         if columns == self.columns and not force:
             return
@@ -253,7 +257,7 @@ class PhoneGridWindow(QWidget):
     def _update_empty(self) -> None:
         has_tiles = bool(self.tiles)
         self.empty.setVisible(not has_tiles)
-        self.scroll.setVisible(has_tiles)
+        self.scroll_area.setVisible(has_tiles)
 
     def tile_for(self, serial: str) -> PhoneTile | None:
         return next((tile for key, tile in self.tiles.items() if key[1] == serial), None)

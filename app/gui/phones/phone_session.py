@@ -24,6 +24,7 @@ from app.core import paths
 from app.core.device.adb_transport import AdbTransport
 from app.core.device.android_device import ControlsSnapshot
 from app.core.device.errors import DeviceError
+from app.core.device.frames import FrameSubscription
 from app.core.device.phone_frames import SCREENSHOTS, STREAM
 from app.core.device.phone_session import PhoneRegistry
 from app.core.device.phone_session import PhoneSession as CorePhoneSession
@@ -70,7 +71,7 @@ class PhoneSession(QObject):
         self.live_controls = True                 # refresh controls while idle (off during a run's review)
         self.mirror_visible = True                # a hidden or minimized window reads no frames, no controls
         self._mirror_shown: asyncio.Event | None = None          # on the core loop
-        self._mirror_subscription = None          # the mirror's frame subscription, while shown
+        self._mirror_subscription: FrameSubscription | None = None    # the mirror's frame subscription, while shown
         self._hidden_subscriptions: set = set()   # subscriptions closed because the mirror was hidden
         self._view = (480, 960)                   # the mirror's size, as last read on the GUI thread
         self._tasks: set[asyncio.Future] = set()
@@ -83,7 +84,6 @@ class PhoneSession(QObject):
         self.list.offer_first_lists = lambda: self.entry is None or self.entry.virtual
         self.list.phone_attached.connect(
             lambda e: self.status.emit(f"{e.name} {e.serial} was attached: {e.state}. The phones panel offers it."))
-        self._virtual_server = None
         self._closing = False
         self.hop = GuiHop()                       # the core's thread's way back to the window
 
@@ -93,7 +93,7 @@ class PhoneSession(QObject):
 
     def _spawn(self, coro) -> asyncio.Future:
         """Run `coro` on the core loop; the returned future is the GUI loop's."""
-        future = self.core.run(coro)
+        future = asyncio.ensure_future(self.core.run(coro))     # (run's awaitable is a future already)
         self._tasks.add(future)
         future.add_done_callback(self._tasks.discard)
         return future
@@ -108,9 +108,8 @@ class PhoneSession(QObject):
             self.status.emit(str(exc))
             self.list.watch_servers(self.adb_servers)
             return
-        self._virtual_server = self.connection.virtual_server
-        if self._virtual_server is not None:
-            self.list.virtual_port = self._virtual_server.port
+        if self.connection.virtual_server is not None:
+            self.list.virtual_port = self.connection.virtual_server.port
         if self.connection.note:
             self.status.emit(self.connection.note)
         session = self.connection.session
@@ -389,7 +388,7 @@ class PhoneSession(QObject):
 
     def save_screenshot(self) -> None:
         session, entry = self.session, self.entry
-        if session is None:
+        if session is None or entry is None:      # (they are set together)
             return
 
         async def save() -> None:

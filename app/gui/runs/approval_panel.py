@@ -262,6 +262,8 @@ class ApprovalPanel(QFrame):
              PAGE_REJECT: self._finish_reject}[page]()
 
     def _start_edit(self) -> None:
+        if self.proposal is None:      # nothing proposed: nothing to edit
+            return
         action = self.proposal.action
         while self.edit_form.rowCount():
             self.edit_form.removeRow(0)
@@ -289,8 +291,10 @@ class ApprovalPanel(QFrame):
                 arguments[name] = text
         if "text" in self.edit_fields:
             arguments["text"] = self.edit_fields["text"].text()
+        if self.proposal is None:
+            raise ValueError("There is no proposed action to edit.")
         action = Action(function=self.proposal.action.function, arguments=arguments, status=self.proposal.action.status)
-        action.args   # validates the arguments
+        _ = action.args   # validates the arguments
         return action
 
     def _finish_edit(self) -> None:
@@ -312,7 +316,7 @@ class ApprovalPanel(QFrame):
         if proposal is None:
             return ""
         try:
-            size = tuple(proposal.screen_size) if all(proposal.screen_size) else (1 << 20, 1 << 20)   # unknown: no limit
+            size = proposal.screen_size if all(proposal.screen_size) else (1 << 20, 1 << 20)   # unknown: no limit
             check_against_screen(action, list(proposal.controls or []), size)
         except ActionRejected as exc:
             return f"This cannot run on the screen shown: {exc} Pick a control on the mirror to see its number."
@@ -338,7 +342,8 @@ class ApprovalPanel(QFrame):
     def override_with_control(self, control: Control) -> None:
         """The person picked a control on the mirror while overriding: tap it."""
         if self.proposal is not None and self.pages.currentIndex() == PAGE_OVERRIDE:
-            action = Action(function="click_control", arguments={"control_id": control.id, "control_name": control.name})
+            action = Action(function="click_control",
+                            arguments={"control_id": control.id, "control_name": control.name})
             self._answer(ReviewAnswer.override(action))
 
     def override_with_point(self, x: int, y: int) -> None:

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QFile
 
 from app.core.agent.trajectory import RUN_FILE, STEPS_FILE, write_text_atomically
+from app.core.device.phone_id import PhoneId
 from app.core.learning.export import export_script
 from app.core.learning.recorded_steps import ReplayScript, script_from_run
 from app.core.learning.skill_store import SkillStore
@@ -126,13 +127,13 @@ def delete_run(run_dir: Path, root: Path | None = None, trash: Callable[[Path], 
     return "deleted"
 
 
-def rerun_request(request: str, phone: str, mode: str, max_steps: int | None, use_skills: bool) -> RunRequest:
+def rerun_request(request: str, phone: str | PhoneId, mode: str, max_steps: int | None, use_skills: bool) -> RunRequest:
     """A new model run of a past run's request on `phone` (the model decides afresh; a stored skill that
     fits may be replayed only when `use_skills`)."""
     return RunRequest(request, phone=phone, mode=mode, max_steps=max_steps, use_skills=use_skills)
 
 
-def replay_request(script: ReplayScript, phone: str, mode: str, max_steps: int | None = None) -> RunRequest:
+def replay_request(script: ReplayScript, phone: str | PhoneId, mode: str, max_steps: int | None = None) -> RunRequest:
     """The run that does `script` again on `phone` in `mode`; stored skills stay out of it (the person
     asked for this very run, not for whatever skill fits its request)."""
     return RunRequest(script.request, phone=phone, mode=mode, max_steps=max_steps, replay=script, use_skills=False)
@@ -157,29 +158,31 @@ async def replay_run(window: MainWindow, run_dir: Path) -> None:
     window._starting_run = True
     try:
         script = await asyncio.to_thread(read_script, run_dir)
-        problem = "" if window.phone.session is not None else "The phone went away: the run cannot be replayed."
+        session = window.phone.session
+        problem = "" if session is not None else "The phone went away: the run cannot be replayed."
     except NotReplayable as exc:
-        problem = f"The run cannot be replayed. {exc}"
+        session, problem = None, f"The run cannot be replayed. {exc}"
     finally:
         window._starting_run = False
-    if problem:
+    if problem or session is None:
         window.show_status(problem)
         return
     window._starting_run = True
     window.request.set_running(True)
-    request = replay_request(script, window.phone.session.id, window.request.mode.currentData(),
+    request = replay_request(script, session.id, window.request.mode.currentData(),
                              window.request.max_steps.value())
     await window._ask_for_run(request)     # shows a refusal and clears _starting_run, as for any run
 
 
 async def rerun(window: MainWindow, request: str, use_skills: bool) -> None:
     """Start a new model run of `request` in the window, as its Run button does (the request panel shows it)."""
-    if not _can_start(window, "run the request again"):
+    session = window.phone.session
+    if not _can_start(window, "run the request again") or session is None:
         return
     window.request.request.setPlainText(request)
     window._starting_run = True
     window.request.set_running(True)
-    await window._ask_for_run(rerun_request(request, window.phone.session.id, window.request.mode.currentData(),
+    await window._ask_for_run(rerun_request(request, session.id, window.request.mode.currentData(),
                                            window.request.max_steps.value(), use_skills))
 
 

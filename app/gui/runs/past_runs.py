@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor
@@ -93,7 +94,7 @@ class PastRunsDialog(LoadingDialog):
         self.root = root
         self.skills = skills             # None: the data folder's skills (read when saving)
         self.loading: asyncio.Task | None = None   # the current read of the runs folder
-        self.actions: set[asyncio.Task] = set()    # replay checks, saves and exports under way
+        self.actions_under_way: set[asyncio.Task] = set()    # replay checks, saves and exports
         self.run_going = False
         self.live_run_dir: Path | None = None   # the run going now: it is not deleted under its recorder
         self.use_skills_default = True           # the Run again dialog's choice at first (the settings')
@@ -189,6 +190,8 @@ class PastRunsDialog(LoadingDialog):
         shown = []
         for index in range(self.runs.topLevelItemCount()):
             item = self.runs.topLevelItem(index)
+            if item is None:
+                continue
             visible = run_matches(item.data(self.STARTED, REQUEST_ROLE) or "", item.data(self.STARTED, STATUS_ROLE),
                                   search, wanted)
             item.setHidden(not visible)
@@ -209,7 +212,7 @@ class PastRunsDialog(LoadingDialog):
     def shown_runs(self) -> list[Path]:
         """The run folders the list shows now, top to bottom."""
         items = (self.runs.topLevelItem(i) for i in range(self.runs.topLevelItemCount()))
-        return [Path(item.data(self.STARTED, PATH_ROLE)) for item in items if not item.isHidden()]
+        return [Path(item.data(self.STARTED, PATH_ROLE)) for item in items if item is not None and not item.isHidden()]
 
     def _item(self, summary: RunSummary) -> QTreeWidgetItem:
         request = " ".join(summary.request.split()) or "(no request recorded)"
@@ -257,14 +260,14 @@ class PastRunsDialog(LoadingDialog):
         set_tone(self.notice, tone)
         self.notice.setVisible(bool(text))
 
-    def _act(self, action: Callable[[Path, str], Awaitable[None]]) -> None:
-        """Run an action on the selected run as a task of the dialog (see `actions`)."""
+    def _act(self, action: Callable[[Path, str], Coroutine[Any, Any, None]]) -> None:
+        """Run an action on the selected run as a task of the dialog (see `actions_under_way`)."""
         chosen = self._selected_run()
         if chosen is None:
             return
         task = asyncio.get_running_loop().create_task(action(*chosen))
-        self.actions.add(task)
-        task.add_done_callback(self.actions.discard)
+        self.actions_under_way.add(task)
+        task.add_done_callback(self.actions_under_way.discard)
 
     async def ask_rerun(self, request: str) -> bool | None:
         """Whether the new run may use stored skills (None: cancelled)."""
@@ -326,7 +329,8 @@ class PastRunsDialog(LoadingDialog):
 
     def _remove_item(self, run_dir: Path) -> None:
         for index in range(self.runs.topLevelItemCount()):
-            if Path(self.runs.topLevelItem(index).data(self.STARTED, PATH_ROLE)) == run_dir:
+            item = self.runs.topLevelItem(index)
+            if item is not None and Path(item.data(self.STARTED, PATH_ROLE)) == run_dir:
                 self.runs.takeTopLevelItem(index)
                 break
         self._apply_filter()

@@ -255,7 +255,7 @@ class RunController(QObject):
 
     async def shutdown(self) -> None:
         """Stop a run in progress and wait until its trajectory is written."""
-        if self.running:
+        if self.running and self.task is not None:
             self.stop()
             try:
                 await asyncio.wait_for(asyncio.shield(self.task), 15)

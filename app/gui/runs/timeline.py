@@ -205,6 +205,8 @@ class TimelinePanel(QWidget):
 
     def open_step_detail(self, step: StepRecord) -> StepDetailDialog:
         """Show the step in the (single) step detail window."""
+        if self.run_dir is None:
+            raise RuntimeError("a step's details need its run's folder, and no run is shown")
         if self.detail_dialog is None:
             self.detail_dialog = StepDetailDialog(self.run_dir, step, self, steps=self.model.steps,
                                                   pricing=lambda: self.model.pricing)
@@ -291,7 +293,8 @@ class TimelinePanel(QWidget):
         header.resizeSection(StepTableModel.THUMBNAIL, THUMBNAIL_BOX.width() + 16)
         chip_width = max(view.fontMetrics().horizontalAdvance(word.text) for word in DECISIONS.values()) + 32
         # room for the chip and the start of who decided ("by you: <reason>"); the whole note is in the tooltip
-        note_width = max(view.fontMetrics().horizontalAdvance(note) for note in ("by you: a reason", "you took over")) + 8
+        note_width = max(view.fontMetrics().horizontalAdvance(note)
+                         for note in ("by you: a reason", "you took over")) + 8
         header.resizeSection(StepTableModel.DECISION, chip_width + note_width)
         self.column_fitter = ColumnFitter(view, chip_width, note_width)     # narrower in a narrow pane
         header.resizeSection(StepTableModel.RESULT, view.fontMetrics().horizontalAdvance("not executed") + 16)

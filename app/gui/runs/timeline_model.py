@@ -8,11 +8,22 @@ miss), and a step that has no picture shows a crossed-out card, not the grey "lo
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPointF, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    QPointF,
+    QSize,
+    Qt,
+    QTimer,
+    Signal,
+)
 from PySide6.QtGui import QColor, QGuiApplication, QPainter, QPalette, QPen, QPixmap
 from shiboken6 import isValid
 
@@ -36,6 +47,7 @@ from app.gui.runs.step_detail import (
     token_counts,
 )
 
+ROOT = QModelIndex()                # the table's invisible root: the default `parent` argument
 THUMBNAILS_KEPT = 500
 THUMBNAILS_AT_ONCE = 2             # decoding threads used at a time, so phone and model calls keep theirs
 MISS_RETRY_SECONDS = (0.25, 0.5, 1.0, 2.0)
@@ -151,9 +163,15 @@ class ThumbnailCache(QObject):
         # callback, unlike a task's step, does not need a running loop.
         while self._queued and len(self.loading) < THUMBNAILS_AT_ONCE:
             key, paths = self._queued.popitem(last=False)
-            future = self._loop.run_in_executor(None, read_scaled_image, paths, self.box)
+            future = self._running_loop().run_in_executor(None, read_scaled_image, paths, self.box)
             self.loading[key] = future
-            future.add_done_callback(lambda done, key=key, paths=paths: self._loaded(key, paths, done))
+            future.add_done_callback(functools.partial(self._loaded, key, paths))
+
+    def _running_loop(self) -> asyncio.AbstractEventLoop:
+        """The loop `get` found: nothing is queued or retried before it has."""
+        if self._loop is None:
+            raise RuntimeError("a thumbnail load started before get() found the event loop")
+        return self._loop
 
     def _loaded(self, key: str, paths: list[Path], future: asyncio.Future) -> None:
         self.loading.pop(key, None)
@@ -166,7 +184,7 @@ class ThumbnailCache(QObject):
             # Not there (yet): a picture is never given up on at the first read, so a step shown a moment
             # before its picture is readable still gets it.
             self._misses[key] = misses + 1
-            self._retries[key] = self._loop.call_later(MISS_RETRY_SECONDS[misses], self._retry, key, paths)
+            self._retries[key] = self._running_loop().call_later(MISS_RETRY_SECONDS[misses], self._retry, key, paths)
             self._start_loads()
             return
         self._misses.pop(key, None)
@@ -236,10 +254,10 @@ class StepTableModel(QAbstractTableModel):
         paths = (step_file(self.run_dir, name) for name in (step.annotated_screenshot, step.screenshot))
         return [path for path in paths if path is not None]
 
-    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = ROOT) -> int:
         return 0 if parent.isValid() else len(self.rows)
 
-    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = ROOT) -> int:
         return 0 if parent.isValid() else len(self.COLUMNS)
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole):
@@ -247,7 +265,7 @@ class StepTableModel(QAbstractTableModel):
             return self.COLUMNS[section]
         return None
 
-    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
         if not index.isValid():
             return None
         row, column = self.rows[index.row()], index.column()

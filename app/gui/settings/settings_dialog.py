@@ -16,12 +16,16 @@ The dialog never writes anything: not the settings file, not the keyring. The ca
 from __future__ import annotations
 
 import asyncio
+import enum
 import logging
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, TypeVar, overload
 
 from pydantic import ValidationError
 from PySide6.QtCore import QStringListModel, Qt, Signal
 from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
     QCompleter,
     QDialog,
     QDialogButtonBox,
@@ -67,12 +71,18 @@ from app.gui.theme import set_tone
 
 log = logging.getLogger(__name__)
 
-READ_FROM_STORE = object()   # SettingsDialog reads the stored key itself
+
+class _ReadFromStore(enum.Enum):
+    READ = enum.auto()
+
+
+READ_FROM_STORE = _ReadFromStore.READ   # SettingsDialog reads the stored key itself
 
 TAB_OF_SECTION = {"provider": 0, "images": 1, "agent": 2, "learning": 2, "safety": 3, "mirror": 4, "adb": 5,
                   "api": 5, "appearance": 6}
 WORDS_KEY = "agent.sensitive_words"
 ALSO_FOR_KEY = "provider.key_also_for"
+EditorT = TypeVar("EditorT", bound=QWidget)
 CONNECTION_PROMPT = [{"role": "user", "content": "Reply with the single word: ok"}]
 
 
@@ -82,7 +92,7 @@ class SettingsDialog(QDialog):
     token_rotated = Signal(object)      # the task API's new ApiToken, for the window's own desk to take
 
     def __init__(self, settings: Settings, secrets: SecretStore, parent: QWidget | None = None, *,
-                 stored_key: str | None | object = READ_FROM_STORE):
+                 stored_key: str | None | _ReadFromStore = READ_FROM_STORE):
         """`stored_key`: the key stored now, when the caller has read it already (off the GUI thread)."""
         super().__init__(parent)
         self.setWindowTitle("Settings")
@@ -114,10 +124,10 @@ class SettingsDialog(QDialog):
         layout.addWidget(self.tabs, 1)
         layout.addWidget(self.problem_label)
         layout.addWidget(buttons)
-        self._fields["images.format"].currentIndexChanged.connect(self._sync_dependent_fields)
-        self._fields["agent.reflection"].toggled.connect(self._sync_dependent_fields)
-        self._fields["mirror.stream"].currentIndexChanged.connect(self._sync_dependent_fields)
-        self._fields["api.serve"].toggled.connect(self._sync_dependent_fields)
+        self._field("images.format", QComboBox).currentIndexChanged.connect(self._sync_dependent_fields)
+        self._field("agent.reflection", QCheckBox).toggled.connect(self._sync_dependent_fields)
+        self._field("mirror.stream", QComboBox).currentIndexChanged.connect(self._sync_dependent_fields)
+        self._field("api.serve", QCheckBox).toggled.connect(self._sync_dependent_fields)
         self._load(settings)
         self.resize(640, 560)
 
@@ -183,7 +193,8 @@ class SettingsDialog(QDialog):
         self.key_edit = QLineEdit(echoMode=QLineEdit.EchoMode.Password)
         self.key_edit.setAccessibleName("API key")
         self.key_edit.textEdited.connect(lambda: self._set_key_removal(False))
-        self.show_key_button = QPushButton("Show", checkable=True, autoDefault=False)
+        self.show_key_button = QPushButton("Show", autoDefault=False)
+        self.show_key_button.setCheckable(True)
         self.show_key_button.toggled.connect(self._toggle_key_visible)
         self.remove_key_button = QPushButton("Remove key", autoDefault=False)
         self.remove_key_button.clicked.connect(lambda: self._set_key_removal(True))
@@ -194,7 +205,8 @@ class SettingsDialog(QDialog):
         self.also_for_edit.setAccessibleName("Also send this key to, one origin per line")
         self.also_for_edit.setPlaceholderText("https://llm.example.com:8443")
         self.also_for_edit.setFixedHeight(self.also_for_edit.fontMetrics().lineSpacing() * 3 + 16)
-        self.also_for_edit.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)   # the row keeps its height
+        # the row keeps its height
+        self.also_for_edit.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.also_for_edit.textChanged.connect(lambda: self._clear_error(ALSO_FOR_KEY))
         also_note = note_label()
         also_note.setText("The key goes only to the server it was stored for and to these, one origin "
@@ -279,12 +291,25 @@ class SettingsDialog(QDialog):
         for label, key, spec in rows:
             self._row(form, label, key, self._editor(key, spec))
 
+    @overload
+    def _editor(self, key: str, spec: str) -> QLineEdit: ...
+    @overload
+    def _editor(self, key: str, spec: Sequence[tuple[str, Any]]) -> QComboBox: ...
+    @overload
+    def _editor(self, key: str, spec: Any) -> FieldWidget: ...
     def _editor(self, key: str, spec: Any) -> FieldWidget:
         """The editor for `key` (see field_editor), kept under `key` for loading, reading and errors."""
         editor = field_editor(key, spec)
         if isinstance(editor, QLineEdit):
             editor.textEdited.connect(lambda: self._clear_error(key))
         self._fields[key] = editor
+        return editor
+
+    def _field(self, key: str, kind: type[EditorT]) -> EditorT:
+        """The editor for `key`, which the row tables make a `kind`."""
+        editor = self._fields[key]
+        if not isinstance(editor, kind):
+            raise TypeError(f"{key} is edited by a {type(editor).__name__}, not a {kind.__name__}")
         return editor
 
     # ------------------------------------------------------------------ behaviour
@@ -301,13 +326,13 @@ class SettingsDialog(QDialog):
     def _sync_dependent_fields(self) -> None:
         """JPEG quality only applies to JPEG; model reflection only with reflection on; the stream's
         size, rate, codec and recording only when the mirror may stream."""
-        self._fields["images.jpeg_quality"].setEnabled(self._fields["images.format"].currentData() == "jpeg")
-        self._fields["agent.model_reflection"].setEnabled(self._fields["agent.reflection"].isChecked())
-        streams = self._fields["mirror.stream"].currentData() == "auto"
+        self._fields["images.jpeg_quality"].setEnabled(self._field("images.format", QComboBox).currentData() == "jpeg")
+        self._fields["agent.model_reflection"].setEnabled(self._field("agent.reflection", QCheckBox).isChecked())
+        streams = self._field("mirror.stream", QComboBox).currentData() == "auto"
         for key in STREAM_ONLY_FIELDS:
             self._fields[key].setEnabled(streams)
         for key in API_FIELDS:
-            self._fields[key].setEnabled(self._fields["api.serve"].isChecked())
+            self._fields[key].setEnabled(self._field("api.serve", QCheckBox).isChecked())
 
     def _apply_preset(self, index: int) -> None:
         """Fill base URL, model, timeout and retries from the chosen preset (a local server gets minutes and
@@ -372,8 +397,8 @@ class SettingsDialog(QDialog):
         first = next((key for key in problems if key in self._errors), None)
         if first is not None:
             self.tabs.setCurrentIndex(TAB_OF_SECTION["safety" if first == WORDS_KEY else first.split(".")[0]])
-            editors = {WORDS_KEY: self.words_edit, ALSO_FOR_KEY: self.also_for_edit}
-            (editors.get(first) or self._fields.get(first, self.tabs)).setFocus()
+            editors: dict[str, QWidget] = {**self._fields, WORDS_KEY: self.words_edit, ALSO_FOR_KEY: self.also_for_edit}
+            editors.get(first, self.tabs).setFocus()
         return not problems
 
     def _entered_data(self) -> dict[str, Any]:

@@ -9,8 +9,9 @@ fill any of those widgets. Used by app.gui.settings.settings_dialog.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, overload
 
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
@@ -139,12 +140,21 @@ STREAM_ONLY_FIELDS = ("mirror.max_size", "mirror.max_fps", "mirror.video_bit_rat
                       "mirror.record_runs")
 
 
+@overload
+def field_editor(key: str, spec: Spin) -> QSpinBox | QDoubleSpinBox: ...
+@overload
+def field_editor(key: str, spec: Check) -> QCheckBox: ...
+@overload
+def field_editor(key: str, spec: str) -> QLineEdit: ...
+@overload
+def field_editor(key: str, spec: Sequence[tuple[str, Any]]) -> QComboBox: ...
 def field_editor(key: str, spec: Any) -> FieldWidget:
     """The editor for the settings field `key` ("section.name"): a spin box for a `Spin`, a check box for a
     `Check`, a line edit for a placeholder text, a combo box for a list of (text, value) choices.
     Its tooltip is the field's description."""
     section, name = key.split(".")
     field = SECTIONS[section].model_fields[name]
+    editor: FieldWidget
     if isinstance(spec, Spin):
         editor = _spin_box(field, spec)
     elif isinstance(spec, Check):
@@ -250,9 +260,11 @@ def set_field_value(widget: FieldWidget, value: Any) -> None:
 
 def _polished_height(editor: QWidget | QHBoxLayout) -> int:
     """The editor's height with the app stylesheet applied (it sets minimum heights)."""
-    widgets = [editor] if isinstance(editor, QWidget) else [editor.itemAt(i).widget() for i in range(editor.count())]
+    items = [editor.itemAt(i) for i in range(editor.count())] if isinstance(editor, QHBoxLayout) else []
+    widgets = [editor] if isinstance(editor, QWidget) else [item.widget() for item in items if item is not None]
     for widget in widgets:
-        widget.ensurePolished()
+        if widget is not None:        # a row's stretch or spacing has no widget
+            widget.ensurePolished()
     if isinstance(editor, QWidget):        # a fixed-height editor (a few lines of text) is no taller than that
         return min(editor.sizeHint().height(), editor.maximumHeight())
     return editor.sizeHint().height()
@@ -266,7 +278,10 @@ def _spin_box(field: FieldInfo, spec: Spin) -> QSpinBox | QDoubleSpinBox:
     spin = QDoubleSpinBox(decimals=spec.decimals) if field.annotation is float else QSpinBox()
     spin.setRange(bounds.get("ge", bounds["gt"] + 10 ** -spec.decimals if "gt" in bounds else 0),
                   bounds.get("le", UNBOUNDED_MAXIMUM))
-    spin.setSingleStep(spec.step)
+    if isinstance(spin, QDoubleSpinBox):
+        spin.setSingleStep(spec.step)
+    else:
+        spin.setSingleStep(int(spec.step))
     spin.setSuffix(spec.suffix)
     if spec.special:
         spin.setSpecialValueText(spec.special)

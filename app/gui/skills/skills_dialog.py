@@ -11,7 +11,8 @@ yet saved is kept as a draft while another skill is shown, so switching loses no
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
+from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFontDatabase, QPalette
@@ -81,7 +82,7 @@ class SkillsDialog(LoadingDialog):
         self.loaded_text = ""                        # the current skill's text as read
         self.drafts: dict[str, str] = {}             # name_key → edited text not saved yet
         self.loading: asyncio.Task | None = None
-        self.actions: set[asyncio.Task] = set()
+        self.actions_under_way: set[asyncio.Task] = set()
         self.resize(1180, 720)
 
         self.problems = QLabel()
@@ -227,7 +228,7 @@ class SkillsDialog(LoadingDialog):
         self.detail.setVisible(bool(entries))     # no skill: the explanation has the whole panel
         if entries:
             self.pages.setCurrentWidget(self.list)
-            rows = [self.list.topLevelItem(i) for i in range(self.list.topLevelItemCount())]
+            rows = [row for i in range(self.list.topLevelItemCount()) if (row := self.list.topLevelItem(i)) is not None]
             chosen = next((row for row in rows if keep and row.data(self.NAME, Qt.ItemDataRole.UserRole)
                            == name_key(keep)), rows[0])
             self.list.setCurrentItem(chosen)
@@ -330,10 +331,10 @@ class SkillsDialog(LoadingDialog):
 
     # ------------------------------------------------------------ actions
 
-    def _act(self, action: Callable[[], Awaitable[None]]) -> None:
+    def _act(self, action: Callable[[], Coroutine[Any, Any, None]]) -> None:
         task = asyncio.get_running_loop().create_task(action())
-        self.actions.add(task)
-        task.add_done_callback(self.actions.discard)
+        self.actions_under_way.add(task)
+        task.add_done_callback(self.actions_under_way.discard)
 
     async def _save(self) -> None:
         entry, text = self.current, self.editor.toPlainText()

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from .base import App, Dialog, Screen
 
 if TYPE_CHECKING:
     from ..phone import VirtualPhone
+    from .contacts import ContactsApp
+    from .dialer import DialerApp
+    from .messages import MessagesApp
+
+AppT = TypeVar("AppT", bound=App)
 
 LAUNCHER = "com.android.launcher3"
 SETTINGS = "com.android.settings"
@@ -54,5 +59,30 @@ def create_apps(phone: VirtualPhone) -> dict[str, App]:
     return {app.package: app for app in apps}
 
 
-__all__ = ["App", "Dialog", "Screen", "create_apps", "SYSTEM_PACKAGES", "ADB_KEYBOARD", "LAUNCHER", "SETTINGS",
+def app_of(phone: VirtualPhone, package: str, kind: type[AppT]) -> AppT:
+    """The phone's app `package`, which is a `kind`."""
+    app = phone.apps[package]
+    if not isinstance(app, kind):
+        raise TypeError(f"{package} is a {type(app).__name__}, not a {kind.__name__}")
+    return app
+
+
+# What one app asks of another (the apps import one another only when they run, as create_apps does).
+def contacts_of(phone: VirtualPhone) -> ContactsApp:
+    from .contacts import ContactsApp
+    return app_of(phone, CONTACTS, ContactsApp)
+
+
+def dialer_of(phone: VirtualPhone) -> DialerApp:
+    from .dialer import DialerApp
+    return app_of(phone, DIALER, DialerApp)
+
+
+def messages_of(phone: VirtualPhone) -> MessagesApp:
+    from .messages import MessagesApp
+    return app_of(phone, MESSAGES, MessagesApp)
+
+
+__all__ = ["App", "Dialog", "Screen", "create_apps", "app_of", "contacts_of", "dialer_of", "messages_of",
+           "SYSTEM_PACKAGES", "ADB_KEYBOARD", "LAUNCHER", "SETTINGS",
            "CONTACTS", "MESSAGES", "NOTES", "CLOCK", "DIALER", "CALCULATOR"]

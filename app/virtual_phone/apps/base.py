@@ -19,7 +19,7 @@ class Screen:
     """One activity instance. Subclasses set `activity` and implement `build`."""
 
     activity: str = ""
-    bar_color = theme.SURFACE        # colour behind the status bar
+    bar_color: tuple[int, int, int] | None = theme.SURFACE   # colour behind the status bar (None: clear)
     background = theme.BACKGROUND    # window background
     auto_focus: str | None = None    # field focused (keyboard up) when the screen opens
     return_to: str | None = None     # started from another app: Back returns to it
@@ -117,10 +117,12 @@ class App:
     def top(self) -> Screen | None:
         return self.stack[-1] if self.stack else None
 
-    def ensure_started(self) -> None:
+    def ensure_started(self) -> Screen:
+        """Start the task if it is not running; its top screen."""
         if not self.stack:
             self.stack.append(self.main_screen())
             self.on_start(self.stack[-1])
+        return self.stack[-1]
 
     def start_activity(self, activity: str | None) -> bool:
         """`am start -n` / monkey: resume the task, or open the named activity on a fresh stack."""

@@ -10,6 +10,7 @@ and the history button an icon without a content description, which uiautomator 
 from __future__ import annotations
 
 from fractions import Fraction
+from functools import partial
 
 from .. import theme
 from ..views import BY_COMPOSE, COMPOSE_VIEW, TEXT, VIEW, View
@@ -103,7 +104,7 @@ class CalculatorScreen(Screen):
         self.show_history = False
 
     def build(self, ctx: Ctx) -> list[View]:
-        l, t, r, b = ctx.content
+        left, t, r, b = ctx.content
         rows = len(KEYS)
         key_h = min(ctx.dp(84), (b - t) * 6 // 10 // rows)
         pad_top = b - rows * key_h - ctx.dp(16)
@@ -113,39 +114,41 @@ class CalculatorScreen(Screen):
                        bg=theme.PRIMARY_LIGHT if self.show_history else None, radius=ctx.dp(24))
         history.add(View(VIEW, (r - ctx.dp(44), t + ctx.dp(16), r - ctx.dp(20), t + ctx.dp(40)), provider=BY_COMPOSE,
                          kind="icon", glyph="clock", gsize=ctx.dp(24), color=theme.TEXT_SECONDARY))
-        views = [View(VIEW, (l, t, r, t + bar_h), history, provider=BY_COMPOSE)]
+        views = [View(VIEW, (left, t, r, t + bar_h), history, provider=BY_COMPOSE)]
         display_top = t + bar_h
         if self.show_history:
             lines = self.history[-4:] or ["No history yet"]
             line_h = ctx.dp(36)
             panel_b = min(pad_top - ctx.dp(180), display_top + line_h * len(lines) + ctx.dp(16))
-            panel = View(VIEW, (l + ctx.dp(16), display_top, r - ctx.dp(16), panel_b), provider=BY_COMPOSE,
+            panel = View(VIEW, (left + ctx.dp(16), display_top, r - ctx.dp(16), panel_b), provider=BY_COMPOSE,
                          bg=theme.SURFACE_VARIANT, radius=ctx.dp(16), clip=True)
             for i, line in enumerate(lines):
                 y = display_top + ctx.dp(8) + i * line_h
-                panel.add(text(ctx, (l + ctx.dp(32), y, r - ctx.dp(32), y + line_h), line, size=16, align="right",
+                panel.add(text(ctx, (left + ctx.dp(32), y, r - ctx.dp(32), y + line_h), line, size=16, align="right",
                                color=theme.TEXT_SECONDARY, provider=BY_COMPOSE))
             views.append(panel)
             display_top = panel_b
-        views += [_tagged(text(ctx, (l + ctx.dp(24), display_top + ctx.dp(8), r - ctx.dp(24), pad_top - ctx.dp(96)),
+        views += [_tagged(text(ctx, (left + ctx.dp(24), display_top + ctx.dp(8), r - ctx.dp(24), pad_top - ctx.dp(96)),
                                self.expr or "0", size=44, align="right", provider=BY_COMPOSE), "formula"),
-                  _tagged(text(ctx, (l + ctx.dp(24), pad_top - ctx.dp(96), r - ctx.dp(24), pad_top - ctx.dp(24)),
-                               self.result, size=30, align="right", color=theme.TEXT_SECONDARY, provider=BY_COMPOSE), "result")]
-        pad = View(VIEW, (l, pad_top, r, b), provider=BY_COMPOSE)
-        w = (r - l - ctx.dp(24)) // 4
+                  _tagged(text(ctx, (left + ctx.dp(24), pad_top - ctx.dp(96), r - ctx.dp(24), pad_top - ctx.dp(24)),
+                               self.result, size=30, align="right", color=theme.TEXT_SECONDARY, provider=BY_COMPOSE),
+                          "result")]
+        pad = View(VIEW, (left, pad_top, r, b), provider=BY_COMPOSE)
+        w = (r - left - ctx.dp(24)) // 4
         for ri, row in enumerate(KEYS):
             for ci, label in enumerate(row):
-                x, y = l + ctx.dp(12) + ci * w, pad_top + ri * key_h
+                x, y = left + ctx.dp(12) + ci * w, pad_top + ri * key_h
                 op = label in "÷×−+="
                 bg = (255, 218, 214) if op else ((230, 225, 229) if label in "C()⌫" else theme.BACKGROUND)
                 box = (x + ctx.dp(4), y + ctx.dp(4), x + w - ctx.dp(4), y + key_h - ctx.dp(4))
                 key = View(VIEW, box, provider=BY_COMPOSE, clickable=True, focusable=True,
-                           on_click=lambda k=label: self.press(k), bg=bg, radius=(key_h - ctx.dp(8)) // 2)
+                           on_click=partial(self.press, label), bg=bg, radius=(key_h - ctx.dp(8)) // 2)
                 key.add(View(TEXT, box, text=label, desc=DESC.get(label, ""), kind="text", provider=BY_COMPOSE,
                              size=ctx.sp(26), align="center", color=theme.TEXT))
                 pad.add(key)
         views.append(pad)
-        semantics_root = View(VIEW, ctx.content, View(VIEW, ctx.content, *views, provider=BY_COMPOSE), provider=BY_COMPOSE)
+        semantics_root = View(VIEW, ctx.content, View(VIEW, ctx.content, *views, provider=BY_COMPOSE),
+                              provider=BY_COMPOSE)
         return [View(COMPOSE_VIEW, ctx.content, semantics_root)]
 
     def _toggle_history(self) -> None:

@@ -9,6 +9,7 @@ fields (select-all on focus, so typing replaces), AM/PM buttons, an optional lab
 from __future__ import annotations
 
 import time
+from functools import partial
 
 from .. import theme
 from ..views import BUTTON, FRAME, LINEAR, VIEWGROUP, View
@@ -39,6 +40,7 @@ def time_label(hour: int, minute: int) -> tuple[str, str]:
 
 
 class TimePickerDialog(Dialog):
+    screen: DeskClockScreen
     field_keys = ("hour", "minute", "label")
 
     def __init__(self, screen: DeskClockScreen) -> None:
@@ -54,14 +56,14 @@ class TimePickerDialog(Dialog):
     def build(self, ctx: Ctx) -> View:
         w = min(ctx.width - ctx.dp(32), ctx.dp(328))
         h = ctx.dp(316)
-        l, t, r, b = dialog_box(ctx, w, h)
-        root = View(FRAME, (l, t, r, b), bg=theme.SURFACE, radius=ctx.dp(28), shadow=True)
-        panel = View(LINEAR, (l, t, r, b), rid=ctx.rid("time_picker_panel"))
-        panel.add(text(ctx, (l + ctx.dp(24), t + ctx.dp(20), r, t + ctx.dp(48)), "Enter time", size=13,
+        left, t, r, b = dialog_box(ctx, w, h)
+        root = View(FRAME, (left, t, r, b), bg=theme.SURFACE, radius=ctx.dp(28), shadow=True)
+        panel = View(LINEAR, (left, t, r, b), rid=ctx.rid("time_picker_panel"))
+        panel.add(text(ctx, (left + ctx.dp(24), t + ctx.dp(20), r, t + ctx.dp(48)), "Enter time", size=13,
                        color=theme.TEXT_SECONDARY, rid="header_title"))
         y = t + ctx.dp(60)
         box_w = ctx.dp(96)
-        hx = l + ctx.dp(24)
+        hx = left + ctx.dp(24)
         panel.add(edit_text(ctx, (hx, y, hx + box_w, y + ctx.dp(72)), "hour", "Hour", rid="input_hour",
                             variant="outline", size=40, align="center", screen=self.screen))
         panel.add(text(ctx, (hx + box_w, y, hx + box_w + ctx.dp(24), y + ctx.dp(72)), ":", size=40, align="center"))
@@ -72,9 +74,10 @@ class TimePickerDialog(Dialog):
         for i, (label, pm) in enumerate((("AM", False), ("PM", True))):
             on = self.pm == pm
             top = y + i * ctx.dp(36)
-            panel.add(View(BUTTON, (ax, top, r - ctx.dp(24), top + ctx.dp(36)), text=label, rid=ctx.rid(f"{label.lower()}_button"),
+            panel.add(View(BUTTON, (ax, top, r - ctx.dp(24), top + ctx.dp(36)), text=label,
+                           rid=ctx.rid(f"{label.lower()}_button"),
                            kind="text", clickable=True, checkable=True, checked=on,
-                           on_click=lambda pm=pm: self._set_pm(pm), size=ctx.sp(15), bold=True, align="center",
+                           on_click=partial(self._set_pm, pm), size=ctx.sp(15), bold=True, align="center",
                            color=theme.TEXT, bg=theme.PRIMARY_LIGHT if on else theme.SURFACE,
                            border=(theme.HINT, max(1, ctx.dp(1))), radius=ctx.dp(8)))
         y += ctx.dp(84)
@@ -87,7 +90,7 @@ class TimePickerDialog(Dialog):
         if self.error:
             panel.add(text(ctx, (hx, y, r - ctx.dp(24), y + ctx.dp(24)), self.error, size=13, color=theme.DANGER,
                            rid="error_text"))
-        bar = View(LINEAR, (l, b - ctx.dp(64), r, b - ctx.dp(8)), rid="android:id/buttonPanel")
+        bar = View(LINEAR, (left, b - ctx.dp(64), r, b - ctx.dp(8)), rid="android:id/buttonPanel")
         bar.add(button(ctx, (r - ctx.dp(200), b - ctx.dp(60), r - ctx.dp(112), b - ctx.dp(20)), "Cancel", self.cancel,
                        variant="text", rid="android:id/button2"))
         bar.add(button(ctx, (r - ctx.dp(104), b - ctx.dp(60), r - ctx.dp(24), b - ctx.dp(20)), "OK", self.ok,
@@ -114,6 +117,7 @@ class TimePickerDialog(Dialog):
 
 
 class DeskClockScreen(Screen):
+    app: ClockApp
     activity = MAIN
     background = theme.SURFACE
 
@@ -129,10 +133,10 @@ class DeskClockScreen(Screen):
             self.fields.pop(key, None)
 
     def build(self, ctx: Ctx) -> list[View]:
-        l, t, r, b = ctx.content
+        left, t, r, b = ctx.content
         nav_h = ctx.dp(80)
         bar = toolbar(ctx, self.tab, nav=False, title_size=24)
-        body_rect = (l, bar.bounds[3], r, b - nav_h)
+        body_rect = (left, bar.bounds[3], r, b - nav_h)
         views = [bar]
         if self.tab == "Alarm":
             views += self._alarms(ctx, body_rect)
@@ -140,50 +144,50 @@ class DeskClockScreen(Screen):
             now = self.phone.now()
             hm, ampm = time_label(now.hour, now.minute)
             cy = body_rect[1] + ctx.dp(120)
-            views.append(text(ctx, (l, cy - ctx.dp(48), r, cy + ctx.dp(48)), f"{hm} {ampm}", size=56, align="center",
+            views.append(text(ctx, (left, cy - ctx.dp(48), r, cy + ctx.dp(48)), f"{hm} {ampm}", size=56, align="center",
                               rid="digital_clock"))
-            views.append(text(ctx, (l, cy + ctx.dp(52), r, cy + ctx.dp(84)), now.strftime("%a, %b ") + str(now.day),
+            views.append(text(ctx, (left, cy + ctx.dp(52), r, cy + ctx.dp(84)), now.strftime("%a, %b ") + str(now.day),
                               size=16, align="center", color=theme.TEXT_SECONDARY, rid="date"))
         elif self.tab == "Timer":
             cy = body_rect[1] + ctx.dp(140)
-            views.append(text(ctx, (l, cy - ctx.dp(48), r, cy + ctx.dp(48)), "00h 00m 00s", size=52, align="center",
+            views.append(text(ctx, (left, cy - ctx.dp(48), r, cy + ctx.dp(48)), "00h 00m 00s", size=52, align="center",
                               rid="timer_setup_time"))
         else:
             views += self._stopwatch(ctx, body_rect)
-        views.append(self._tabs(ctx, (l, b - nav_h, r, b)))
+        views.append(self._tabs(ctx, (left, b - nav_h, r, b)))
         return [View(FRAME, ctx.content, *views, rid=ctx.rid("desk_clock_pager"))]
 
     @property
-    def animating(self) -> bool:
+    def animating(self) -> bool:  # type: ignore[override]  # computed here; other screens set it as an attribute
         return self.tab == "Stopwatch" and self.app.stopwatch.running
 
     def animation_frame(self) -> object:
         return self.app.stopwatch.text()
 
     def _stopwatch(self, ctx: Ctx, rect) -> list[View]:
-        l, t, r, b = rect
+        left, t, r, b = rect
         watch = self.app.stopwatch
         cy = t + ctx.dp(140)
-        views = [text(ctx, (l, cy - ctx.dp(48), r, cy + ctx.dp(48)), watch.text(), size=52, align="center",
+        views = [text(ctx, (left, cy - ctx.dp(48), r, cy + ctx.dp(48)), watch.text(), size=52, align="center",
                       rid="stopwatch_time_text")]
         inner = Ctx(ctx.phone, ctx.app, self, ctx.m, rect)
         label = "Pause" if watch.running else "Start"
         views.append(fab(inner, label, "stopwatch", watch.toggle, label=label, rid="fab"))
         if not watch.running and watch.elapsed() > 0:
-            views.append(button(ctx, (l + ctx.dp(24), b - ctx.dp(72), l + ctx.dp(124), b - ctx.dp(24)), "Reset",
+            views.append(button(ctx, (left + ctx.dp(24), b - ctx.dp(72), left + ctx.dp(124), b - ctx.dp(24)), "Reset",
                                 watch.reset, variant="tonal", rid="left_button"))
         return views
 
     def _tabs(self, ctx: Ctx, rect) -> View:
-        l, t, r, b = rect
+        left, t, r, b = rect
         nav = View(LINEAR, rect, rid=ctx.rid("bottom_navigation"), bg=theme.BACKGROUND)
-        w = (r - l) // len(TABS)
+        w = (r - left) // len(TABS)
         for i, (label, glyph) in enumerate(TABS):
-            box = (l + i * w, t, l + (i + 1) * w, b)
+            box = (left + i * w, t, left + (i + 1) * w, b)
             on = self.tab == label
             cx = (box[0] + box[2]) // 2
             tab = View(FRAME, box, desc=label, rid=ctx.rid(f"tab_menu_{label.lower()}"), clickable=True, selected=on,
-                       on_click=lambda label=label: self._select(label))
+                       on_click=partial(self._select, label))
             tab.add(icon(ctx, cx, t + ctx.dp(26), glyph, color=theme.TEXT if on else theme.TEXT_SECONDARY,
                          circle=theme.PRIMARY_LIGHT if on else None, box=32 if not on else 32))
             tab.add(text(ctx, (box[0], t + ctx.dp(46), box[2], t + ctx.dp(70)), label, size=12, align="center",
@@ -199,36 +203,37 @@ class DeskClockScreen(Screen):
         rows = []
         for i, alarm in enumerate(app.alarms):
             h = ctx.dp(172 if self.expanded == i else 120)
-            rows.append(Row(h, lambda top, i=i, a=alarm, h=h: self._alarm_card(ctx, top, i, a, h)))
+            rows.append(Row(h, partial(self._alarm_card, ctx, index=i, alarm=alarm, h=h)))
         views = [scroll_list(ctx, rect, rows, self.scroll, rid="alarm_recycler_view", pad_bottom=ctx.dp(96))]
         if not app.alarms:
-            views.append(text(ctx, rect, "No alarms", align="center", color=theme.TEXT_SECONDARY, rid="alarms_empty_view"))
+            views.append(text(ctx, rect, "No alarms", align="center", color=theme.TEXT_SECONDARY,
+                              rid="alarms_empty_view"))
         inner = Ctx(ctx.phone, ctx.app, self, ctx.m, rect)
         views.append(fab(inner, "Add alarm", "plus", lambda: self.open_dialog(TimePickerDialog(self)), rid="fab"))
         return views
 
     def _alarm_card(self, ctx: Ctx, top: int, index: int, alarm: dict, h: int) -> View:
-        l, r = ctx.left + ctx.dp(16), ctx.right - ctx.dp(16)
-        box = (l, top + ctx.dp(6), r, top + h - ctx.dp(6))
+        left, r = ctx.left + ctx.dp(16), ctx.right - ctx.dp(16)
+        box = (left, top + ctx.dp(6), r, top + h - ctx.dp(6))
         card = View(VIEWGROUP, box, rid=ctx.rid("alarm_item"), clickable=True, on_click=lambda: self._expand(index),
                     bg=theme.BACKGROUND, radius=ctx.dp(24))
         hm, ampm = time_label(alarm["hour"], alarm["minute"])
         on = alarm["enabled"]
         color = theme.TEXT if on else theme.TEXT_SECONDARY
-        card.add(text(ctx, (l + ctx.dp(20), box[1] + ctx.dp(30), l + ctx.dp(190), box[1] + ctx.dp(86)),
+        card.add(text(ctx, (left + ctx.dp(20), box[1] + ctx.dp(30), left + ctx.dp(190), box[1] + ctx.dp(86)),
                       f"{hm} {ampm}", size=36, color=color, rid="digital_clock"))
-        card.add(text(ctx, (l + ctx.dp(20), box[1] + ctx.dp(6), r - ctx.dp(90), box[1] + ctx.dp(32)),
+        card.add(text(ctx, (left + ctx.dp(20), box[1] + ctx.dp(6), r - ctx.dp(90), box[1] + ctx.dp(32)),
                       alarm["label"] or "Alarm", size=14, color=theme.TEXT_SECONDARY, rid="edit_label"))
-        beside = (l + ctx.dp(200), box[1] + ctx.dp(40), r - ctx.dp(84), box[1] + ctx.dp(76))
+        beside = (left + ctx.dp(200), box[1] + ctx.dp(40), r - ctx.dp(84), box[1] + ctx.dp(76))
         if beside[2] - beside[0] < ctx.dp(110):  # a narrow phone: under the time instead
-            beside = (l + ctx.dp(20), box[1] + ctx.dp(86), r - ctx.dp(84), box[1] + ctx.dp(106))
+            beside = (left + ctx.dp(20), box[1] + ctx.dp(86), r - ctx.dp(84), box[1] + ctx.dp(106))
         card.add(text(ctx, beside, "Tomorrow" if on else "Not scheduled", size=14, color=theme.TEXT_SECONDARY,
                       rid="upcoming_instance_label"))
         card.add(switch(ctx, r - ctx.dp(16), box[1] + ctx.dp(58), on, lambda: self.app.toggle_alarm(index),
                         rid="onoff", desc=f"{hm} {ampm}"))
         if self.expanded == index:
-            card.add(button(ctx, (l + ctx.dp(16), box[3] - ctx.dp(52), l + ctx.dp(124), box[3] - ctx.dp(12)), "Delete",
-                            lambda: self._delete(index), variant="text", rid="delete"))
+            card.add(button(ctx, (left + ctx.dp(16), box[3] - ctx.dp(52), left + ctx.dp(124), box[3] - ctx.dp(12)),
+                            "Delete", lambda: self._delete(index), variant="text", rid="delete"))
         return card
 
     def _expand(self, index: int) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 from .. import theme
 from ..views import BUTTON, FRAME, LINEAR, VIEWGROUP, View
 from ..widgets import (
@@ -18,7 +20,7 @@ from ..widgets import (
     text,
     toolbar,
 )
-from . import CONTACTS, DIALER, MESSAGES
+from . import CONTACTS, dialer_of, messages_of
 from .base import App, Screen
 from .seed_data import CONTACTS as SEED
 from .seed_data import email_for
@@ -33,6 +35,7 @@ def digits(s: str) -> str:
 
 
 class PeopleScreen(Screen):
+    app: ContactsApp
     activity = PEOPLE
     background = theme.SURFACE
 
@@ -43,10 +46,10 @@ class PeopleScreen(Screen):
 
     def build(self, ctx: Ctx) -> list[View]:
         app: ContactsApp = self.app
-        l, t, r, b = ctx.content
+        left, t, r, b = ctx.content
         bar_h = ctx.dp(72)
-        search_box = (l + ctx.dp(16), t + ctx.dp(8), r - ctx.dp(16), t + ctx.dp(64))
-        bar = View(FRAME, (l, t, r, t + bar_h), rid=ctx.rid("toolbar"))
+        search_box = (left + ctx.dp(16), t + ctx.dp(8), r - ctx.dp(16), t + ctx.dp(64))
+        bar = View(FRAME, (left, t, r, t + bar_h), rid=ctx.rid("toolbar"))
         pill = View(LINEAR, search_box, rid=ctx.rid("search_box"), bg=theme.SURFACE_VARIANT, radius=ctx.dp(28))
         pill.add(icon(ctx, search_box[0] + ctx.dp(28), (search_box[1] + search_box[3]) // 2, "search"))
         pill.add(edit_text(ctx, (search_box[0] + ctx.dp(52), search_box[1], search_box[2] - ctx.dp(16), search_box[3]),
@@ -59,28 +62,28 @@ class PeopleScreen(Screen):
         last_letter = None
         for c in people:
             letter = c["name"][:1].upper()
-            rows.append(Row(ctx.dp(64), lambda top, c=c, show=letter != last_letter: self._row(ctx, top, c, show)))
+            rows.append(Row(ctx.dp(64), partial(self._row, ctx, contact=c, show_letter=letter != last_letter)))
             last_letter = letter
         if not people:
-            rows.append(Row(ctx.dp(96), lambda top: text(ctx, (l, top, r, top + ctx.dp(96)), "No contacts found",
+            rows.append(Row(ctx.dp(96), lambda top: text(ctx, (left, top, r, top + ctx.dp(96)), "No contacts found",
                                                            color=theme.TEXT_SECONDARY, align="center")))
-        count = text(ctx, (l + ctx.dp(24), t + bar_h, r, t + bar_h + ctx.dp(36)), f"{len(people)} contacts", size=13,
+        count = text(ctx, (left + ctx.dp(24), t + bar_h, r, t + bar_h + ctx.dp(36)), f"{len(people)} contacts", size=13,
                      color=theme.TEXT_SECONDARY, rid="contacts_count")
-        lst = scroll_list(ctx, (l, t + bar_h + ctx.dp(36), r, b), rows, self.scroll, rid="contact_list",
+        lst = scroll_list(ctx, (left, t + bar_h + ctx.dp(36), r, b), rows, self.scroll, rid="contact_list",
                           pad_bottom=ctx.dp(88))
         return [View(FRAME, ctx.content, bar, count, lst, fab(ctx, "Create contact", "plus", self._create),
                      rid=ctx.rid("contacts_frame"))]
 
     def _row(self, ctx: Ctx, top: int, contact: dict, show_letter: bool) -> View:
-        l, r = ctx.left, ctx.right
+        left, r = ctx.left, ctx.right
         h = ctx.dp(64)
-        row = View(VIEWGROUP, (l, top, r, top + h), rid=ctx.rid("contact_row"), clickable=True, long_clickable=False,
+        row = View(VIEWGROUP, (left, top, r, top + h), rid=ctx.rid("contact_row"), clickable=True, long_clickable=False,
                    on_click=lambda: self.app.push(DetailsScreen(self.app, contact)))
         if show_letter:
-            row.add(text(ctx, (l + ctx.dp(8), top, l + ctx.dp(48), top + h), contact["name"][:1].upper(), size=16,
+            row.add(text(ctx, (left + ctx.dp(8), top, left + ctx.dp(48), top + h), contact["name"][:1].upper(), size=16,
                          color=theme.PRIMARY, bold=True, align="center", rid="section_header"))
-        row.add(avatar(ctx, l + ctx.dp(76), top + h // 2, 40, contact["name"], rid="photo"))
-        row.add(text(ctx, (l + ctx.dp(112), top, r - ctx.dp(16), top + h), contact["name"], size=16,
+        row.add(avatar(ctx, left + ctx.dp(76), top + h // 2, 40, contact["name"], rid="photo"))
+        row.add(text(ctx, (left + ctx.dp(112), top, r - ctx.dp(16), top + h), contact["name"], size=16,
                      rid="cliv_name_textview"))
         return row
 
@@ -89,6 +92,7 @@ class PeopleScreen(Screen):
 
 
 class DetailsScreen(Screen):
+    app: ContactsApp
     activity = QUICK
     background = theme.SURFACE
 
@@ -98,54 +102,54 @@ class DetailsScreen(Screen):
 
     def build(self, ctx: Ctx) -> list[View]:
         c = self.contact
-        l, t, r, b = ctx.content
+        left, t, r, b = ctx.content
         edit = icon_button(ctx, 0, 0, "edit", "Edit contact", lambda: self.app.push(EditorScreen(self.app, c)),
                            rid="menu_edit")
         bar = toolbar(ctx, "", actions=[edit])
         y = bar.bounds[3] + ctx.dp(8)
-        big = avatar(ctx, (l + r) // 2, y + ctx.dp(56), 112, c["name"], rid="photo")
-        name = text(ctx, (l + ctx.dp(16), y + ctx.dp(124), r - ctx.dp(16), y + ctx.dp(172)), c["name"], size=28,
+        big = avatar(ctx, (left + r) // 2, y + ctx.dp(56), 112, c["name"], rid="photo")
+        name = text(ctx, (left + ctx.dp(16), y + ctx.dp(124), r - ctx.dp(16), y + ctx.dp(172)), c["name"], size=28,
                     align="center", rid="large_title")
         y += ctx.dp(196)
-        actions = View(LINEAR, (l, y, r, y + ctx.dp(84)), rid=ctx.rid("action_bar"))
+        actions = View(LINEAR, (left, y, r, y + ctx.dp(84)), rid=ctx.rid("action_bar"))
         specs = [("Call", "phone", self._call), ("Text", "message", self._text), ("Video", "video", self._video),
                  ("Email", "email", self._email)]
-        w = (r - l - ctx.dp(32)) // len(specs)
+        w = (r - left - ctx.dp(32)) // len(specs)
         for i, (label, glyph, cb) in enumerate(specs):
-            x = l + ctx.dp(16) + i * w
+            x = left + ctx.dp(16) + i * w
             actions.add(View(BUTTON, (x + ctx.dp(4), y, x + w - ctx.dp(4), y + ctx.dp(84)), text=label, desc=label,
                              rid=ctx.rid(f"action_{label.lower()}"), kind="action", clickable=True, on_click=cb,
                              glyph=glyph, icon=ctx.dp(52), size=ctx.sp(13)))
         y += ctx.dp(104)
-        card = View(LINEAR, (l + ctx.dp(16), y, r - ctx.dp(16), y + ctx.dp(176)), rid=ctx.rid("card"),
+        card = View(LINEAR, (left + ctx.dp(16), y, r - ctx.dp(16), y + ctx.dp(176)), rid=ctx.rid("card"),
                     bg=theme.BACKGROUND, radius=ctx.dp(20))
-        card.add(text(ctx, (l + ctx.dp(32), y, r, y + ctx.dp(48)), "Contact info", size=16, bold=True))
-        phone_row = View(LINEAR, (l + ctx.dp(16), y + ctx.dp(48), r - ctx.dp(16), y + ctx.dp(112)), clickable=True,
+        card.add(text(ctx, (left + ctx.dp(32), y, r, y + ctx.dp(48)), "Contact info", size=16, bold=True))
+        phone_row = View(LINEAR, (left + ctx.dp(16), y + ctx.dp(48), r - ctx.dp(16), y + ctx.dp(112)), clickable=True,
                          on_click=self._call, rid=ctx.rid("phone_row"))
-        phone_row.add(icon(ctx, l + ctx.dp(48), y + ctx.dp(80), "phone"),
-                      text(ctx, (l + ctx.dp(80), y + ctx.dp(52), r - ctx.dp(80), y + ctx.dp(84)), c["phone"], size=16,
-                           rid="header"),
-                      text(ctx, (l + ctx.dp(80), y + ctx.dp(82), r - ctx.dp(80), y + ctx.dp(106)), "Mobile", size=13,
+        phone_row.add(icon(ctx, left + ctx.dp(48), y + ctx.dp(80), "phone"),
+                      text(ctx, (left + ctx.dp(80), y + ctx.dp(52), r - ctx.dp(80), y + ctx.dp(84)), c["phone"],
+                           size=16, rid="header"),
+                      text(ctx, (left + ctx.dp(80), y + ctx.dp(82), r - ctx.dp(80), y + ctx.dp(106)), "Mobile", size=13,
                            color=theme.TEXT_SECONDARY, rid="sub_header"),
                       icon_button(ctx, r - ctx.dp(48), y + ctx.dp(80), "message", "Text " + c["name"], self._text,
                                   color=theme.TEXT_SECONDARY, rid="icon_alternate"))
-        email_row = View(LINEAR, (l + ctx.dp(16), y + ctx.dp(112), r - ctx.dp(16), y + ctx.dp(176)), clickable=True,
+        email_row = View(LINEAR, (left + ctx.dp(16), y + ctx.dp(112), r - ctx.dp(16), y + ctx.dp(176)), clickable=True,
                          on_click=self._email, rid=ctx.rid("email_row"))
-        email_row.add(icon(ctx, l + ctx.dp(48), y + ctx.dp(144), "email"),
-                      text(ctx, (l + ctx.dp(80), y + ctx.dp(116), r - ctx.dp(32), y + ctx.dp(148)), c.get("email", ""),
-                           size=16, rid="header"),
-                      text(ctx, (l + ctx.dp(80), y + ctx.dp(146), r - ctx.dp(32), y + ctx.dp(170)), "Home", size=13,
+        email_row.add(icon(ctx, left + ctx.dp(48), y + ctx.dp(144), "email"),
+                      text(ctx, (left + ctx.dp(80), y + ctx.dp(116), r - ctx.dp(32), y + ctx.dp(148)),
+                           c.get("email", ""), size=16, rid="header"),
+                      text(ctx, (left + ctx.dp(80), y + ctx.dp(146), r - ctx.dp(32), y + ctx.dp(170)), "Home", size=13,
                            color=theme.TEXT_SECONDARY, rid="sub_header"))
         card.add(phone_row, email_row)
         return [View(FRAME, ctx.content, bar, big, name, actions, card, rid=ctx.rid("quickcontact"))]
 
     def _call(self) -> None:
         c = self.contact
-        self.phone.open_in_app(DIALER, lambda app: app.call_screen(c["name"], c["phone"]))
+        self.phone.open_in_app(dialer_of(self.phone), lambda app: app.call_screen(c["name"], c["phone"]))
 
     def _text(self) -> None:
         name = self.contact["name"]
-        self.phone.open_in_app(MESSAGES, lambda app: app.conversation_screen(name))
+        self.phone.open_in_app(messages_of(self.phone), lambda app: app.conversation_screen(name))
 
     def _video(self) -> None:
         self.phone.toast("Video calling isn't available")
@@ -155,6 +159,7 @@ class DetailsScreen(Screen):
 
 
 class EditorScreen(Screen):
+    app: ContactsApp
     activity = EDITOR
     background = theme.SURFACE
     auto_focus = "first"
@@ -169,7 +174,7 @@ class EditorScreen(Screen):
         self.add_field("email", contact.get("email", "") if contact else "")
 
     def build(self, ctx: Ctx) -> list[View]:
-        l, t, r, b = ctx.content
+        left, t, r, b = ctx.content
         save = button(ctx, (0, 0, ctx.dp(88), ctx.dp(40)), "Save", self._save, rid="editor_menu_save_button")
         bar = toolbar(ctx, "Edit contact" if self.contact else "Create contact", actions=[save], on_nav=self.app.pop)
         bar.children[0].desc = "Cancel"
@@ -179,8 +184,8 @@ class EditorScreen(Screen):
         for key, hint, glyph in (("first", "First name", "person"), ("last", "Last name", None),
                                  ("phone", "Phone", "phone"), ("email", "Email", "email")):
             if glyph:
-                views.append(icon(ctx, l + ctx.dp(36), y + ctx.dp(28), glyph))
-            views.append(edit_text(ctx, (l + ctx.dp(64), y, r - ctx.dp(24), y + ctx.dp(56)), key, hint,
+                views.append(icon(ctx, left + ctx.dp(36), y + ctx.dp(28), glyph))
+            views.append(edit_text(ctx, (left + ctx.dp(64), y, r - ctx.dp(24), y + ctx.dp(56)), key, hint,
                                    variant="outline", rid=f"{key}_name" if key in ("first", "last") else key))
             y += ctx.dp(72)
         return [View(FRAME, ctx.content, *views, rid=ctx.rid("editor_root"))]

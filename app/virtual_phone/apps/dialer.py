@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 from .. import theme
 from ..views import FRAME, LINEAR, View
 from ..widgets import Ctx, avatar, icon_button, text
-from . import CONTACTS, DIALER
+from . import DIALER, contacts_of
 from .base import App, Screen
 
 MAIN = "com.android.dialer.main.impl.MainActivity"
@@ -15,6 +17,7 @@ KEYS = [("1", ""), ("2", "ABC"), ("3", "DEF"), ("4", "GHI"), ("5", "JKL"), ("6",
 
 
 class DialpadScreen(Screen):
+    app: DialerApp
     activity = MAIN
     background = theme.SURFACE
 
@@ -23,26 +26,26 @@ class DialpadScreen(Screen):
         self.number = ""
 
     def build(self, ctx: Ctx) -> list[View]:
-        l, t, r, b = ctx.content
+        left, t, r, b = ctx.content
         key_h = ctx.dp(76 if not ctx.m.landscape else 44)
         pad_top = b - ctx.dp(120) - 4 * key_h
         shown = self.number
-        contact = self.phone.apps[CONTACTS].find(self.number) if len(self.number) >= 7 else None
-        views = [text(ctx, (l + ctx.dp(24), pad_top - ctx.dp(120), r - ctx.dp(24), pad_top - ctx.dp(56)), shown,
+        contact = contacts_of(self.phone).find(self.number) if len(self.number) >= 7 else None
+        views = [text(ctx, (left + ctx.dp(24), pad_top - ctx.dp(120), r - ctx.dp(24), pad_top - ctx.dp(56)), shown,
                       size=34, align="center", rid="digits", cls="android.widget.EditText")]
         if contact:
-            views.append(text(ctx, (l, pad_top - ctx.dp(56), r, pad_top - ctx.dp(24)), contact["name"], size=16,
+            views.append(text(ctx, (left, pad_top - ctx.dp(56), r, pad_top - ctx.dp(24)), contact["name"], size=16,
                               align="center", color=theme.TEXT_SECONDARY, rid="contact_name"))
         if self.number:
-            views.append(icon_button(ctx, r - ctx.dp(48), pad_top - ctx.dp(88), "backspace", "backspace", self._backspace,
-                                     rid="deleteButton", color=theme.TEXT_SECONDARY))
-        pad = View(LINEAR, (l, pad_top, r, pad_top + 4 * key_h), rid=ctx.rid("dialpad"))
-        w = (r - l - ctx.dp(48)) // 3
+            views.append(icon_button(ctx, r - ctx.dp(48), pad_top - ctx.dp(88), "backspace", "backspace",
+                                     self._backspace, rid="deleteButton", color=theme.TEXT_SECONDARY))
+        pad = View(LINEAR, (left, pad_top, r, pad_top + 4 * key_h), rid=ctx.rid("dialpad"))
+        w = (r - left - ctx.dp(48)) // 3
         for i, (digit, letters) in enumerate(KEYS):
-            x = l + ctx.dp(24) + (i % 3) * w
+            x = left + ctx.dp(24) + (i % 3) * w
             y = pad_top + (i // 3) * key_h
             key = View(FRAME, (x, y, x + w, y + key_h), desc=digit, rid=ctx.rid(f"dialpad_key_{i}"), clickable=True,
-                       on_click=lambda d=digit: self._press(d))
+                       on_click=partial(self._press, digit))
             key.add(text(ctx, (x, y + ctx.dp(4), x + w, y + key_h - ctx.dp(22)), digit, size=30, align="center",
                          rid="dialpad_key_number"))
             if letters:
@@ -51,7 +54,8 @@ class DialpadScreen(Screen):
             pad.add(key)
         views.append(pad)
         cy = b - ctx.dp(64)
-        views.append(icon_button(ctx, (l + r) // 2, cy, "phone", "dial", self._dial, rid="dialpad_floating_action_button",
+        views.append(icon_button(ctx, (left + r) // 2, cy, "phone", "dial", self._dial,
+                                 rid="dialpad_floating_action_button",
                                  color=theme.WHITE, circle=theme.CALL_GREEN, size=64, glyph_size=28))
         return [View(FRAME, ctx.content, *views, rid=ctx.rid("dialpad_view"))]
 
@@ -64,7 +68,7 @@ class DialpadScreen(Screen):
     def _dial(self) -> None:
         if not self.number:
             return
-        contact = self.phone.apps[CONTACTS].find(self.number)
+        contact = contacts_of(self.phone).find(self.number)
         self.app.push(self.app.call_screen(contact["name"] if contact else self.number, self.number))
         self.number = ""
 
@@ -79,17 +83,18 @@ class InCallScreen(Screen):
         self.name, self.number = name, number
 
     def build(self, ctx: Ctx) -> list[View]:
-        l, t, r, b = ctx.content
+        left, t, r, b = ctx.content
         white, grey = theme.WHITE, (189, 193, 198)
         views = [
-            text(ctx, (l, t + ctx.dp(48), r, t + ctx.dp(76)), "Calling…", size=16, color=grey, align="center",
+            text(ctx, (left, t + ctx.dp(48), r, t + ctx.dp(76)), "Calling…", size=16, color=grey, align="center",
                  rid="contactgrid_status_text"),
-            text(ctx, (l + ctx.dp(16), t + ctx.dp(84), r - ctx.dp(16), t + ctx.dp(136)), self.name, size=34, color=white,
-                 align="center", rid="contactgrid_contact_name"),
-            text(ctx, (l, t + ctx.dp(140), r, t + ctx.dp(168)), "Mobile " + self.number if self.name != self.number else "",
+            text(ctx, (left + ctx.dp(16), t + ctx.dp(84), r - ctx.dp(16), t + ctx.dp(136)), self.name, size=34,
+                 color=white, align="center", rid="contactgrid_contact_name"),
+            text(ctx, (left, t + ctx.dp(140), r, t + ctx.dp(168)),
+                 "Mobile " + self.number if self.name != self.number else "",
                  size=16, color=grey, align="center", rid="contactgrid_bottom_text"),
-            avatar(ctx, (l + r) // 2, t + ctx.dp(260), 120, self.name, rid="contactgrid_avatar"),
-            icon_button(ctx, (l + r) // 2, b - ctx.dp(96), "call_end", "End call", self.app.pop,
+            avatar(ctx, (left + r) // 2, t + ctx.dp(260), 120, self.name, rid="contactgrid_avatar"),
+            icon_button(ctx, (left + r) // 2, b - ctx.dp(96), "call_end", "End call", self.app.pop,
                         rid="incall_end_call", color=white, circle=theme.DANGER, size=72, glyph_size=32),
         ]
         return [View(FRAME, ctx.content, *views, rid=ctx.rid("incall_screen"))]

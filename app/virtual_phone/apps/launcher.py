@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 from PIL import Image
 
 from .. import theme
@@ -25,9 +27,9 @@ class IconPopup(Dialog):
         self.package, self.anchor = package, anchor
 
     def build(self, ctx: Ctx) -> View:
-        l, t, r, b = self.anchor
+        left, t, r, b = self.anchor
         w, h = ctx.dp(200), ctx.dp(56)
-        x = max(ctx.left + ctx.dp(8), min((l + r) // 2 - w // 2, ctx.right - ctx.dp(8) - w))
+        x = max(ctx.left + ctx.dp(8), min((left + r) // 2 - w // 2, ctx.right - ctx.dp(8) - w))
         y = t - h - ctx.dp(8) if t - h - ctx.dp(8) > ctx.top else b + ctx.dp(8)
         root = View(FRAME, (x, y, x + w, y + h), rid=ctx.rid("popup_container"), bg=theme.SURFACE,
                     radius=ctx.dp(20), shadow=True)
@@ -60,38 +62,38 @@ class HomeScreen(Screen):
 
     def build(self, ctx: Ctx) -> list[View]:
         rid = ctx.rid
-        l, t, r, b = ctx.content
+        left, t, r, b = ctx.content
         launcher = View(FRAME, ctx.content, rid=rid("launcher"))
         drag = View(FRAME, ctx.content, rid=rid("drag_layer"))
         launcher.add(drag)
-        cols = max(4, (r - l) // ctx.dp(100))
-        cell_w = (r - l - 2 * ctx.dp(16)) // cols
+        cols = max(4, (r - left) // ctx.dp(100))
+        cell_w = (r - left - 2 * ctx.dp(16)) // cols
         cell_h = ctx.dp(100)
         now = self.phone.now()
         glance_h = ctx.dp(96) if not ctx.m.landscape else ctx.dp(56)
-        glance = View(VIEWGROUP, (l, t, r, t + glance_h), rid=rid("search_container_workspace"))
-        glance.add(View(TEXT, (l + ctx.dp(24), t + ctx.dp(16), r - ctx.dp(24), t + ctx.dp(16) + ctx.dp(40)),
+        glance = View(VIEWGROUP, (left, t, r, t + glance_h), rid=rid("search_container_workspace"))
+        glance.add(View(TEXT, (left + ctx.dp(24), t + ctx.dp(16), r - ctx.dp(24), t + ctx.dp(16) + ctx.dp(40)),
                         text=now.strftime("%A, %b ") + str(now.day), rid=rid("date"), kind="text",
                         size=ctx.sp(22), color=theme.WHITE, lines=1))
-        workspace = View(SCROLL, (l, t, r, b), rid=rid("workspace"))
+        workspace = View(SCROLL, (left, t, r, b), rid=rid("workspace"))
         hotseat_h = ctx.dp(112)
         grid_top = max(t + glance_h, b - hotseat_h - cell_h - ctx.dp(24))
-        page = View(VIEWGROUP, (l + ctx.dp(16), grid_top, r - ctx.dp(16), grid_top + cell_h))
-        x0 = l + ctx.dp(16)
+        page = View(VIEWGROUP, (left + ctx.dp(16), grid_top, r - ctx.dp(16), grid_top + cell_h))
+        x0 = left + ctx.dp(16)
         for i, package in enumerate(p for p in WORKSPACE if p in self.phone.apps):
             col, row = i % cols, i // cols
             box = (x0 + col * cell_w, grid_top + row * cell_h, x0 + (col + 1) * cell_w, grid_top + (row + 1) * cell_h)
             page.add(self._icon(ctx, package, box))
         workspace.add(page)
-        hot = View(VIEWGROUP, (l, b - hotseat_h, r, b), rid=rid("hotseat"))
-        row = View(VIEWGROUP, (l + ctx.dp(16), b - hotseat_h, r - ctx.dp(16), b - hotseat_h + cell_h))
+        hot = View(VIEWGROUP, (left, b - hotseat_h, r, b), rid=rid("hotseat"))
+        hot_row = View(VIEWGROUP, (left + ctx.dp(16), b - hotseat_h, r - ctx.dp(16), b - hotseat_h + cell_h))
         apps = [p for p in HOTSEAT if p in self.phone.apps]
-        hw = (r - l - 2 * ctx.dp(16)) // max(cols, len(apps))
-        start = l + ctx.dp(16) + ((r - l - 2 * ctx.dp(16)) - hw * len(apps)) // 2
+        hw = (r - left - 2 * ctx.dp(16)) // max(cols, len(apps))
+        start = left + ctx.dp(16) + ((r - left - 2 * ctx.dp(16)) - hw * len(apps)) // 2
         for i, package in enumerate(apps):
-            row.add(self._icon(ctx, package, (start + i * hw, b - hotseat_h, start + (i + 1) * hw,
-                                              b - hotseat_h + cell_h)))
-        hot.add(row)
+            hot_row.add(self._icon(ctx, package, (start + i * hw, b - hotseat_h, start + (i + 1) * hw,
+                                                  b - hotseat_h + cell_h)))
+        hot.add(hot_row)
         drag.add(workspace, glance, hot)
         return [launcher]
 
@@ -126,13 +128,13 @@ class LauncherApp(App):
 
     def build_overview(self, ctx: Ctx) -> list[View]:
         phone = self.phone
-        l, t, r, b = ctx.content
+        left, t, r, b = ctx.content
         root = View(FRAME, ctx.content, rid=ctx.rid("overview_panel"))
         if not phone.recents:
-            root.add(View(TEXT, (l, (t + b) // 2 - ctx.dp(24), r, (t + b) // 2 + ctx.dp(24)), text="No recent items",
+            root.add(View(TEXT, (left, (t + b) // 2 - ctx.dp(24), r, (t + b) // 2 + ctx.dp(24)), text="No recent items",
                           kind="text", size=ctx.sp(16), color=(220, 220, 220), align="center"))
             return [root]
-        card_w = int((r - l) * (0.62 if not ctx.m.landscape else 0.42))
+        card_w = int((r - left) * (0.62 if not ctx.m.landscape else 0.42))
         card_h = int((b - t) * (0.68 if not ctx.m.landscape else 0.7))
         gap = ctx.dp(24)
         top = t + (b - t - card_h) // 2 - ctx.dp(24)
@@ -140,17 +142,17 @@ class LauncherApp(App):
         n = len(phone.recents)
         state.max_offset = (n - 1) * (card_w + gap)
         state.offset = max(0, min(state.offset, state.max_offset))
-        row = View(VIEWGROUP, (l, t, r, b), clip=True, on_hscroll=lambda d: state.scroll(-d))
-        cx0 = (l + r) // 2
+        row = View(VIEWGROUP, (left, t, r, b), clip=True, on_hscroll=lambda d: state.scroll(-d))
+        cx0 = (left + r) // 2
         for i, package in enumerate(phone.recents):
             app = phone.apps[package]
             cx = cx0 - i * (card_w + gap) + state.offset
             box = (cx - card_w // 2, top, cx + card_w // 2, top + card_h)
-            if box[2] < l or box[0] > r:
+            if box[2] < left or box[0] > r:
                 continue
             thumb = self._thumbnail(package, card_w, card_h)
             card = View(FRAME, box, desc=app.label, rid=ctx.rid("task_view"), clickable=True,
-                        on_click=lambda a=app: phone.bring_to_front(a))
+                        on_click=partial(phone.bring_to_front, app))
             card.add(View(VIEW, box, desc=app.label, rid=ctx.rid("snapshot"), kind="image", image=thumb))
             d = ctx.dp(40)
             card.add(View(IMAGE, (cx - d // 2, top - d - ctx.dp(12), cx + d // 2, top - ctx.dp(12)), desc=app.label,
@@ -160,7 +162,7 @@ class LauncherApp(App):
         root.add(row)
         bw, bh = ctx.dp(120), ctx.dp(40)
         by = top + card_h + ctx.dp(32)
-        root.add(View(BUTTON, ((l + r - bw) // 2, by, (l + r + bw) // 2, by + bh), text="Clear all",
+        root.add(View(BUTTON, ((left + r - bw) // 2, by, (left + r + bw) // 2, by + bh), text="Clear all",
                       rid=ctx.rid("clear_all"), kind="text", clickable=True, on_click=self._clear_all,
                       size=ctx.sp(14), color=theme.WHITE, bold=True, align="center", bg=(70, 72, 78), radius=bh // 2))
         return [root]
@@ -168,7 +170,7 @@ class LauncherApp(App):
     def _thumbnail(self, package: str, w: int, h: int) -> Image.Image:
         img = self.thumbs.get(package)
         if img is None or img.size != (w, h):
-            img = self.phone.app_picture(self.phone.apps[package]).resize((w, h), Image.BILINEAR)
+            img = self.phone.app_picture(self.phone.apps[package]).resize((w, h), Image.Resampling.BILINEAR)
             mask = Image.new("L", (w, h), 0)
             from ..sprites import fill_round_rect
             fill_round_rect(mask, (0, 0, w, h), max(8, w // 24), 255)

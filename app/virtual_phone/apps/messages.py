@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 from .. import fonts, theme
 from ..views import FRAME, LINEAR, TEXT, VIEWGROUP, View
 from ..widgets import Ctx, Row, ScrollState, avatar, edit_text, fab, icon_button, scroll_list, text, toolbar
-from . import CONTACTS, DIALER, MESSAGES
+from . import MESSAGES, contacts_of, dialer_of
 from .base import App, Screen
 from .seed_data import CONVERSATIONS
 
@@ -15,10 +17,10 @@ CONVERSATION = "com.android.messaging.ui.conversation.ConversationActivity"
 
 def compose_bar(ctx: Ctx, screen: Screen, on_send) -> View:
     """The bottom bar: a 'Text message' field and the Send button (enabled once there is text)."""
-    l, r, b = ctx.left, ctx.right, ctx.bottom
+    left, r, b = ctx.left, ctx.right, ctx.bottom
     h = ctx.dp(72)
-    bar = View(LINEAR, (l, b - h, r, b), rid=ctx.rid("message_compose_view_container"), bg=theme.SURFACE)
-    field = edit_text(ctx, (l + ctx.dp(12), b - h + ctx.dp(10), r - ctx.dp(76), b - ctx.dp(10)), "message",
+    bar = View(LINEAR, (left, b - h, r, b), rid=ctx.rid("message_compose_view_container"), bg=theme.SURFACE)
+    field = edit_text(ctx, (left + ctx.dp(12), b - h + ctx.dp(10), r - ctx.dp(76), b - ctx.dp(10)), "message",
                       "Text message", rid="compose_message_text", variant="pill")
     has_text = bool(screen.fields["message"].text.strip())
     send = icon_button(ctx, r - ctx.dp(40), b - h // 2, "send", "Send SMS", on_send if has_text else None,
@@ -30,6 +32,7 @@ def compose_bar(ctx: Ctx, screen: Screen, on_send) -> View:
 
 
 class ListScreen(Screen):
+    app: MessagesApp
     activity = LIST
     background = theme.SURFACE
 
@@ -42,7 +45,7 @@ class ListScreen(Screen):
         search = icon_button(ctx, 0, 0, "search", "Search", lambda: self.phone.toast("Search is not available"),
                              rid="action_search")
         bar = toolbar(ctx, "Messages", nav=False, actions=[search], title_size=24)
-        rows = [Row(ctx.dp(80), lambda top, n=name: self._row(ctx, top, n)) for name in app.order]
+        rows = [Row(ctx.dp(80), partial(self._row, ctx, name=name)) for name in app.order]
         lst = scroll_list(ctx, (ctx.left, bar.bounds[3], ctx.right, ctx.bottom), rows, self.scroll, rid="list",
                           pad_bottom=ctx.dp(88))
         start = fab(ctx, "Start chat", "message", lambda: app.push(ComposeScreen(app)), label="Start chat",
@@ -51,17 +54,18 @@ class ListScreen(Screen):
 
     def _row(self, ctx: Ctx, top: int, name: str) -> View:
         app: MessagesApp = self.app
-        last = app.conversations[name][-1] if app.conversations[name] else {"body": "", "time": "", "from_me": True}
-        l, r = ctx.left, ctx.right
+        last: dict = app.conversations[name][-1] if app.conversations[name] else {"body": "", "time": "",
+                                                                                  "from_me": True}
+        left, r = ctx.left, ctx.right
         h = ctx.dp(80)
-        row = View(VIEWGROUP, (l, top, r, top + h), rid=ctx.rid("swipeableContainer"), clickable=True,
+        row = View(VIEWGROUP, (left, top, r, top + h), rid=ctx.rid("swipeableContainer"), clickable=True,
                    long_clickable=False, on_click=lambda: app.push(ConversationScreen(app, name)))
-        row.add(avatar(ctx, l + ctx.dp(44), top + h // 2, 48, name, rid="conversation_icon"))
+        row.add(avatar(ctx, left + ctx.dp(44), top + h // 2, 48, name, rid="conversation_icon"))
         time_w = ctx.dp(84)
-        row.add(text(ctx, (l + ctx.dp(84), top + ctx.dp(14), r - time_w, top + ctx.dp(42)), name, size=16, bold=True,
+        row.add(text(ctx, (left + ctx.dp(84), top + ctx.dp(14), r - time_w, top + ctx.dp(42)), name, size=16, bold=True,
                      rid="conversation_name"))
         snippet = ("You: " if last["from_me"] else "") + last["body"].replace("\n", " ")
-        row.add(text(ctx, (l + ctx.dp(84), top + ctx.dp(42), r - ctx.dp(24), top + ctx.dp(66)), snippet, size=14,
+        row.add(text(ctx, (left + ctx.dp(84), top + ctx.dp(42), r - ctx.dp(24), top + ctx.dp(66)), snippet, size=14,
                      color=theme.TEXT_SECONDARY, rid="conversation_snippet"))
         row.add(text(ctx, (r - time_w, top + ctx.dp(14), r - ctx.dp(20), top + ctx.dp(42)), last["time"], size=12,
                      color=theme.TEXT_SECONDARY, align="right", rid="conversation_timestamp"))
@@ -71,6 +75,7 @@ class ListScreen(Screen):
 class ComposeScreen(Screen):
     """A new conversation: To field with contact suggestions, and the message field."""
 
+    app: MessagesApp
     activity = CONVERSATION
     background = theme.SURFACE
     auto_focus = "to"
@@ -82,34 +87,35 @@ class ComposeScreen(Screen):
         self.add_field("message", action=self.send)
 
     def build(self, ctx: Ctx) -> list[View]:
-        l, t, r, b = ctx.content
+        left, t, r, b = ctx.content
         bar = toolbar(ctx, "New conversation")
         y = bar.bounds[3]
-        to_row = View(LINEAR, (l, y, r, y + ctx.dp(64)), rid=ctx.rid("recipient_container"))
-        to_row.add(text(ctx, (l + ctx.dp(16), y, l + ctx.dp(56), y + ctx.dp(64)), "To", size=16,
+        to_row = View(LINEAR, (left, y, r, y + ctx.dp(64)), rid=ctx.rid("recipient_container"))
+        to_row.add(text(ctx, (left + ctx.dp(16), y, left + ctx.dp(56), y + ctx.dp(64)), "To", size=16,
                         color=theme.TEXT_SECONDARY, rid="to_label"))
-        to_row.add(edit_text(ctx, (l + ctx.dp(56), y + ctx.dp(8), r - ctx.dp(16), y + ctx.dp(56)), "to",
+        to_row.add(edit_text(ctx, (left + ctx.dp(56), y + ctx.dp(8), r - ctx.dp(16), y + ctx.dp(56)), "to",
                              "Type name, phone number, or email", rid="recipient_text_view", variant="plain"))
         y += ctx.dp(64)
-        views = [bar, to_row, View(TEXT, (l, y, r, y + 2), kind="fill", bg=theme.DIVIDER, dump=False)]
+        views = [bar, to_row, View(TEXT, (left, y, r, y + 2), kind="fill", bg=theme.DIVIDER, dump=False)]
         compose = compose_bar(ctx, self, self.send)
         query = self.fields["to"].text.strip().lower()
-        people = self.phone.apps[CONTACTS].sorted_contacts()
+        people = contacts_of(self.phone).sorted_contacts()
         if query:
-            people = [c for c in people if query in c["name"].lower() or (query.isdigit() and query in c["phone"].replace("-", ""))]
-        rows = [Row(ctx.dp(64), lambda top, c=c: self._suggestion(ctx, top, c)) for c in people]
-        views.append(scroll_list(ctx, (l, y + 2, r, compose.bounds[1]), rows, self.scroll, rid="contact_list"))
+            people = [c for c in people if query in c["name"].lower()
+                      or (query.isdigit() and query in c["phone"].replace("-", ""))]
+        rows = [Row(ctx.dp(64), partial(self._suggestion, ctx, contact=c)) for c in people]
+        views.append(scroll_list(ctx, (left, y + 2, r, compose.bounds[1]), rows, self.scroll, rid="contact_list"))
         views.append(compose)
         return [View(FRAME, ctx.content, *views, rid=ctx.rid("compose_root"))]
 
     def _suggestion(self, ctx: Ctx, top: int, contact: dict) -> View:
-        l, r = ctx.left, ctx.right
-        row = View(VIEWGROUP, (l, top, r, top + ctx.dp(64)), clickable=True, rid=ctx.rid("contact_item"),
+        left, r = ctx.left, ctx.right
+        row = View(VIEWGROUP, (left, top, r, top + ctx.dp(64)), clickable=True, rid=ctx.rid("contact_item"),
                    on_click=lambda: self._pick(contact))
-        row.add(avatar(ctx, l + ctx.dp(36), top + ctx.dp(32), 40, contact["name"]))
-        row.add(text(ctx, (l + ctx.dp(72), top + ctx.dp(8), r - ctx.dp(16), top + ctx.dp(34)), contact["name"], size=16,
-                     rid="contact_name"))
-        row.add(text(ctx, (l + ctx.dp(72), top + ctx.dp(34), r - ctx.dp(16), top + ctx.dp(56)), contact["phone"],
+        row.add(avatar(ctx, left + ctx.dp(36), top + ctx.dp(32), 40, contact["name"]))
+        row.add(text(ctx, (left + ctx.dp(72), top + ctx.dp(8), r - ctx.dp(16), top + ctx.dp(34)), contact["name"],
+                     size=16, rid="contact_name"))
+        row.add(text(ctx, (left + ctx.dp(72), top + ctx.dp(34), r - ctx.dp(16), top + ctx.dp(56)), contact["phone"],
                      size=13, color=theme.TEXT_SECONDARY, rid="contact_details"))
         return row
 
@@ -135,6 +141,7 @@ class ComposeScreen(Screen):
 
 
 class ConversationScreen(Screen):
+    app: MessagesApp
     activity = CONVERSATION
     background = theme.SURFACE
 
@@ -146,11 +153,11 @@ class ConversationScreen(Screen):
 
     def build(self, ctx: Ctx) -> list[View]:
         app: MessagesApp = self.app
-        l, t, r, b = ctx.content
+        left, t, r, b = ctx.content
         call = icon_button(ctx, 0, 0, "phone", "Call", self._call, rid="action_call")
         bar = toolbar(ctx, self.name, actions=[call])
         compose = compose_bar(ctx, self, self.send)
-        max_w = int((r - l) * 0.72)
+        max_w = int((r - left) * 0.72)
         px = ctx.sp(16)
         pad = ctx.dp(12)
         rows = []
@@ -158,25 +165,25 @@ class ConversationScreen(Screen):
             lines = fonts.wrap(msg["body"], px, max_w - 2 * pad)
             h = len(lines) * fonts.line_height(px) + 2 * pad
             w = max(fonts.width(line, px) for line in lines) + 2 * pad + 2
-            rows.append(Row(h + ctx.dp(8), lambda top, m=msg, w=w, h=h: self._bubble(ctx, top, m, w, h)))
-        lst = scroll_list(ctx, (l, bar.bounds[3], r, compose.bounds[1]), rows, self.scroll, rid="message_list",
+            rows.append(Row(h + ctx.dp(8), partial(self._bubble, ctx, msg=msg, w=w, h=h)))
+        lst = scroll_list(ctx, (left, bar.bounds[3], r, compose.bounds[1]), rows, self.scroll, rid="message_list",
                           pad_top=ctx.dp(8))
         return [View(FRAME, ctx.content, bar, lst, compose, rid=ctx.rid("conversation_root"))]
 
     def _bubble(self, ctx: Ctx, top: int, msg: dict, w: int, h: int) -> View:
-        l, r = ctx.left, ctx.right
+        left, r = ctx.left, ctx.right
         mine = msg["from_me"]
-        x0 = r - ctx.dp(12) - w if mine else l + ctx.dp(12)
-        holder = View(LINEAR, (l, top, r, top + h + ctx.dp(8)), rid=ctx.rid("message_content"))
+        x0 = r - ctx.dp(12) - w if mine else left + ctx.dp(12)
+        holder = View(LINEAR, (left, top, r, top + h + ctx.dp(8)), rid=ctx.rid("message_content"))
         holder.add(text(ctx, (x0, top + ctx.dp(4), x0 + w, top + ctx.dp(4) + h), msg["body"], size=16, lines=0,
                         color=theme.WHITE if mine else theme.TEXT, bg=theme.PRIMARY if mine else theme.SURFACE_VARIANT,
                         radius=ctx.dp(18), pad=ctx.dp(12), rid="message_text"))
         return holder
 
     def _call(self) -> None:
-        contact = self.phone.apps[CONTACTS].find(self.name)
+        contact = contacts_of(self.phone).find(self.name)
         number = contact["phone"] if contact else self.name
-        self.phone.open_in_app(DIALER, lambda app: app.call_screen(self.name, number))
+        self.phone.open_in_app(dialer_of(self.phone), lambda app: app.call_screen(self.name, number))
 
     def send(self) -> None:
         body = self.fields["message"].text.strip()
@@ -205,7 +212,7 @@ class MessagesApp(App):
         return {LIST: lambda: ListScreen(self), CONVERSATION: lambda: ComposeScreen(self)}
 
     def resolve(self, to: str) -> str:
-        contact = self.phone.apps[CONTACTS].find(to)
+        contact = contacts_of(self.phone).find(to)
         return contact["name"] if contact else to.strip()
 
     def send(self, to: str, body: str) -> str:

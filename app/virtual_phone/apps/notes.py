@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 from .. import theme
 from ..views import FRAME, LINEAR, VIEWGROUP, View
 from ..widgets import Ctx, Row, ScrollState, button, dialog_box, edit_text, fab, icon_button, scroll_list, text, toolbar
@@ -15,6 +17,7 @@ NOTE_BG = (254, 247, 224)
 
 
 class NotesListScreen(Screen):
+    app: NotesApp
     activity = LIST
     background = theme.SURFACE
 
@@ -24,18 +27,18 @@ class NotesListScreen(Screen):
 
     def build(self, ctx: Ctx) -> list[View]:
         app: NotesApp = self.app
-        l, t, r, b = ctx.content
+        left, t, r, b = ctx.content
         bar = toolbar(ctx, "Notes", nav=False, title_size=24)
-        rows = [Row(ctx.dp(124), lambda top, i=i: self._card(ctx, top, i)) for i in range(len(app.notes))]
+        rows = [Row(ctx.dp(124), partial(self._card, ctx, index=i)) for i in range(len(app.notes))]
         views = [bar]
         if not app.notes:
             mid = (bar.bounds[3] + b) // 2
-            views.append(text(ctx, (l, mid - ctx.dp(40), r, mid), "No notes yet", size=20, align="center",
+            views.append(text(ctx, (left, mid - ctx.dp(40), r, mid), "No notes yet", size=20, align="center",
                               color=theme.TEXT_SECONDARY, rid="empty_title"))
-            views.append(text(ctx, (l, mid, r, mid + ctx.dp(32)), "Tap + to write one", size=14, align="center",
+            views.append(text(ctx, (left, mid, r, mid + ctx.dp(32)), "Tap + to write one", size=14, align="center",
                               color=theme.HINT, rid="empty_hint"))
         else:
-            views.append(scroll_list(ctx, (l, bar.bounds[3], r, b), rows, self.scroll, rid="notes_list",
+            views.append(scroll_list(ctx, (left, bar.bounds[3], r, b), rows, self.scroll, rid="notes_list",
                                      pad_bottom=ctx.dp(88)))
         views.append(fab(ctx, "New note", "plus", lambda: app.push(EditorScreen(app, None)), rid="fab_new_note",
                          color=(255, 214, 102)))
@@ -43,29 +46,31 @@ class NotesListScreen(Screen):
 
     def _card(self, ctx: Ctx, top: int, index: int) -> View:
         note = self.app.notes[index]
-        l, r = ctx.left + ctx.dp(16), ctx.right - ctx.dp(16)
-        box = (l, top + ctx.dp(6), r, top + ctx.dp(118))
+        left, r = ctx.left + ctx.dp(16), ctx.right - ctx.dp(16)
+        box = (left, top + ctx.dp(6), r, top + ctx.dp(118))
         card = View(VIEWGROUP, box, rid=ctx.rid("note_card"), clickable=True, long_clickable=False,
                     on_click=lambda: self.app.push(EditorScreen(self.app, index)), bg=NOTE_BG, radius=ctx.dp(16))
-        card.add(text(ctx, (l + ctx.dp(16), box[1] + ctx.dp(10), r - ctx.dp(16), box[1] + ctx.dp(42)),
+        card.add(text(ctx, (left + ctx.dp(16), box[1] + ctx.dp(10), r - ctx.dp(16), box[1] + ctx.dp(42)),
                       note["title"] or "Untitled", size=17, bold=True, rid="note_title"))
-        card.add(text(ctx, (l + ctx.dp(16), box[1] + ctx.dp(44), r - ctx.dp(16), box[3] - ctx.dp(8)),
+        card.add(text(ctx, (left + ctx.dp(16), box[1] + ctx.dp(44), r - ctx.dp(16), box[3] - ctx.dp(8)),
                       note["body"], size=14, color=theme.TEXT_SECONDARY, lines=2, valign="top", rid="note_preview"))
         return card
 
 
 class DeleteDialog(Dialog):
+    screen: EditorScreen
+
     def build(self, ctx: Ctx) -> View:
         w = min(ctx.width - ctx.dp(48), ctx.dp(312))
         h = ctx.dp(176)
-        l, t, r, b = dialog_box(ctx, w, h)
-        root = View(FRAME, (l, t, r, b), bg=theme.SURFACE, radius=ctx.dp(28), shadow=True)
-        panel = View(LINEAR, (l, t, r, b), rid="android:id/parentPanel")
-        panel.add(text(ctx, (l + ctx.dp(24), t + ctx.dp(24), r - ctx.dp(24), t + ctx.dp(60)), "Delete this note?",
+        left, t, r, b = dialog_box(ctx, w, h)
+        root = View(FRAME, (left, t, r, b), bg=theme.SURFACE, radius=ctx.dp(28), shadow=True)
+        panel = View(LINEAR, (left, t, r, b), rid="android:id/parentPanel")
+        panel.add(text(ctx, (left + ctx.dp(24), t + ctx.dp(24), r - ctx.dp(24), t + ctx.dp(60)), "Delete this note?",
                        size=22, rid="android:id/alertTitle"))
-        panel.add(text(ctx, (l + ctx.dp(24), t + ctx.dp(64), r - ctx.dp(24), t + ctx.dp(92)),
+        panel.add(text(ctx, (left + ctx.dp(24), t + ctx.dp(64), r - ctx.dp(24), t + ctx.dp(92)),
                        "It will be gone for good.", size=14, color=theme.TEXT_SECONDARY, rid="android:id/message"))
-        bar = View(LINEAR, (l, b - ctx.dp(68), r, b - ctx.dp(12)), rid="android:id/buttonPanel")
+        bar = View(LINEAR, (left, b - ctx.dp(68), r, b - ctx.dp(12)), rid="android:id/buttonPanel")
         bar.add(button(ctx, (r - ctx.dp(208), b - ctx.dp(60), r - ctx.dp(116), b - ctx.dp(20)), "Cancel", self.cancel,
                        variant="text", rid="android:id/button2"))
         bar.add(button(ctx, (r - ctx.dp(108), b - ctx.dp(60), r - ctx.dp(24), b - ctx.dp(20)), "Delete",
@@ -76,10 +81,11 @@ class DeleteDialog(Dialog):
 
 
 class EditorScreen(Screen):
+    app: NotesApp
     activity = EDITOR
     background = NOTE_BG
     bar_color = NOTE_BG
-    auto_focus = "title"
+    auto_focus: str | None = "title"
 
     def __init__(self, app: NotesApp, index: int | None) -> None:
         super().__init__(app)
@@ -92,15 +98,15 @@ class EditorScreen(Screen):
             self.auto_focus = None
 
     def build(self, ctx: Ctx) -> list[View]:
-        l, t, r, b = ctx.content
+        left, t, r, b = ctx.content
         delete = icon_button(ctx, 0, 0, "delete", "Delete", lambda: self.open_dialog(DeleteDialog(self)),
                              rid="action_delete")
         save = icon_button(ctx, 0, 0, "check", "Save", self._save_and_close, rid="action_save")
         bar = toolbar(ctx, "", actions=[save, delete], bg=NOTE_BG, on_nav=self._save_and_close)
         y = bar.bounds[3]
-        title = edit_text(ctx, (l + ctx.dp(20), y + ctx.dp(4), r - ctx.dp(20), y + ctx.dp(64)), "title", "Title",
+        title = edit_text(ctx, (left + ctx.dp(20), y + ctx.dp(4), r - ctx.dp(20), y + ctx.dp(64)), "title", "Title",
                           rid="note_title", variant="plain", size=24)
-        body = edit_text(ctx, (l + ctx.dp(20), y + ctx.dp(72), r - ctx.dp(20), b - ctx.dp(8)), "body", "Note",
+        body = edit_text(ctx, (left + ctx.dp(20), y + ctx.dp(72), r - ctx.dp(20), b - ctx.dp(8)), "body", "Note",
                          rid="note_body", variant="plain", size=17)
         return [View(FRAME, ctx.content, bar, title, body, rid=ctx.rid("editor_root"))]
 

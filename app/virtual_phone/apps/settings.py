@@ -8,6 +8,8 @@ on the Wi‑Fi switch are the same thing.
 
 from __future__ import annotations
 
+from functools import partial
+
 from .. import theme
 from ..views import FRAME, IMAGE, SEEKBAR, View
 from ..widgets import Ctx, Row, scroll_list, text
@@ -42,13 +44,15 @@ class SettingsHome(SettingsPage):
     ]
 
     def build(self, ctx: Ctx) -> list[View]:
-        rows = [Row(ctx.dp(120), lambda top: text(ctx, (ctx.left + ctx.dp(24), top + ctx.dp(40), ctx.right, top + ctx.dp(104)),
+        rows = [Row(ctx.dp(120),
+                    lambda top: text(ctx, (ctx.left + ctx.dp(24), top + ctx.dp(40), ctx.right, top + ctx.dp(104)),
                                                    "Settings", size=36, rid="homepage_title")),
                 Row(ctx.dp(80), lambda top: self._search(ctx, top))]
         for title, summary, glyph, target in self.ENTRIES:
             if title == "About phone":
                 summary = self.phone.model
-            rows.append(self.row(ctx, title, summary, glyph=glyph, on_click=self.open(lambda t=target, n=title: page(self.app, t, n))))
+            rows.append(self.row(ctx, title, summary, glyph=glyph,
+                                 on_click=self.open(partial(page, self.app, target, title))))
         lst = scroll_list(ctx, ctx.content, rows, self.scroll, rid="recycler_view", pad_bottom=ctx.dp(16))
         return [View(FRAME, ctx.content, lst, rid=ctx.rid("main_content"))]
 
@@ -72,7 +76,8 @@ class NetworkPage(SettingsPage):
             self.row(ctx, WIFI, "AndroidWifi" if wifi else "Off", glyph="wifi", checked=wifi, primary=True,
                      on_click=self.open(lambda: WifiPage(self.app)), on_switch=self.toggle("global", "wifi_on")),
             self.row(ctx, "Mobile network", "Unavailable in airplane mode" if air else "T-Mobile", glyph="signal"),
-            self.row(ctx, "Airplane mode", glyph="airplane", checked=air, on_click=self.toggle("global", "airplane_mode_on"),
+            self.row(ctx, "Airplane mode", glyph="airplane", checked=air,
+                     on_click=self.toggle("global", "airplane_mode_on"),
                      on_switch=self.toggle("global", "airplane_mode_on")),
             self.row(ctx, "Hotspot & tethering", "Off", glyph="wifi"),
             self.row(ctx, "Data Saver", "Off", glyph="storage"),
@@ -87,9 +92,12 @@ class WifiPage(SettingsPage):
 
     def rows(self, ctx: Ctx) -> list[Row]:
         on = self.settings.flag("global", "wifi_on")
-        rows = [Row(ctx.dp(96), lambda top: main_switch_bar(ctx, top, f"Use {WIFI}", on, self.toggle("global", "wifi_on")))]
+        rows = [Row(ctx.dp(96),
+                    lambda top: main_switch_bar(ctx, top, f"Use {WIFI}", on, self.toggle("global", "wifi_on")))]
         if not on:
-            rows.append(Row(ctx.dp(80), lambda top: text(ctx, (ctx.left + ctx.dp(24), top, ctx.right - ctx.dp(24), top + ctx.dp(80)),
+            rows.append(Row(ctx.dp(80),
+                            lambda top: text(ctx,
+                                             (ctx.left + ctx.dp(24), top, ctx.right - ctx.dp(24), top + ctx.dp(80)),
                                                           f"To see available networks, turn {WIFI} on.", size=14,
                                                           color=theme.TEXT_SECONDARY, lines=2)))
             return rows
@@ -106,7 +114,8 @@ class ConnectedPage(SettingsPage):
         bt = self.settings.flag("global", "bluetooth_on")
         return [
             self.row(ctx, "Bluetooth", "On" if bt else "Off", glyph="bluetooth", checked=bt, primary=True,
-                     on_click=self.open(lambda: BluetoothPage(self.app)), on_switch=self.toggle("global", "bluetooth_on")),
+                     on_click=self.open(lambda: BluetoothPage(self.app)),
+                     on_switch=self.toggle("global", "bluetooth_on")),
             self.row(ctx, "Pair new device", glyph="plus", on_click=self.open(lambda: BluetoothPage(self.app))),
             self.row(ctx, "Connection preferences", "NFC, Android Auto", glyph="bluetooth"),
         ]
@@ -117,7 +126,8 @@ class BluetoothPage(SettingsPage):
 
     def rows(self, ctx: Ctx) -> list[Row]:
         on = self.settings.flag("global", "bluetooth_on")
-        rows = [Row(ctx.dp(96), lambda top: main_switch_bar(ctx, top, "Use Bluetooth", on, self.toggle("global", "bluetooth_on")))]
+        rows = [Row(ctx.dp(96),
+                    lambda top: main_switch_bar(ctx, top, "Use Bluetooth", on, self.toggle("global", "bluetooth_on")))]
         name = self.settings.get("secure", "bluetooth_name") or self.phone.model
         rows.append(self.row(ctx, "Device name", name, glyph="edit"))
         if on:
@@ -180,7 +190,8 @@ class AppsPage(SettingsPage):
     title = "Apps"
 
     def rows(self, ctx: Ctx) -> list[Row]:
-        apps = sorted((a for a in self.phone.apps.values() if a.launchable and a.label != "Quickstep"), key=lambda a: a.label)
+        apps = sorted((a for a in self.phone.apps.values() if a.launchable and a.label != "Quickstep"),
+                      key=lambda a: a.label)
         return [Row(ctx.dp(48), lambda top: header_row(ctx, top, "Recently opened apps"))] + [
             self.row(ctx, a.label, "", glyph=a.glyph) for a in apps]
 
@@ -196,8 +207,8 @@ class InfoPage(SettingsPage):
         return [self.row(ctx, "Nothing to change here on the virtual phone", "")]
 
 
-PAGES = {"network": NetworkPage, "connected": ConnectedPage, "display": DisplayPage, "about": AboutPage, "apps": AppsPage,
-         "security": SecurityPage, "help": HelpPage}
+PAGES = {"network": NetworkPage, "connected": ConnectedPage, "display": DisplayPage, "about": AboutPage,
+         "apps": AppsPage, "security": SecurityPage, "help": HelpPage}
 
 
 def page(app: App, target: str | None, title: str) -> Screen:
@@ -221,7 +232,8 @@ class SettingsApp(App):
             self.main_activity: lambda: SettingsHome(self),
             base + "NetworkDashboardActivity": lambda: NetworkPage(self, base + "NetworkDashboardActivity"),
             base + "WifiSettingsActivity": lambda: WifiPage(self, base + "WifiSettingsActivity"),
-            base + "ConnectedDeviceDashboardActivity": lambda: ConnectedPage(self, base + "ConnectedDeviceDashboardActivity"),
+            base + "ConnectedDeviceDashboardActivity": lambda: ConnectedPage(self,
+                                                                             base + "ConnectedDeviceDashboardActivity"),
             base + "BluetoothSettingsActivity": lambda: BluetoothPage(self, base + "BluetoothSettingsActivity"),
             base + "DisplaySettingsActivity": lambda: DisplayPage(self, base + "DisplaySettingsActivity"),
             base + "MyDeviceInfoActivity": lambda: AboutPage(self, base + "MyDeviceInfoActivity"),

@@ -4,11 +4,15 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from .. import theme
 from ..views import FRAME, IMAGE, LINEAR, RELATIVE, VIEW, View
 from ..widgets import Ctx, Row, ScrollState, scroll_list, switch, text, toolbar
 from .base import App, Screen
+
+if TYPE_CHECKING:
+    from .settings import SettingsApp
 
 SUB = "com.android.settings.SubSettings"
 
@@ -18,16 +22,17 @@ def pref_row(ctx: Ctx, top: int, title: str, summary: str = "", *, glyph: str | 
              on_switch: Callable[[], None] | None = None, primary: bool = False) -> View:
     """A preference row: icon, title, summary and an optional switch (a primary switch has its own target)."""
     h = ctx.dp(72 if summary else 56)
-    l, r = ctx.left, ctx.right
-    row = View(LINEAR, (l, top, r, top + h), clickable=on_click is not None, on_click=on_click)
-    x = l + ctx.dp(16)
+    left, r = ctx.left, ctx.right
+    row = View(LINEAR, (left, top, r, top + h), clickable=on_click is not None, on_click=on_click)
+    x = left + ctx.dp(16)
     if glyph:
-        frame = View(LINEAR, (l, top, l + ctx.dp(72), top + h), rid=ctx.rid("icon_frame"))
-        frame.add(View(IMAGE, (l + ctx.dp(16), top + h // 2 - ctx.dp(20), l + ctx.dp(56), top + h // 2 + ctx.dp(20)),
+        frame = View(LINEAR, (left, top, left + ctx.dp(72), top + h), rid=ctx.rid("icon_frame"))
+        frame.add(View(IMAGE,
+                       (left + ctx.dp(16), top + h // 2 - ctx.dp(20), left + ctx.dp(56), top + h // 2 + ctx.dp(20)),
                        rid="android:id/icon", kind="icon", glyph=glyph, gsize=ctx.dp(22), color=theme.PRIMARY,
                        circle=theme.PRIMARY_LIGHT))
         row.add(frame)
-        x = l + ctx.dp(72)
+        x = left + ctx.dp(72)
     text_right = r - ctx.dp(16) - (ctx.dp(84 if primary else 68) if checked is not None else 0)
     body = View(RELATIVE, (x, top, text_right, top + h))
     if summary:
@@ -40,7 +45,8 @@ def pref_row(ctx: Ctx, top: int, title: str, summary: str = "", *, glyph: str | 
     if checked is not None:
         frame = View(LINEAR, (text_right, top, r, top + h), rid="android:id/widget_frame")
         if primary:
-            frame.add(View(VIEW, (text_right + ctx.dp(12), top + ctx.dp(16), text_right + ctx.dp(13), top + h - ctx.dp(16)),
+            frame.add(View(VIEW,
+                           (text_right + ctx.dp(12), top + ctx.dp(16), text_right + ctx.dp(13), top + h - ctx.dp(16)),
                            kind="fill", bg=theme.DIVIDER, dump=False))
         frame.add(switch(ctx, r - ctx.dp(16), top + h // 2, checked, on_switch))
         row.add(frame)
@@ -54,6 +60,8 @@ def header_row(ctx: Ctx, top: int, title: str) -> View:
 
 class SettingsPage(Screen):
     """A page = a toolbar and a scrolling list of rows."""
+
+    app: SettingsApp
 
     activity = SUB
     title = ""

@@ -40,9 +40,9 @@ class HelpPage(Screen):
         self.scroll = ScrollState()
 
     def build(self, ctx: Ctx) -> list[View]:
-        l, t, r, b = ctx.content
+        left, t, r, b = ctx.content
         bar = toolbar(ctx, PAGE_TITLE, bg=self.background)
-        rect = (l, bar.bounds[3], r, b)
+        rect = (left, bar.bounds[3], r, b)
         host = View(WEBVIEW, rect, provider=BY_WEBVIEW, bg=theme.SURFACE, clip=True)
         page = self._page(ctx, rect)
         host.add(page)
@@ -50,13 +50,14 @@ class HelpPage(Screen):
         return [View(FRAME, ctx.content, bar, container, rid=ctx.rid("content_parent"))]
 
     def _page(self, ctx: Ctx, rect) -> View:
-        l, t, r, b = rect
+        left, t, r, b = rect
         pad = ctx.dp(20)
-        x0, x1 = l + pad, r - pad
+        x0, x1 = left + pad, r - pad
         y = t + ctx.dp(16) - self.scroll.offset
         blocks: list[View] = []
         h1 = text_height(ctx, "How can we help?", 26, x1 - x0)
-        blocks.append(text(ctx, (x0, y, x1, y + h1), "How can we help?", size=26, bold=True, lines=0, provider=BY_WEBVIEW))
+        blocks.append(text(ctx, (x0, y, x1, y + h1), "How can we help?", size=26, bold=True, lines=0,
+                           provider=BY_WEBVIEW))
         y += h1 + ctx.dp(8)
         intro = "Answers to common questions about your phone."
         ih = text_height(ctx, intro, 15, x1 - x0)
@@ -76,12 +77,14 @@ class HelpPage(Screen):
                        clickable=True, focusable=True, provider=BY_WEBVIEW, on_click=self._contact, size=ctx.sp(15),
                        color=theme.WHITE, bold=True, align="center", bg=LINK, radius=contact_h // 2)
         y += contact_h + ctx.dp(24)
-        main = View(VIEW, (l, t - self.scroll.offset, r, y), *blocks, topics, contact, rid="main", provider=BY_WEBVIEW)
+        main = View(VIEW, (left, t - self.scroll.offset, r, y), *blocks, topics, contact, rid="main",
+                    provider=BY_WEBVIEW)
         self.scroll.max_offset = max(0, y + self.scroll.offset - b)
         self.scroll.offset = min(self.scroll.offset, self.scroll.max_offset)
         scrollable = self.scroll.max_offset > 0
-        document = View(WEBVIEW, rect, View(VIEW, main.bounds, main, provider=BY_WEBVIEW), text=PAGE_TITLE, focusable=True,
-                        provider=BY_WEBVIEW, scrollable=scrollable, on_scroll=self.scroll.scroll if scrollable else None)
+        document = View(WEBVIEW, rect, View(VIEW, main.bounds, main, provider=BY_WEBVIEW), text=PAGE_TITLE,
+                        focusable=True, provider=BY_WEBVIEW, scrollable=scrollable,
+                        on_scroll=self.scroll.scroll if scrollable else None)
         return document
 
     def _topic(self, ctx: Ctx, index: int, question: str, answer: str, x0: int, x1: int, y: int) -> tuple[View, int]:

@@ -80,7 +80,8 @@ def _start(phone: VirtualPhone, args: Args) -> Result:
         return fail("Error: Can't start service with user 'all'\n")
     if user not in ("current", "cur"):
         java_int(user or "")   # the phone has one user: any number reads as user 0
-    out, err = [], []
+    out: list[str] = []
+    err: list[str] = []
     if "-S" in options:
         stopped = _stop_target(phone, intent)
         if isinstance(stopped, Result):
@@ -138,14 +139,15 @@ def _resolve(phone: VirtualPhone, intent: Intent) -> tuple[str, str] | str:
                 f"Permission Denial: starting {intent} from null (pid=4242, uid=2000) not exported from uid "
                 f"{record.uid}", "java.lang.SecurityException")
         return record.package, activity
-    found = matching_activities(intent, packages, default_only=True)
-    if not found:
+    matches = matching_activities(intent, packages, default_only=True)
+    if not matches:
         return f"Error: Activity not started, unable to resolve {intent}"
-    return found[0]
+    return matches[0]
 
 
 def _launch(phone: VirtualPhone, intent: Intent) -> tuple[str | None, tuple[str, int, bool] | None]:
     """Start the resolved activity; (the warning the phone prints, (component, ms, cold) of the launch)."""
+    assert intent.component is not None   # the callers name the resolved activity
     package, activity = intent.component
     app = phone.apps.get(package)
     foreground, top_activity = phone.foreground()
@@ -158,7 +160,7 @@ def _launch(phone: VirtualPhone, intent: Intent) -> tuple[str | None, tuple[str,
             system.activity_started(package, activity)
         return None, system.last_launch
     had_task = app is not None and bool(app.stack)
-    resumed_root = had_task and activity == app.main_activity
+    resumed_root = had_task and app is not None and activity == app.main_activity
     with system.starting(intent.describe()):
         if not phone.launch(package, activity):
             return f"Error: Activity class {{{package}/{activity}}} does not exist.", None

@@ -124,7 +124,8 @@ def _displays(phone: VirtualPhone, focus: Focus) -> str:
             f"    mRotation={phone.rotation} mDeferredRotationPauseCount=0",
             "    mLandscapeRotation=ROTATION_90 mSeascapeRotation=ROTATION_270",
             "    mPortraitRotation=ROTATION_0 mUpsideDownRotation=ROTATION_180",
-            f"    mUserRotationMode={mode} mUserRotation={ROTATIONS[phone.rotation]} mCameraRotationMode=0 mAllowAllRotations=false",
+            f"    mUserRotationMode={mode} mUserRotation={ROTATIONS[phone.rotation]} mCameraRotationMode=0"
+            " mAllowAllRotations=false",
             "    mFixedToUserRotation=false"]
     return lines(out)
 

@@ -111,7 +111,7 @@ def _text(phone: VirtualPhone, args: Args, on_screen: bool, source) -> None:
 
 
 def _keyevent(phone: VirtualPhone, args: Args, on_screen: bool, source) -> None:
-    arg = args.required()
+    arg: str | None = args.required()
     double_tap = False
     while arg is not None and arg.startswith("--"):
         double_tap = double_tap or arg == "--doubletap"
@@ -127,7 +127,7 @@ def _keyevent(phone: VirtualPhone, args: Args, on_screen: bool, source) -> None:
 
 
 def _key_combination(phone: VirtualPhone, args: Args, on_screen: bool, source) -> None:
-    arg = args.required()
+    arg: str | None = args.required()
     if arg == "-t":
         java_int(args.required())
         arg = args.required()

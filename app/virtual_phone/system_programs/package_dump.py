@@ -15,6 +15,7 @@ from ..packages import RUNTIME_PERMISSIONS, PackageRecord
 from .common import lines
 
 if TYPE_CHECKING:
+    from ..apk import IntentFilter
     from ..phone import VirtualPhone
 
 _TIME = "%Y-%m-%d %H:%M:%S"
@@ -34,7 +35,7 @@ def dump_package(phone: VirtualPhone, package: str) -> str:
 
 
 def _resolver_table(record: PackageRecord, hash_of) -> list[str]:
-    by_action: dict[str, list[tuple[str, object]]] = {}
+    by_action: dict[str, list[tuple[str, IntentFilter]]] = {}
     for activity in record.activities:
         for f in activity.filters:
             for action in f.actions:

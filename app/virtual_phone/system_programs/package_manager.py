@@ -95,6 +95,7 @@ def _install(device: AttachedDevice, args: Args, stdin: bytes) -> Result:
     from_stdin = not paths or paths[0] == "-"
     if from_stdin and size == -1:
         return fail("Error: must either specify a package size or an APK file\n")
+    data: bytes | None
     if from_stdin:
         data = stdin[:size]
     else:

@@ -94,10 +94,10 @@ def program_uiautomator(device: AttachedDevice, argv: list[str], stdin: bytes) -
     xml = device.phone.dump_hierarchy()
     if device.faults.hostile_dumps:
         xml = hostile_dump(xml, device.faults.hostile_dumps.pop(0))
-    xml = xml.encode("utf-8")
+    data = xml.encode("utf-8")
     message = f"UI hierchary dumped to: {path}\n".encode()
     if path in TO_STDOUT:
-        return Result(stdout=xml + message)
+        return Result(stdout=data + message)
     # A file that cannot be written is only logged by the dumper: the phone still reports success.
-    device.storage.write(path, xml)
+    device.storage.write(path, data)
     return Result(stdout=message)

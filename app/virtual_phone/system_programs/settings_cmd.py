@@ -64,13 +64,17 @@ def program_settings(device: AttachedDevice, argv: list[str], stdin: bytes) -> R
         if user not in ("current", "cur", "0", "-2"):
             return fail(f"Invalid user: {user}\n", 255)
     phone = device.phone
+    assert namespace is not None   # complete[verb]: every verb's arguments start with the namespace
     if verb == "get":
+        assert key is not None
         stored = phone.get_setting(namespace, key)
         return ok(("null" if stored is None else stored) + "\n")
     if verb == "put":
+        assert key is not None and value is not None
         phone.put_setting(namespace, key, value)
         return ok()
     if verb == "delete":
+        assert key is not None
         with phone.lock:
             deleted = phone.settings.delete(namespace, key)
         return ok(f"Deleted {1 if deleted else 0} rows\n")

@@ -22,7 +22,8 @@ if TYPE_CHECKING:
 Command = Callable[[Tool, list[str]], int]
 
 COMMANDS: dict[str, Command] = {
-    **files.COMMANDS, **listing.COMMANDS, **grep.COMMANDS, **tree.COMMANDS, **text.COMMANDS, **sed.COMMANDS, **printing.COMMANDS,
+    **files.COMMANDS, **listing.COMMANDS, **grep.COMMANDS, **tree.COMMANDS, **text.COMMANDS, **sed.COMMANDS,
+                                **printing.COMMANDS,
     **processes.COMMANDS, **system.COMMANDS,
 }
 

@@ -163,7 +163,7 @@ def rm(tool: Tool, args: list[str]) -> int:
 
 def touch(tool: Tool, args: list[str]) -> int:
     options, operands = parse_options(args, "acmh", valued="dtr")
-    when = None
+    when: float | None = None
     if "r" in options:
         try:
             when = tool.storage.lstat(tool.path(options["r"][-1]), True).mtime
@@ -173,7 +173,7 @@ def touch(tool: Tool, args: list[str]) -> int:
     elif "t" in options or "d" in options:
         when = _parse_touch_time(options.get("t", options.get("d", [""]))[-1])
         if when is None:
-            raise Usage(f"bad date '{options.get('t', options.get('d'))[-1]}'")
+            raise Usage(f"bad date '{options['t' if 't' in options else 'd'][-1]}'")
     status = 0
     for name in operands:
         try:

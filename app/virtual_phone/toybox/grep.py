@@ -83,7 +83,9 @@ def _grep_one(tool: Tool, regexes, data: bytes, options: dict, name: str | None,
     invert, count = "v" in options, 0
     quiet = options.keys() & {"q", "c", "l", "L"}
     for number_, line in enumerate(lines, start=1):
-        hits = [m for r in regexes for m in (r.finditer(line) if "o" in options and not invert else [r.match(line) if "x" in options else r.search(line)]) if m]
+        hits = [m for r in regexes
+                for m in (r.finditer(line) if "o" in options and not invert
+                          else [r.match(line) if "x" in options else r.search(line)]) if m]
         if bool(hits) == invert:
             continue
         count += 1

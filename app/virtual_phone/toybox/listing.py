@@ -52,7 +52,8 @@ def ls(tool: Tool, args: list[str]) -> int:
     options, operands = parse_options(args, "1aAdlnRrStFhiscCx")
     long = "l" in options or "n" in options
     status = 0
-    files, folders = [], []
+    files: list[tuple[str, Stat]] = []
+    folders: list[tuple[str, Stat]] = []
     for name in operands or ["."]:
         path = tool.path(name)
         try:

@@ -37,7 +37,8 @@ def printf(tool: Tool, args: list[str]) -> int:
     status = 0
     position = 0
     while True:
-        out, i, consumed = [], 0, False
+        out: list[str] = []
+        i, consumed = 0, False
         while i < len(fmt):
             ch = fmt[i]
             if ch == "\\":

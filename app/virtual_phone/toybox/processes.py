@@ -168,7 +168,7 @@ def _table(tool: Tool, fields: list[tuple[str, str, int]], rows: list[list[str]]
     lines = []
     for cells in [[title for _, title, _ in fields]] + rows:
         parts, extra = [], 0
-        for index, ((_, _, width), cell) in enumerate(zip(fields, cells)):
+        for index, ((_, _, width), cell) in enumerate(zip(fields, cells, strict=True)):
             size = abs(width)
             if len(cell) > size:
                 extra += len(cell) - size

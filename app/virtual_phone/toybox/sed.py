@@ -52,8 +52,7 @@ def _regex(text: str, extended: bool, flags: int = 0) -> re.Pattern[str]:
 
 
 def _address(script: str, pos: int, extended: bool):
-    if pos < len(script) and script[pos].isdigit():
-        match = re.match(r"\d+", script[pos:])
+    if pos < len(script) and script[pos].isdigit() and (match := re.match(r"\d+", script[pos:])):
         return int(match.group()), pos + len(match.group())
     if pos < len(script) and script[pos] == "$":
         return "$", pos + 1
@@ -95,8 +94,8 @@ def parse_script(script: str, extended: bool) -> list[Command]:
             delimiter = script[pos]
             pattern, pos = _read_delimited(script, pos + 1, delimiter)
             command.replacement, pos = _read_delimited(script, pos, delimiter)
-            match = re.match(r"[gpiIe0-9]*", script[pos:])
-            command.flags = match.group()
+            match = re.match(r"[gpiIe0-9]*", script[pos:])   # matches always, if only ""
+            command.flags = match.group() if match else ""
             pos += len(command.flags)
             command.regex = _regex(pattern, extended, re.IGNORECASE if set(command.flags) & {"i", "I"} else 0)
         elif name == "y":
@@ -134,7 +133,8 @@ def _selected(command: Command, line: str, number: int, last_line: bool) -> bool
         hit = _matches(command.first, line, number, last_line)
     elif command.active:
         hit = True
-        if _matches(command.last, line, number, last_line) or (isinstance(command.last, int) and number >= command.last):
+        if _matches(command.last, line, number,
+                    last_line) or (isinstance(command.last, int) and number >= command.last):
             command.active = False
     elif _matches(command.first, line, number, last_line):
         hit = True
@@ -146,6 +146,7 @@ def _selected(command: Command, line: str, number: int, last_line: bool) -> bool
 
 def _substitute(command: Command, line: str) -> tuple[str, bool]:
     """Apply an s command to a line: (new line, whether a replacement was made)."""
+    assert command.regex is not None   # the parser compiles every s command's regex
     count_match = re.search(r"\d+", command.flags)
     nth = int(count_match.group()) if count_match else 1
     every = "g" in command.flags

@@ -46,7 +46,8 @@ def date(tool: Tool, args: list[str]) -> int:
             return 1
     if "R" in options:
         fmt = "%a, %d %b %Y %H:%M:%S %z"
-    text = moment.strftime(fmt.replace("%Z", "GMT").replace("%N", "000000000").replace("%s", str(int(moment.timestamp()))))
+    text = moment.strftime(fmt.replace("%Z", "GMT").replace("%N", "000000000").replace("%s",
+                                                                                       str(int(moment.timestamp()))))
     tool.write(text + "\n")
     return 0
 
@@ -93,7 +94,8 @@ def id_(tool: Tool, args: list[str]) -> int:
     elif "g" in options:
         tool.write("shell\n" if "n" in options else "2000\n")
     elif "G" in options:
-        names = "shell input log adb sdcard_rw sdcard_r ext_data_rw ext_obb_rw net_bt_admin net_bt inet net_bw_stats readproc uhid readtracefs"
+        names = ("shell input log adb sdcard_rw sdcard_r ext_data_rw ext_obb_rw net_bt_admin net_bt inet net_bw_stats"
+                 " readproc uhid readtracefs")
         numbers = "2000 1004 1007 1011 1015 1028 1078 1079 3001 3002 3003 3006 3009 3011 3012"
         tool.write((names if "n" in options else numbers) + "\n")
     elif "Z" in options:

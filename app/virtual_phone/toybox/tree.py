@@ -159,7 +159,7 @@ def df(tool: Tool, args: list[str]) -> int:
               ("/dev/block/dm-5", data, "/data"),
               ("/dev/fuse", data, "/storage/emulated")]
     if operands:
-        chosen = []
+        chosen: list[tuple[str, tuple[int, int, int], str]] = []
         for name in operands:
             path = tool.storage.realpath(tool.path(name))
             if not tool.storage.exists(path):

@@ -142,7 +142,8 @@ def test_an_edge_whose_tap_now_leads_elsewhere_every_time_fades():
 
 def test_a_page_that_opens_in_two_looks_keeps_both_ways_usable():
     other = f"{SETTINGS}/.SubSettings#eee"                      # the Wi-Fi page with Wi-Fi on: other controls
-    moves = settings_runs() + [move(NETWORK, other, "06", key_text="Wi-Fi"), move(NETWORK, WIFI, "07", key_text="Wi-Fi"),
+    moves = settings_runs() + [move(NETWORK, other, "06", key_text="Wi-Fi"),
+                               move(NETWORK, WIFI, "07", key_text="Wi-Fi"),
                                move(NETWORK, other, "08", key_text="Wi-Fi")]
     graph = build_graph(KIND, moves)
     ways = {e.to_id: e for e in graph.edges if e.from_id == NETWORK}
@@ -223,7 +224,8 @@ def test_cards_keep_the_first_picture_and_give_screens_their_titles(tmp_path):
 def test_a_rows_summary_is_state_not_structure():
     """"Wi‑Fi, Off" and "Wi‑Fi, AndroidWifi" are the same row: the page is one screen; another row title is not."""
     def page(summary: str, title: str = "Wi‑Fi") -> list[ControlSummary]:
-        return [ControlSummary(1, "Network & internet", "TextView", rect=[40, 120, 600, 220], text="Network & internet"),
+        return [ControlSummary(1, "Network & internet", "TextView", rect=[40, 120, 600, 220],
+                               text="Network & internet"),
                 ControlSummary(2, f"{title}, {summary}", "LinearLayout", rect=[0, 300, 1080, 500], flags=["clickable"])]
     off = stable_signature(SETTINGS, ".SubSettings", page("Off")).id
     assert off == stable_signature(SETTINGS, ".SubSettings", page("AndroidWifi")).id

@@ -211,7 +211,7 @@ async def test_phones_are_named_by_server_and_serial(two_phone_server):
         other.stop()
 
 
-def test_two_processes_never_drive_one_phone_at_once(two_phone_server, agent_home, tmp_path):
+def test_two_processes_never_drive_one_phone_at_once(two_phone_server, agent_home, tmp_path):  # noqa: F811 (fixture)
     """Two `agentdesk run` processes asked for the same phone, each with its own data folder (the lock is
     per machine, not in the data folder): the second waits for the first's lock."""
     with FakeOpenAIServer(taps([100, 110, 120, 130], 0.2)) as first, \

@@ -20,7 +20,7 @@ from app.core.perception.hierarchy import UiHierarchy, UiNode
 from app.core.perception.screen_diff import image_difference
 from app.virtual_phone.adb_server import VirtualAdbServer
 from app.virtual_phone.phone import VirtualPhone
-from tests.e2e.conftest import ScriptedPerson, agent_home, phone_server, run_agent  # noqa: F401 (fixtures)
+from tests.e2e.conftest import ScriptedPerson
 from tests.support.openai_server import act, json_reply
 from tests.support.waiting import until
 
@@ -278,7 +278,8 @@ async def test_a_blinking_cursor_in_the_focused_field_makes_no_dump(phone, monke
         paint_edit(im, view)
     monkeypatch.setitem(render.PAINTERS, "edit", blinking)
     assert phone.phone.launch(NOTES)
-    row = next(c for c in (await phone.device.controls(refresh=True)).controls if c.resource_id.endswith("fab_new_note"))
+    row = next(c for c in (await phone.device.controls(refresh=True)).controls
+               if c.resource_id.endswith("fab_new_note"))
     await phone.device.tap(*row.center)
     await until(lambda: phone.phone.foreground()[1].endswith("NoteEditorActivity") and not phone.phone.motion.moving())
     shown = await phone.session.frames.frame_after()
