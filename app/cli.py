@@ -86,9 +86,15 @@ def _emit_controls(args, controls) -> None:
 
 
 async def _controls_live(args) -> int:
-    from app.phone_connection import open_phone
+    from app.core.config import Settings
+    from app.desk import Desk
 
-    connection = await open_phone(args.device, virtual=True if args.virtual else None)
+    desk = Desk(Settings(), virtual=True if args.virtual else None, bad_servers_noted=True)
+    try:
+        connection = await desk.open_phone(args.device)
+    except BaseException:
+        await desk.close()
+        raise
     try:
         if connection.note:
             print(connection.note, file=sys.stderr)
@@ -99,7 +105,7 @@ async def _controls_live(args) -> int:
             shot = await device.screenshot()
             _write_annotation(shot.image, snapshot.controls, args.annotate)
     finally:
-        connection.close()
+        await desk.close()
     return 0
 
 
@@ -114,14 +120,20 @@ def cmd_controls(args) -> int:
 
 def cmd_devices(args) -> int:
     from app.cli_agent import load_user_settings
-    from app.core.device.adb_servers import adb_servers, list_phones
+    from app.desk import Desk
 
     try:
-        servers = adb_servers(load_user_settings().adb)
+        desk = Desk(load_user_settings(), virtual=False)     # its phone directory: every ADB server, asked once
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    phones, unreachable = list_phones(servers)
+
+    async def ask() -> tuple[list, dict[str, str]]:
+        try:
+            return await desk.directory.refresh(), desk.directory.unreachable()
+        finally:
+            await desk.close()
+    phones, unreachable = asyncio.run(ask())
     if args.json:
         json.dump({"devices": [phone.to_dict() for phone in phones], "unreachable": unreachable}, sys.stdout, indent=1)
         print()
@@ -141,7 +153,7 @@ def cmd_devices(args) -> int:
 
 
 def cmd_virtual_phone(args) -> int:
-    from app.phone_connection import start_virtual_phone
+    from app.desk.phone_opening import start_virtual_phone  # the virtual phone alone: no desk around it
     from app.virtual_phone.latency import latency_named
     from app.virtual_phone.profiles import profile_named
 
@@ -177,16 +189,18 @@ def cmd_virtual_phone(args) -> int:
 
 def cmd_keyboard(args) -> int:
     """`agentdesk keyboard install APK`: ADB Keyboard onto a real phone, turned on (non-ASCII typing)."""
+    from app.core.config import Settings
     from app.core.device.ime_install import install_adb_keyboard
-    from app.phone_connection import open_phone
+    from app.desk import Desk
 
     async def install() -> str:
-        connection = await open_phone(args.serial, virtual=False)
+        desk = Desk(Settings(), virtual=False, bad_servers_noted=True)
         try:
+            connection = await desk.open_phone(args.serial)
             return await install_adb_keyboard(connection.device, args.apk,
                                               lambda text: print(text, file=sys.stderr, flush=True))
         finally:
-            connection.close()
+            await desk.close()
     print(asyncio.run(install()))
     return 0
 

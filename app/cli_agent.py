@@ -20,20 +20,11 @@ from app.core.agent.spending import SpendingCap, with_spending_caps
 from app.core.config import Settings, describe_validation_error, load_settings, needs_api_key, save_settings
 from app.core.data_folder import data_folder_problem
 from app.core.device.errors import DeviceError
-from app.core.device.phone_session import PhoneRegistry
 from app.core.key_origins import env_key_origins, origin_of
 from app.core.providers import pricing_for
 from app.core.redaction import setup_logging
 from app.core.runs.handle import NothingToAnswer, RunHandle
-from app.core.runs.service import (
-    MissingApiKey,
-    RunRefused,
-    RunRequest,
-    RunService,
-    api_key_for,
-    provider_overrides,
-    settings_for,
-)
+from app.core.runs.service import MissingApiKey, RunRefused, RunRequest, provider_overrides, settings_for
 from app.core.secrets import (
     NO_KEYRING_HELP,
     PROVIDER_KEY_VARIABLES,
@@ -42,7 +33,7 @@ from app.core.secrets import (
     env_source,
     provider_key_variable,
 )
-from app.phone_connection import open_phone
+from app.desk import Desk, make_key_store
 
 
 def load_user_settings(err=None) -> Settings:
@@ -124,6 +115,9 @@ def follow_on_console(handle: RunHandle, console: ConsoleSupervisor) -> None:
 
     handle.events.subscribe(on_event)
 
+
+BLOCKING = ("key", "data folder")
+"""What `agentdesk run` cannot start without (the rest of the preflight list is said as a warning)."""
 
 STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
 """Signals that end `agentdesk run` as Stop does: the run ends "stopped", its record and report are written."""
@@ -216,51 +210,59 @@ async def _start_and_follow(args, console: ConsoleSupervisor, stopper: SignalSto
         request = run_request_from_args(args)
         base = run_spending_caps(args, base)
         settings = settings_for(base, request)
-        try:
-            key, key_source = await asyncio.to_thread(api_key_for, settings, None, None, request.api_key_env,
-                                                       env_goes_anywhere=request.env_key_to_base_url)
-        except MissingApiKey:
-            if request.replay is None:
-                raise
-            key, key_source = None, "none"
     except RunRefused as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    phones = PhoneRegistry(lambda: settings.mirror)
+    desk = Desk(base, bad_servers_noted=True)
     try:
-        connection = await open_phone(args.device, registry=phones)
+        return await _run_on_desk(args, desk, request, settings, console, stopper)
+    finally:
+        await desk.close()
+
+
+async def _run_on_desk(args, desk: Desk, request: RunRequest, settings: Settings, console: ConsoleSupervisor,
+                       stopper: SignalStop) -> int:
+    """What the desk says is missing first (a missing key ends it before any phone is touched), then the run."""
+    try:
+        key, key_source = await desk.api_key(settings, request)
+    except MissingApiKey:
+        key, key_source = None, "none"     # a replay runs without a model; a run is refused just below
+    model_used = request.replay is None or (request.model_takes_over and bool(
+        key or not needs_api_key(settings.provider.base_url)))
+    missing = await desk.preflight(settings=settings, request=request, display=False, adb=False, phone=False,
+                                   key=request.replay is None, model=model_used)
+    for item in missing:       # without a key the run cannot start; the model's server may yet come up
+        print(f"{'error' if item.thing in BLOCKING else 'warning'}: {item.words}", file=sys.stderr)
+    if any(item.thing in BLOCKING for item in missing):
+        return 2
+    try:
+        connection = await desk.open_phone(args.device)
     except DeviceError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    service = RunService(phones, base)
+    if connection.note:
+        print(connection.note, file=sys.stderr)
     try:
-        if connection.note:
-            print(connection.note, file=sys.stderr)
-        try:
-            handle = await service.start(request)
-        except (RunRefused, DeviceError) as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 2
-        follow_on_console(handle, console)
-        stopper.attach(handle)
-        if request.replay is not None:
-            model_set_up = request.model_takes_over and (key or not needs_api_key(settings.provider.base_url))
-            takes_over = f"{settings.provider.model} takes over" if model_set_up else "the replay stops"
-            console.say(f"Replaying “{args.request}” ({len(request.replay.steps)} recorded steps) on "
-                        f"{connection.session.id} ({settings.agent.mode} mode; where a step stops fitting, "
-                        f"{takes_over})")
-        else:
-            console.say(f"Running “{args.request}” on {connection.session.id} with {settings.provider.model} "
-                        f"({settings.agent.mode} mode, at most {settings.agent.max_steps} steps)")
-            console.say(key_source_line(key, key_source, settings.provider.base_url))
-        if caps := spending_caps_line(settings):
-            console.say(caps)
-        with console.clearing_live_line_for_logs():
-            result = await handle.wait()
-    finally:
-        await service.shutdown()
-        await phones.close()
-        await asyncio.to_thread(connection.close)
+        handle = await desk.service.start(request)
+    except (RunRefused, DeviceError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    follow_on_console(handle, console)
+    stopper.attach(handle)
+    if request.replay is not None:
+        model_set_up = request.model_takes_over and (key or not needs_api_key(settings.provider.base_url))
+        takes_over = f"{settings.provider.model} takes over" if model_set_up else "the replay stops"
+        console.say(f"Replaying “{args.request}” ({len(request.replay.steps)} recorded steps) on "
+                    f"{connection.session.id} ({settings.agent.mode} mode; where a step stops fitting, "
+                    f"{takes_over})")
+    else:
+        console.say(f"Running “{args.request}” on {connection.session.id} with {settings.provider.model} "
+                    f"({settings.agent.mode} mode, at most {settings.agent.max_steps} steps)")
+        console.say(key_source_line(key, key_source, settings.provider.base_url))
+    if caps := spending_caps_line(settings):
+        console.say(caps)
+    with console.clearing_live_line_for_logs():
+        result = await handle.wait()
     if result is None:
         print("error: the run ended unexpectedly without a result", file=sys.stderr)
         return 1
@@ -332,7 +334,7 @@ def cmd_key(args) -> int:
     for this process would be gone when the command ends, so that is an error that names what to install."""
     if args.action in ("allow", "disallow"):
         return key_origins_command(args.action, getattr(args, "origin", None))
-    store = SecretStore()
+    store = make_key_store()
     name = args.name
     if args.action == "set":
         if not store.keyring_available:

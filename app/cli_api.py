@@ -106,7 +106,7 @@ def _settings_or_error(args):
 
 async def _serve(args, settings, token) -> int:
     from app.api.server import ServeProblem
-    from app.headless_desk import open_headless_desk
+    from app.desk import open_served_desk
 
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -116,14 +116,14 @@ async def _serve(args, settings, token) -> int:
         except (NotImplementedError, RuntimeError):
             pass
     try:
-        desk = await open_headless_desk(settings, virtual=True if args.virtual else None, host=args.host,
-                                        port=args.port, token=token)
+        desk = await open_served_desk(settings, virtual=True if args.virtual else None, host=args.host,
+                                      port=args.port, token=token)
     except (ServeProblem, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     try:
         api = desk.api
-        assert api is not None, "open_headless_desk serves the API or raises"
+        assert api is not None, "open_served_desk serves the API or raises"
         for note in desk.notes:
             print(note, file=sys.stderr)
         if api.warning:
@@ -161,7 +161,12 @@ def cmd_mcp(args) -> int:
     settings = _settings_or_error(args)
     if settings is None:
         return 2
-    return run_mcp_server(settings, virtual=True if args.virtual else None, own=args.own)
+    from app.desk import open_served_desk
+
+    async def open_own_desk(token):
+        return await open_served_desk(settings, virtual=True if args.virtual else None, host="127.0.0.1", port=0,
+                                      token=token, policy="fail", announce=False)
+    return run_mcp_server(open_own_desk, own=args.own)
 
 
 def add_commands(sub) -> None:

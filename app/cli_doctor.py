@@ -19,7 +19,7 @@ from app.core.device.errors import ADB_KEYBOARD_FIX, DeviceError
 from app.core.device.input_commands import ADB_KEYBOARD_IME
 from app.core.key_origins import origin_of
 from app.core.runs.service import MissingApiKey, api_key_for
-from app.core.secrets import SecretStore
+from app.desk import make_key_store
 from app.display_check import qt_platform_problem
 
 
@@ -59,7 +59,7 @@ async def run_checks(settings: Settings, env_key_goes_there: bool = False) -> li
     checks.append(Check("Display", not display, display or "the desktop app can open its window here"))
     checks.append(Check("Data folder", not problem,
                         problem or f"{paths.data_dir(create=False).parent} can be written to"))
-    store = SecretStore()
+    store = make_key_store()
     checks.append(Check("Keyring", store.keyring_available,
                         store.location() if store.keyring_available else store.notice))
     try:

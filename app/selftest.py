@@ -136,11 +136,11 @@ def _qt_version() -> str:
 
 
 def check_virtual_phone() -> str:
-    from app.core.config import MirrorSettings
+    from app.core.config import MirrorSettings, Settings
     from app.core.device.adb_transport import AdbTransport
     from app.core.device.android_device import AndroidDevice
     from app.core.device.phone_frames import PhoneFrames
-    from app.phone_connection import start_virtual_phone
+    from app.desk import Desk
 
     async def look(port: int, serial: str) -> str:
         device = AndroidDevice(AdbTransport("127.0.0.1", port), serial)
@@ -162,11 +162,14 @@ def check_virtual_phone() -> str:
         return (f"screenshot {shot.size[0]}x{shot.size[1]} ({shot.method}), {len(snapshot.controls)} controls; "
                 f"{streamed}")
 
-    server = start_virtual_phone()
-    try:
-        return asyncio.run(look(server.port, "emulator-5554"))
-    finally:
-        server.stop()
+    async def on_the_desks_phone() -> str:
+        desk = Desk(Settings(), virtual=True)
+        try:
+            server = await desk.start_virtual_phone()
+            return await look(server.port, "emulator-5554")
+        finally:
+            await desk.close()
+    return asyncio.run(on_the_desks_phone())
 
 
 def check_scrcpy_server() -> str:
@@ -212,9 +215,9 @@ def check_keyring() -> str:
             missing.append(f"{module} ({exc})")
     if missing:
         raise CheckFailed("keyring backends missing: " + "; ".join(missing))
-    from app.core.secrets import SecretStore
+    from app.desk import make_key_store
 
-    store = SecretStore(service=SELF_TEST_SERVICE)
+    store = make_key_store(SELF_TEST_SERVICE)
     backend = type(keyring.get_keyring()).__module__
     if not store.keyring_available:
         return f"backends load; none usable here ({backend}): keys would be kept for the session only"
@@ -235,15 +238,14 @@ def check_task_api() -> str:
 
     from app.api.token import ApiToken
     from app.core.config import Settings
-    from app.headless_desk import open_headless_desk
+    from app.desk import open_served_desk
 
     async def serve_and_ask() -> str:
         token = ApiToken(secrets.token_urlsafe(24), "the self-test", False)
-        desk = await open_headless_desk(Settings(), virtual=True, host="127.0.0.1", port=0, token=token,
-                                        announce=False)
-        assert desk.api is not None, "open_headless_desk serves the API or raises"
+        desk = await open_served_desk(Settings(), virtual=True, host="127.0.0.1", port=0, token=token,
+                                      announce=False)
         try:
-            async with httpx2.AsyncClient(base_url=desk.api.url, timeout=60,
+            async with httpx2.AsyncClient(base_url=desk.url, timeout=60,
                                          headers={"Authorization": f"Bearer {token.value}"}) as http:
                 if (await http.get("/v1/devices", headers={"Authorization": "Bearer wrong"})).status_code != 401:
                     raise CheckFailed("the task API answered a request with a wrong token")
@@ -253,7 +255,7 @@ def check_task_api() -> str:
                 tree = await http.get(f"/v1/devices/{devices[0]['device_id']}/ui-tree")
                 if tree.status_code != 200 or not tree.json()["elements"]:
                     raise CheckFailed(f"the task API could not read the screen: {tree.text[:200]}")
-                return f"served on {desk.api.url}; token checked; {len(tree.json()['elements'])} controls read"
+                return f"served on {desk.url}; token checked; {len(tree.json()['elements'])} controls read"
         finally:
             await desk.close()
     return asyncio.run(serve_and_ask())

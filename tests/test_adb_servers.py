@@ -3,6 +3,8 @@ ADB servers on loopback, each with its own `emulator-5554`."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import socket
 import time
@@ -204,41 +206,53 @@ def test_devices_refuses_a_bad_environment_value(local_adb, monkeypatch, capsys)
 
 # ---------------------------------------------------------------------- the window's phone list
 
-@pytest.mark.asyncio
-async def test_the_window_lists_other_machines_and_marks_an_unreachable_one(machines, local_adb):
+@contextlib.asynccontextmanager
+async def window_phones_on_a_desk():
+    """The window's phones over a Desk of their own (its loop on a core thread, as in the window)."""
+    from PySide6.QtCore import QSize
+
+    from app.core.config import Settings
+    from app.core.loop_thread import LoopThread
+    from app.desk import Desk
     from app.gui.phones.phone_session import PhoneSession as WindowPhones
 
-    first, second = machines
-    window_phones = WindowPhones(lambda: None, None, PhoneRegistry(),
-                                 adb_servers=lambda: [_address(first), _address(second)])
-    listed: list[list] = []
-    window_phones.devices_changed.connect(listed.append)
-    window_phones.list.watch_servers(window_phones.adb_servers)   # what start() does once a phone is open
+    core = LoopThread()
+    desk = Desk(Settings(), bad_servers_noted=True)
+    window_phones = WindowPhones(lambda: QSize(480, 960), core, desk)
     try:
+        yield window_phones
+    finally:
+        await window_phones.shutdown()
+        await core.run(desk.close())
+        await asyncio.to_thread(core.close)
+
+
+@pytest.mark.asyncio
+async def test_the_window_lists_other_machines_and_marks_an_unreachable_one(machines, local_adb, monkeypatch):
+    first, second = machines
+    monkeypatch.setenv("AGENTDESK_ADB_SERVERS", f"{_address(first)},{_address(second)}")
+    async with window_phones_on_a_desk() as window_phones:
+        listed: list[list] = []
+        window_phones.devices_changed.connect(listed.append)
+        await window_phones.list.watch()      # what start() does once a phone is open
         await until(lambda: listed and len(listed[-1]) == 2 and all(e.ready for e in listed[-1]))
         second.stop()
 
-        def on(server) -> object:       # the entries come in the order the servers first answered
+        def on(server) -> object:
             return next(entry for entry in listed[-1] if entry.server == _address(server))
         await until(lambda: not on(second).ready)
         assert on(second).state == f"offline — its ADB server {_address(second)} is unreachable"
         assert on(first).ready
-    finally:
-        await window_phones.shutdown()
 
 
 @pytest.mark.asyncio
-async def test_the_window_says_when_the_server_list_is_bad(local_adb):
-    from app.gui.phones.phone_session import PhoneSession as WindowPhones
-
-    def bad() -> list[str]:
-        return adb_servers(AdbSettings(), {"AGENTDESK_ADB_SERVERS": "lab-pc"})
-
-    window_phones = WindowPhones(lambda: None, None, PhoneRegistry(), adb_servers=bad)
-    said: list[str] = []
-    window_phones.status.connect(said.append)
-    window_phones.list.watch_servers(window_phones.adb_servers)
-    await window_phones.shutdown()
-    assert len(said) == 1 and "AGENTDESK_ADB_SERVERS" in said[0]
-    # this machine's server is still watched: a bad list of other machines hides no phone plugged in here
-    assert list(window_phones.list._watchers) == [window_phones.list.local.address]
+async def test_the_window_says_when_the_server_list_is_bad(local_adb, monkeypatch):
+    monkeypatch.setenv("AGENTDESK_ADB_SERVERS", "lab-pc")
+    async with window_phones_on_a_desk() as window_phones:
+        said: list[str] = []
+        window_phones.status.connect(said.append)
+        await window_phones.start()          # no phone here: it falls back to the virtual phone
+        assert len([s for s in said if "AGENTDESK_ADB_SERVERS" in s]) == 1, said
+        # this machine's server is still watched: a bad list of other machines hides no phone plugged in here
+        servers = window_phones.desk.directory.servers
+        assert servers[0] == window_phones.list.local.address and len(servers) == 2     # and the virtual phone's

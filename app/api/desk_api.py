@@ -14,7 +14,7 @@ from app.core.config import Settings
 from app.core.runs.handle import PersonPolicy
 from app.core.runs.service import RunService
 
-from .http_app import create_app
+from .http_app import Preflight, create_app
 from .server import ApiServer, exposure_warning
 from .tasks import TaskBoard
 from .token import ApiToken, api_token
@@ -41,7 +41,7 @@ class DeskApi:
 
 async def serve_desk(service: RunService, phones, settings: Callable[[], Settings], *, host: str | None = None,
                      port: int | None = None, token: ApiToken | None = None, policy: PersonPolicy = "person",
-                     announce: bool = True) -> DeskApi:
+                     announce: bool = True, preflight: Preflight | None = None) -> DeskApi:
     """Start the API on the current loop (the run service's). Raises ServeProblem or TokenProblem."""
     if token is None:
         token = await asyncio.to_thread(api_token)
@@ -49,7 +49,7 @@ async def serve_desk(service: RunService, phones, settings: Callable[[], Setting
     host = host if host is not None else current.api.host
     port = port if port is not None else current.api.port
     board = TaskBoard(service, phones, settings, policy=policy)
-    app = create_app(board, phones, lambda: desk.token, settings, host=host)
+    app = create_app(board, phones, lambda: desk.token, settings, host=host, preflight=preflight)
     desk = DeskApi(board, ApiServer(app, host, port, announce=announce), token, exposure_warning(host))
     await desk.server.start()
     return desk

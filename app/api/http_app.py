@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import hmac
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Annotated, Any, TypeAlias
 
@@ -53,6 +53,7 @@ log = logging.getLogger(__name__)
 ERRORS: dict[int | str, dict[str, Any]] = {status: {"model": ErrorBody}
                                            for status in (400, 401, 404, 409, 413, 422, 429, 503)}
 SSE_KEEPALIVE_SECONDS = 15.0
+Preflight: TypeAlias = Callable[[], Awaitable[list[dict[str, str]]]]   # what a run misses: {"thing", "words"}
 BEARER = HTTPBearer(auto_error=False)
 
 
@@ -166,9 +167,10 @@ def token_hint(token: ApiToken) -> str:
 
 
 def create_app(board: TaskBoard, phones, token: Callable[[], ApiToken], settings: Callable[[], Settings], *,
-               host: str = "127.0.0.1") -> FastAPI:
+               host: str = "127.0.0.1", preflight: Preflight | None = None) -> FastAPI:
     """The API for one desk serving on `host`. `phones` is the PhoneDirectory tasks and the phone routes read;
-    `token()` is the token requests must carry now (a rotated token replaces the old one at once)."""
+    `token()` is the token requests must carry now (a rotated token replaces the old one at once); `preflight()`
+    says what a run is missing (the desk gives it; none: nothing is known to be missing)."""
 
     def authorised(credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(BEARER)]) -> None:
         expected = token()
@@ -230,6 +232,12 @@ def create_app(board: TaskBoard, phones, token: Callable[[], ApiToken], settings
     async def health() -> dict[str, str]:
         """Whether a desk answers here (no token needed; says nothing else)."""
         return {"name": "agentdesk", "version": __version__}
+
+    @api.get("/v1/preflight", dependencies=guarded, tags=["desk"])
+    async def preflight_list() -> dict[str, list[dict[str, str]]]:
+        """What a run is missing now (ADB, a phone, the API key, the data folder, the model's server), each as
+        {"thing", "words"}; an empty list: nothing."""
+        return {"missing": await preflight() if preflight is not None else []}
 
     # ------------------------------------------------------------------ tasks
 

@@ -15,7 +15,8 @@ import contextlib
 import logging
 import secrets
 import sys
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol
 
 import anyio
 import httpx2
@@ -23,7 +24,6 @@ from mcp.server.mcpserver import Context, Image, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
 from app import __version__
-from app.core.config import Settings
 
 from .path_ids import path_segment
 from .server import read_discovery
@@ -202,20 +202,31 @@ async def _running_desk() -> DeskClient | None:
     return None
 
 
-async def serve_stdio(settings: Settings, *, virtual: bool | None = None, own: bool = False) -> None:
+class OwnDesk(Protocol):
+    """A desk this process runs for itself (the composition root makes it; the API never does)."""
+
+    notes: list[str]
+
+    @property
+    def url(self) -> str: ...
+
+    async def close(self) -> None: ...
+
+
+OpenOwnDesk = Callable[[ApiToken], Awaitable[OwnDesk]]
+"""Runs a desk on loopback whose API accepts only the token given, under the no-person policy."""
+
+
+async def serve_stdio(open_own_desk: OpenOwnDesk, *, own: bool = False) -> None:
     desk = None if own else await _running_desk()
     own_desk = None
     if desk is None:
-        from app.headless_desk import open_headless_desk
-
         token = ApiToken(secrets.token_urlsafe(32), "this MCP server only", False)
-        own_desk = await open_headless_desk(settings, virtual=virtual, host="127.0.0.1", port=0, token=token,
-                                            policy="fail", announce=False)
+        own_desk = await open_own_desk(token)
         for note in own_desk.notes:
             print(note, file=sys.stderr)
-        assert own_desk.api is not None, "open_headless_desk serves the API or raises"
-        desk = DeskClient(own_desk.api.url, token.value, where="this MCP server's own desk")
-        print(f"agentdesk mcp: running tasks itself (no desk is running), on {own_desk.api.url}", file=sys.stderr)
+        desk = DeskClient(own_desk.url, token.value, where="this MCP server's own desk")
+        print(f"agentdesk mcp: running tasks itself (no desk is running), on {own_desk.url}", file=sys.stderr)
     else:
         print(f"agentdesk mcp: using the desk at {desk.where}", file=sys.stderr)
     try:
@@ -226,12 +237,12 @@ async def serve_stdio(settings: Settings, *, virtual: bool | None = None, own: b
             await own_desk.close()
 
 
-def run_mcp_server(settings: Settings, *, virtual: bool | None = None, own: bool = False) -> int:
+def run_mcp_server(open_own_desk: OpenOwnDesk, *, own: bool = False) -> int:
+    """Serve the MCP tools over stdio; `open_own_desk` makes this process's desk when none runs (or `own`)."""
     import asyncio
 
     try:
-        asyncio.run(serve_stdio(settings, virtual=virtual, own=own))
+        asyncio.run(serve_stdio(open_own_desk, own=own))
     except KeyboardInterrupt:
         return 130
     return 0
-

@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from app.core.agent.action_kinds import kind_of
 from app.core.agent.events import (
     ActionExecuted,
     Message,
@@ -71,7 +72,8 @@ def ui_action(task_id: str, item: Any) -> UIAction | None:
     result = ActionResult(action_id=f"{task_id}-{item.step}", success=outcome.success,
                           error=None if outcome.success else (outcome.message or "failed"),
                           execution_time_ms=round(outcome.duration_ms))
-    element = arguments.get("control_id")
+    kind = kind_of(function)
+    element = arguments.get(kind.target_argument) if kind is not None and kind.target_argument else None
     text = arguments.get("text") if isinstance(arguments.get("text"), str) else None
     return UIAction(action_id=f"{task_id}-{item.step}", step=item.step, action_type=function,
                     element_id=element if isinstance(element, int) else None, text=text, arguments=arguments,

@@ -36,10 +36,11 @@ from app.core.agent.trajectory import TrajectoryWriter
 from app.core.config import AgentSettings, ImageSettings, MirrorSettings, ProviderSettings, Settings
 from app.core.device.android_device import AndroidDevice
 from app.core.device.phone_id import PhoneId
-from app.core.device.phone_session import PhoneRegistry, PhoneSession
+from app.core.device.phone_session import PhoneSession
 from app.core.device.screen_capture import PNG_METHOD, RAW_METHOD, decode_png
 from app.core.perception.hierarchy import extract_controls
-from app.core.runs.service import RunRequest, RunService
+from app.core.runs.service import RunRequest
+from app.desk import Desk
 
 from .corpus import NO_DENSE_SCREEN, dense_corpus_screen, node_count
 from .phones import DEFAULT_CHOICE, BenchPhone, PhoneChoice, each_phone, open_densest_screen
@@ -182,12 +183,12 @@ async def _one_run(phone: BenchPhone, model_url: str, steps: int, capture: str, 
                         images=ImageSettings(), mirror=MirrorSettings(stream=stream),
                         agent=AgentSettings(**{"mode": "auto", "max_steps": steps, "settle_seconds": 0,
                                                "stuck_threshold": 10, **(agent or {})}))
-    phones = PhoneRegistry()
-    session = phones.add(PhoneSession(PhoneId(device.transport.address, phone.serial), device,
-                                      mirror_settings=lambda: settings.mirror))
+    client = TimedClient(settings.provider, "bench-key")
+    desk = Desk(settings, virtual=False, client_factory=lambda *args, **kwargs: client, bad_servers_noted=True)
+    session = desk.phones.add(PhoneSession(PhoneId(device.transport.address, phone.serial), device,
+                                           mirror_settings=lambda: settings.mirror))
     marks: dict[int, tuple[float, float]] = {}
     figures: list[tuple[float, float]] = []
-    client = TimedClient(settings.provider, "bench-key")
 
     def on_event(event) -> None:
         if isinstance(event, StepStarted):
@@ -201,7 +202,7 @@ async def _one_run(phone: BenchPhone, model_url: str, steps: int, capture: str, 
             if settles is not None and event.step > 1:
                 settles.append(event.item.settle_ms)
 
-    service = RunService(phones, settings, client_factory=lambda *args, **kwargs: client)
+    service = desk.service
     try:
         handle = await service.start(RunRequest("Benchmark: look at the screen", phone=session.id, api_key="bench-key",
                                                 policy="fail"))
@@ -210,8 +211,7 @@ async def _one_run(phone: BenchPhone, model_url: str, steps: int, capture: str, 
         if sources is not None:
             sources.add(f"{session.frames.status}, input by {device.input_path}")
     finally:
-        await service.shutdown()
-        await phones.close()
+        await desk.close()
     return figures[1:]       # the first step also pays for warming caches
 
 

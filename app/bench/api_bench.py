@@ -21,14 +21,14 @@ import time
 
 import httpx2
 
-from app.api.desk_api import serve_desk
 from app.api.token import ApiToken
 from app.core.agent.events import ActionExecuted, StepFinished, StepStarted
 from app.core.config import AgentSettings, ImageSettings, MirrorSettings, ProviderSettings, Settings
 from app.core.device.phone_id import PhoneId
-from app.core.device.phone_session import PhoneRegistry, PhoneSession
+from app.core.device.phone_session import PhoneSession
 from app.core.runs.handle import RunHandle
 from app.core.runs.service import RunRequest, RunService
+from app.desk import Desk
 
 from .agent_bench import TimedClient, TimedDevice, bench_home, loopback_model
 from .phones import DEFAULT_CHOICE, BenchPhone, PhoneChoice, each_phone
@@ -103,14 +103,15 @@ async def _one_task(phone: BenchPhone, model_url: str, how: str) -> tuple[float,
                         images=ImageSettings(), mirror=MirrorSettings(stream="screenshots"),
                         agent=AgentSettings(mode="auto", max_steps=STEPS_PER_TASK, settle_seconds=0,
                                             stuck_threshold=10))
-    phones = PhoneRegistry()
-    session = phones.add(PhoneSession(PhoneId(device.transport.address, phone.serial), device,
-                                      mirror_settings=lambda: settings.mirror))
     client = TimedClient(settings.provider, "bench-key")
-    service = _AskedService(phones, settings, client_factory=lambda *args, **kwargs: client)
+    desk = Desk(settings, virtual=False, client_factory=lambda *args, **kwargs: client, bad_servers_noted=True,
+                service_type=_AskedService)
+    session = desk.phones.add(PhoneSession(PhoneId(device.transport.address, phone.serial), device,
+                                           mirror_settings=lambda: settings.mirror))
+    service = desk.service
+    assert isinstance(service, _AskedService)
     token = ApiToken(secrets.token_urlsafe(24), "the bench", False)
-    api = await serve_desk(service, _Directory(session), lambda: settings, host="127.0.0.1", port=0, token=token,
-                           announce=False)
+    api = await desk.serve(host="127.0.0.1", port=0, token=token, announce=False, directory=_Directory(session))
     marks: dict[str, float] = {}
     starts: dict[int, float] = {}
     walls: list[float] = []
@@ -144,9 +145,7 @@ async def _one_task(phone: BenchPhone, model_url: str, how: str) -> tuple[float,
                 await asyncio.to_thread(lambda: None)
                 await handle.wait()
     finally:
-        await service.shutdown()
-        await api.stop()
-        await phones.close()
+        await desk.close()
     first = marks["first_action"]
     overhead = (first - started) * 1000 - device.busy_ms(started, first) - marks["model_ms"]
     return overhead, (service.asked_at - started) * 1000, walls

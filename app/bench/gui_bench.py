@@ -110,20 +110,19 @@ async def _one_run(window, phone_id) -> tuple[_StallMeter, RunResult]:
 
 async def _baseline_run(window, phone: BenchPhone) -> _StallMeter:
     """The same run with the agent (and a session of its own for the phone) on the GUI thread's loop."""
-    from app.core.device.phone_session import PhoneRegistry
-    from app.core.runs.service import RunService
+    from app.desk import Desk
 
-    phones = PhoneRegistry()
+    baseline = Desk(window.settings, virtual=False, bad_servers_noted=True)   # its run service on this loop
     transport = phone.transport()
     listing = next(d for d in await asyncio.to_thread(transport.list_devices) if d.serial == phone.serial)
-    session = phones.open(transport, listing)
+    session = baseline.phones.open(transport, listing)
     core, service = window.controller.core, window.controller.service
-    window.controller.core, window.controller.service = _OnThisLoop(), RunService(phones, lambda: window.settings)
+    window.controller.core, window.controller.service = _OnThisLoop(), baseline.service
     try:
         meter, _ = await _one_run(window, session.id)
     finally:
         window.controller.core, window.controller.service = core, service
-        await phones.close()
+        await baseline.close()
     return meter
 
 

@@ -31,9 +31,9 @@ from typing import Any
 from app.core.agent.llm_client import ModelClient
 from app.core.config import AgentSettings, ProviderSettings, Settings
 from app.core.device.adb_transport import AdbTransport
-from app.core.device.phone_session import PhoneRegistry
 from app.core.paths import data_dir
-from app.core.runs.service import RunRequest, RunService
+from app.core.runs.service import RunRequest
+from app.desk import Desk
 from app.virtual_phone.adb_server import VirtualAdbServer
 from app.virtual_phone.latency import latency_named
 from app.virtual_phone.phone import VirtualPhone
@@ -166,9 +166,10 @@ async def run_task(task: BenchTask, kind: str, spec: PhoneSpec, settings: Settin
     try:
         server.add_phone(phone)
         transport = AdbTransport("127.0.0.1", server.port)
-        phones = PhoneRegistry(lambda: settings.mirror)
-        phones.open(transport, transport.list_devices()[0], virtual=True, timeout=10)
-        service = RunService(phones, settings, client_factory=functools.partial(_CountingClient, tally=tally))
+        desk = Desk(settings, virtual=False, client_factory=functools.partial(_CountingClient, tally=tally),
+                    bad_servers_noted=True)
+        desk.phones.open(transport, transport.list_devices()[0], virtual=True, timeout=10)
+        service = desk.service
         started = time.perf_counter()
         try:
             result = await service.run(request)
@@ -177,8 +178,7 @@ async def run_task(task: BenchTask, kind: str, spec: PhoneSpec, settings: Settin
             outcome.reason = f"the run did not happen: {type(exc).__name__}: {exc}"
         finally:
             outcome.seconds = time.perf_counter() - started
-            await service.shutdown()
-            await phones.close()
+            await desk.close()
     finally:
         server.stop()
     outcome.calls, outcome.tokens = tally.calls, tally.tokens

@@ -14,14 +14,14 @@ from PySide6.QtWidgets import QDialog, QMainWindow
 
 from app.core import paths
 from app.core.agent.run_words import counted
-from app.core.config import Settings, load_settings, save_settings
-from app.core.device.adb_servers import adb_servers
+from app.core.config import Settings, save_settings
 from app.core.device.errors import DeviceError
 from app.core.device.phone_session import PhoneRegistry
 from app.core.loop_thread import LoopThread
 from app.core.providers import pricing_for
-from app.core.runs.service import KeyForAnotherOrigin, MissingApiKey, RunRefused, RunRequest, RunService, api_key_for
+from app.core.runs.service import KeyForAnotherOrigin, MissingApiKey, RunRefused, RunRequest, RunService
 from app.core.secrets import SecretStore
+from app.desk import Desk, load_desk_settings
 from app.gui.api_host import ApiHost
 from app.gui.dialogs import run_dialog
 from app.gui.inspector.inspector_wiring import connect_inspector
@@ -104,21 +104,16 @@ class MainWindow(QMainWindow):
         self.setWindowTitle("Agent Desk")
         self._closed = closed
         self._tasks: set[asyncio.Task] = set()
-        # The keyring-backed store is made in a worker thread by start() unless one is given:
-        # keyring's backend detection takes ~90 ms, and a locked keyring may wait for an unlock prompt.
-        self.secrets: SecretStore | None = secrets
-        self._making_secrets: asyncio.Future | None = None
         self._starting_run = False
-        self.settings, warnings = load_settings(paths.settings_path())
-        # The core (phones, the run service, every run) lives on its own loop thread.
+        settings, warnings = load_desk_settings()
+        # The desk (settings, keys, phones, the run service, every run) lives on the core's own loop thread.
+        # The keyring-backed store is made there in a worker thread unless one is given: keyring's backend
+        # detection takes ~90 ms, and a locked keyring may wait for an unlock prompt.
         self.core = LoopThread()
-        self.phones = PhoneRegistry(lambda: self.settings.mirror)
-        self.service = RunService(self.phones, lambda: self.settings, secrets=secrets)
-        self.phone = PhoneSession(lambda: self.mirror.size(), self.core, self.phones, self,
-                                  adb_servers=lambda: adb_servers(self.settings.adb))
+        self.desk = Desk(settings, secrets=secrets, bad_servers_noted=True)
+        self.phone = PhoneSession(lambda: self.mirror.size(), self.core, self.desk, self)
         self.controller = RunController(self.core, self.service, self)
-        self.api_host = ApiHost(self.core, self.service, lambda: self.settings,
-                                lambda: self.phone.connection.virtual_server if self.phone.connection else None)
+        self.api_host = ApiHost(self.core, self.desk)
         build_panes(self)
         self.person_input = PersonInput(self)
         self._connect()
@@ -128,6 +123,27 @@ class MainWindow(QMainWindow):
         self.layouts.restore()        # the layout this screen had last time, if any
         for warning in warnings:
             self.show_status(warning)
+
+    @property
+    def settings(self) -> Settings:
+        """The desk's settings (the person changes them in Settings)."""
+        return self.desk.settings
+
+    @settings.setter
+    def settings(self, settings: Settings) -> None:
+        self.desk.settings = settings
+
+    @property
+    def phones(self) -> PhoneRegistry:
+        return self.desk.phones
+
+    @property
+    def service(self) -> RunService:
+        return self.desk.service
+
+    @property
+    def secrets(self) -> SecretStore | None:
+        return self.desk.secrets
 
     def _connect(self) -> None:
         phone, mirror, controller = self.phone, self.mirror, self.controller
@@ -260,21 +276,24 @@ class MainWindow(QMainWindow):
     # ------------------------------------------------------------------ runs
 
     async def _secret_store(self) -> SecretStore:
-        if self.secrets is None:
-            if self._making_secrets is None:
-                self._making_secrets = asyncio.ensure_future(asyncio.to_thread(SecretStore))
-            self.secrets = await self._making_secrets
-        return self.secrets
+        return await self.core.run(self.desk.key_store())
 
     async def refresh_key_notice(self) -> None:
-        """Say in the request panel when runs cannot start for want of an API key."""
-        store = await self._secret_store()
+        """Say in the request panel when runs cannot start for want of an API key, and what else the Desk's
+        preflight finds missing (the ADB server, the model's server, the data folder)."""
         try:
-            await asyncio.to_thread(api_key_for, self.settings, store)
+            await self.core.run(self.desk.api_key())
             missing = False
         except MissingApiKey:
             missing = True
         self.request.set_key_missing(missing)
+        await self.refresh_missing()
+
+    async def refresh_missing(self) -> None:
+        """The Desk's preflight list under the request (the key has its own notice; the window always has a phone,
+        the virtual one at least)."""
+        items = await self.core.run(self.desk.preflight(display=False, phone=False, key=False))
+        self.request.set_missing([item.words for item in items])
 
     def _start_run(self, request: str, mode: str, max_steps: int, paused: bool) -> None:
         if self.phone.session is None:
@@ -289,7 +308,7 @@ class MainWindow(QMainWindow):
 
     async def _ask_for_run(self, run_request: RunRequest) -> None:
         try:
-            self.service.secrets = await self._secret_store()
+            await self._secret_store()         # the run service's (made once, off the GUI thread)
             self.timeline.clear()
             self.phone.live_controls = False
             await self.controller.start(run_request)
@@ -319,7 +338,7 @@ class MainWindow(QMainWindow):
         """Show the screen as the model saw it: its controls (the ids it used) and what it proposes."""
         self.mirror.set_controls(proposal.controls)
         self.inspector.set_snapshot(proposal.controls, self.run_trees.hierarchy_for(proposal.controls))
-        self.mirror.show_proposal(proposal.action, proposal.target)
+        self.mirror.show_proposal(proposal.action, proposal.target, proposal.controls)
 
     def _review(self, proposal) -> None:
         self.approval.show_proposal(proposal)
@@ -371,6 +390,7 @@ class MainWindow(QMainWindow):
         if self.settings.mirror != mirror_before:      # every phone's stream starts again with the new settings
             for session in self.phones.sessions():
                 self.core.call(session.frames.settings_changed)
+        self.core.call(self.desk.watch_settings_servers)   # other machines' servers named in Settings now
         if said := await self.api_host.apply():
             self.show_status(said)
         key_name = self.settings.provider.key_name
@@ -393,6 +413,7 @@ class MainWindow(QMainWindow):
         self._tasks.add(self.agent_warm_up)
         self._spawn(self.refresh_key_notice())
         await self.phone.start()
+        self._spawn(self.refresh_missing())     # again: opening the phone may have started this machine's adb
         self.controller.follow_other_runs()     # tasks from scripts (the task API) show here live
         if said := await self.api_host.apply():
             self.show_status(said)
@@ -401,9 +422,8 @@ class MainWindow(QMainWindow):
         await self.api_host.stop()
         await self.controller.shutdown()
         await self.phone.shutdown()
-        await self.core.run(self.service.shutdown())
-        await self.core.run(self.phones.close())
-        await self.phone.stop_helpers()      # the adb server, only when the app started it
+        await self.core.run(self.desk.close())   # runs recorded, phones, watchers and the virtual phone closed
+        await self.desk.stop_helpers()       # the adb server, only when the app started it
         for task in list(self._tasks):
             task.cancel()
         await asyncio.to_thread(self.core.close)

@@ -19,7 +19,7 @@ HOME, BACK, ENTER, DEL, APP_SWITCH, POWER, ESCAPE = 3, 4, 66, 67, 187, 26, 111
 PASTE = 279
 
 
-class InputMixin(PhoneParts):
+class InputEventsMixin(PhoneParts):
     """Mixed into VirtualPhone."""
 
     last_target: View | None = None

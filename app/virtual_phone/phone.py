@@ -1,7 +1,7 @@
 """`VirtualPhone`: the simulated Android device — its state, apps, windows, picture and UI dump.
 
 Every public method takes `lock` (an RLock), so the ADB server's threads can call it freely.
-Input (tap, swipe, keys, text) lives in `input_events.InputMixin`; composing the windows, the
+Input (tap, swipe, keys, text) lives in `input_events.InputEventsMixin`; composing the windows, the
 screenshot and the dump in `compositor.WindowsMixin`.
 """
 
@@ -18,7 +18,7 @@ from .android_system import AndroidSystem
 from .apps import ADB_KEYBOARD, LAUNCHER, SYSTEM_PACKAGES, App, AppT, Screen, app_of, create_apps
 from .apps.launcher import LauncherApp
 from .compositor import WindowsMixin
-from .input_events import InputMixin
+from .input_events import InputEventsMixin
 from .keyguard import KeyguardMixin
 from .latency import QUICK, LatencyProfile, Timing, latency_named
 from .motion import ScreenMotion
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from PIL import Image
 
 
-class VirtualPhone(InputMixin, KeyguardMixin, WindowsMixin):
+class VirtualPhone(InputEventsMixin, KeyguardMixin, WindowsMixin):
     def __init__(self, serial: str = "emulator-5554", width: int | None = None, height: int | None = None,
                  density: int | None = None, model: str | None = None, adb_keyboard_installed: bool = False,
                  clock: Callable[[], datetime] | None = None, profile: DeviceProfile | str = ANDROID_14,

@@ -1,4 +1,4 @@
-"""What the parts of VirtualPhone (InputMixin, KeyguardMixin, WindowsMixin) use of one another.
+"""What the parts of VirtualPhone (InputEventsMixin, KeyguardMixin, WindowsMixin) use of one another.
 
 `phone.py` sets these attributes and the parts define these methods; they are declared here
 only so that each part is type-checked against them. Nothing here exists at run time.

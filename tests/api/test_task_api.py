@@ -15,6 +15,7 @@ import pytest
 
 from tests.api.conftest import API_KEY, TOKEN
 from tests.e2e.test_agent_tasks import WIFI_SCRIPT
+from tests.e2e.test_drag import DRAG_SCRIPT
 from tests.support.openai_server import act, click, delayed, json_reply
 
 pytestmark = pytest.mark.asyncio
@@ -306,3 +307,16 @@ async def test_a_repeated_task_replays_its_skill_unless_the_task_says_not_to(mak
     fresh = (await desk.post_task("Turn on Wi-Fi", parameters={"use_skills": False})).json()["task_id"]
     assert (await desk.wait_for(fresh))["status"] == "success"
     assert len(desk.model.chat_requests) > calls
+
+
+async def test_a_drag_task_reports_the_control_it_picked_up(make_desk):
+    desk = await make_desk(DRAG_SCRIPT)
+    accepted = await desk.post_task("Turn the brightness up", task_id="drag-1", device_id="emulator-5554")
+    assert accepted.status_code == 202, accepted.text
+    result = await desk.wait_for("drag-1")
+    assert result["status"] == "success", result
+    assert desk.phone().state()["brightness"] > 200
+    dragged = result["actions_executed"][2]
+    assert dragged["action_type"] == "drag" and dragged["result"]["success"]
+    assert dragged["element_id"] == dragged["arguments"]["from_control_id"]
+    assert dragged["description"].startswith("Drag “Brightness level”")

@@ -21,7 +21,7 @@ from app.core.device.errors import (
     ScreenshotFailed,
     TextInputUnsupported,
 )
-from app.phone_connection import open_phone
+from app.desk.phone_opening import open_phone
 
 pytestmark = pytest.mark.asyncio
 

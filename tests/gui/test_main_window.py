@@ -10,6 +10,7 @@ import pytest_asyncio
 from PIL import Image
 
 from app.core.device import phone_frames
+from app.core.device.adb_servers import ServerList
 from app.gui.main_window import MainWindow
 from tests.gui.conftest import shown_window
 from tests.support.memory_keyring import MemoryKeyring
@@ -229,9 +230,10 @@ async def test_a_phone_is_not_said_gone_before_its_server_has_listed_it(window):
     await window.start()
     phones = window.phone.list
     await until(lambda: window.phone.entry is not None and phones.has_listed(window.phone.entry.server))
-    own = phones._listings.pop(window.phone.entry.server)        # as at start: its server has not answered yet
-    phones._on_devices("127.0.0.1:1", [])                        # another server answers first, empty
+    own = phones._lists[window.phone.entry.server]
+    other = ServerList("127.0.0.1:1", (), "", False, True, True)
+    phones._on_lists([other])          # as at start: another server answers first, empty; the phone's has not
     assert not any("disconnected" in m for m in messages), messages
     assert window.phone.entry.ready
-    phones._on_devices(window.phone.entry.server, own)           # then its own, with it: nothing to say
+    phones._on_lists([other, own])     # then its own, with it: nothing to say
     assert not any("is back" in m or "disconnected" in m for m in messages), messages

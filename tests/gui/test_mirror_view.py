@@ -328,3 +328,15 @@ def test_typing_shows_a_caption_next_to_the_field(mirror):
     shown = mirror.grab().toImage()
     below = mirror.device_to_widget(field.center[0], field.rect[3] + 40)
     assert differs(pixel(plain, below), pixel(shown, below))
+
+
+def test_a_drag_to_another_control_is_an_arrow_between_them(mirror):
+    start, end = by_id(mirror.controls, 3), by_id(mirror.controls, 6)
+    plain = mirror.grab().toImage()
+    action = Action(function="drag", arguments={"from_control_id": 3, "to_control_id": 6})
+    mirror.show_proposal(action, start, mirror.controls)
+    shown = mirror.grab().toImage()
+    middle = mirror.device_to_widget((start.center[0] + end.center[0]) / 2, (start.center[1] + end.center[1]) / 2)
+    assert differs(pixel(plain, middle), pixel(shown, middle))
+    mirror.show_proposal(action, start)      # without the screen's controls the drop is unknown: a caption
+    assert mirror.grab().toImage() != shown

@@ -49,7 +49,7 @@ def test_the_manifest_is_read_from_binary_xml_in_either_string_encoding(utf8):
     (b"PK\x03\x04 this is not really a zip", "INSTALL_PARSE_FAILED_NOT_APK"),
     (build_apk()[:200], "INSTALL_PARSE_FAILED_NOT_APK"),
     (build_apk(signed=False), "INSTALL_PARSE_FAILED_NO_CERTIFICATES"),
-])
+], ids=["empty", "zip-magic-only", "cut-off-apk", "unsigned-apk"])     # the built apks hold the time: no ids from them
 def test_a_file_that_is_not_a_signed_apk_is_refused_with_the_parse_error(data, code):
     with pytest.raises(ApkError) as failure:
         read_apk(data, "/data/app/vmdl7.tmp/base.apk")

@@ -158,6 +158,7 @@ class Decide(RunStrategy):
         if rc.settings.provider.stream:   # the words are shown as they arrive (console, window)
             rc.client.on_words = lambda text: rc.events.emit(ModelWords(ctx.step, text))
         try:
+            rc.control.check()    # a run stopped by now asks nothing (and leaves no request coroutine unawaited)
             outcome = await rc.control.interruptible(rc.control.take_over.or_taken(ask_for_action(
                 rc.client, rc.prompts, [rc.system_message, user], validate=validate,
                 retries=rc.settings.agent.reply_retries,

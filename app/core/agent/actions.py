@@ -16,114 +16,46 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from app.core.perception.controls import Control
 
+from .action_kinds import ACTION_KINDS, argument_models, kind_of
+from .action_kinds.ask_user import AskUser
+from .action_kinds.base import ActionArguments, ActionRejected, find_control
+from .action_kinds.click_control import ClickControl
+from .action_kinds.launch_app import LaunchApp
+from .action_kinds.long_press_control import LongPressControl
+from .action_kinds.offered import GoToScreen, GoToScreenAction, UseSkill, UseSkillAction
+from .action_kinds.press_key import PressKey
+from .action_kinds.scroll import Scroll
+from .action_kinds.swipe import Swipe
+from .action_kinds.tap import Tap
+from .action_kinds.type_text import TypeText
+from .action_kinds.wait import Wait
+
+__all__ = ["ARGUMENT_MODELS", "FUNCTION_NAMES", "GO_TO_SCREEN", "NO_ACTION", "USE_SKILL", "Action", "ActionArgs",
+           "ActionRejected", "AskUser", "ClickControl", "Expectation", "GoToScreen", "LaunchApp", "LongPressControl",
+           "ModelReply", "PressKey", "ReplyInvalid", "Scroll", "Status", "Swipe", "Tap", "TypeText", "UseSkill", "Wait",
+           "check_against_screen", "describe_action", "find_control", "parse_reply_dict"]
+
 Status = Literal["CONTINUE", "CONFIRM", "FINISH", "FAIL"]
 """CONFIRM (seed 002): the action runs only once a person has confirmed it, in every mode; then as CONTINUE."""
 NO_ACTION = ""  # function of a FINISH/FAIL reply that does nothing more
 
 
-class _Args(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+ActionArgs = ActionArguments
+"""The typed arguments of any function (each kind's own model derives from it)."""
 
 
-class LaunchApp(_Args):
-    package_name: str = Field(min_length=1)
-
-
-class ClickControl(_Args):
-    control_id: int
-    control_name: str = ""
-
-
-class LongPressControl(_Args):
-    control_id: int
-    control_name: str = ""
-
-
-class TypeText(_Args):
-    text: str
-    control_id: int | None = None
-    clear_current_text: bool = False
-
-
-class Swipe(_Args):
-    start_x: float
-    start_y: float
-    end_x: float
-    end_y: float
-    duration_ms: int = Field(300, ge=1, le=10_000)
-
-
-class Scroll(_Args):
-    direction: Literal["up", "down", "left", "right"]
-    control_id: int | None = None
-
-    @field_validator("direction", mode="before")
-    @classmethod
-    def _lower(cls, value: Any) -> Any:
-        return value.lower().strip() if isinstance(value, str) else value
-
-
-class Tap(_Args):
-    x: float
-    y: float
-
-
-class PressKey(_Args):
-    key_code: str | int
-
-
-class Wait(_Args):
-    seconds: float = Field(1.0, gt=0, le=30)
-
-
-class AskUser(_Args):
-    question: str = Field(min_length=1)
-
-
-class NoAction(_Args):
+class NoAction(ActionArguments):
     pass
 
 
-class UseSkill(_Args):
-    """Do a saved skill's recorded steps (offered only when skills exist; never reaches the phone as such)."""
-
-    name: str = Field(min_length=1)
-    parameters: dict[str, str] = Field(default_factory=dict)
-
-
-USE_SKILL = "use_skill"
-
-
-class GoToScreen(_Args):
-    """Go to a screen the map of earlier runs knows, by its known way (offered only when there is one;
-    never reaches the phone as such: its steps do)."""
-
-    screen: str = Field(min_length=1)
-
-
-GO_TO_SCREEN = "go_to_screen"
-OFFERED_ONLY = (USE_SKILL, GO_TO_SCREEN)
-
-
-ARGUMENT_MODELS: dict[str, type[ActionArgs]] = {
-    "launch_app": LaunchApp,
-    "click_control": ClickControl,
-    "long_press_control": LongPressControl,
-    "type_text": TypeText,
-    "swipe": Swipe,
-    "scroll": Scroll,
-    "tap": Tap,
-    "press_key": PressKey,
-    "wait": Wait,
-    "ask_user": AskUser,
-    USE_SKILL: UseSkill,
-    GO_TO_SCREEN: GoToScreen,
-}
-FUNCTION_NAMES = tuple(name for name in ARGUMENT_MODELS if name not in OFFERED_ONLY)
+USE_SKILL = UseSkillAction.name
+GO_TO_SCREEN = GoToScreenAction.name
+ARGUMENT_MODELS: dict[str, type[ActionArguments]] = argument_models()
+"""Each function's argument model, read from the registry of action kinds (`action_kinds`)."""
+OFFERED_ONLY = tuple(kind.name for kind in ACTION_KINDS if not kind.offered_always)
+FUNCTION_NAMES = tuple(kind.name for kind in ACTION_KINDS if kind.offered_always)
 """The functions every model is offered; use_skill only when there are skills, go_to_screen only when the
 map knows screens to go to."""
-ActionArgs = (LaunchApp | ClickControl | LongPressControl | TypeText | Swipe | Scroll | Tap | PressKey | Wait
-              | AskUser | UseSkill | GoToScreen | NoAction)
 
 
 class Action(BaseModel):
@@ -248,35 +180,11 @@ def _explain(error: ValidationError) -> str:
 # ---------------------------------------------------------------------------- the screen
 
 
-class ActionRejected(ValueError):
-    """The action names something that is not on this screen; the message is for the model."""
-
-
-def find_control(controls: list[Control], control_id: int) -> Control:
-    for control in controls:
-        if control.id == control_id:
-            return control
-    valid = f"1..{len(controls)}" if controls else "none (no controls were found on this screen)"
-    raise ActionRejected(f"control_id {control_id} does not exist on this screen; valid ids are {valid}.")
-
-
 def check_against_screen(action: Action, controls: list[Control], screen_size: tuple[int, int]) -> None:
     """Reject hallucinated control ids and coordinates off the screen (device pixels)."""
-    args = action.args
-    if isinstance(args, (ClickControl, LongPressControl)):
-        find_control(controls, args.control_id)
-    elif isinstance(args, (TypeText, Scroll)) and args.control_id is not None:
-        find_control(controls, args.control_id)
-    width, height = screen_size
-    points: list[tuple[float, float]] = []
-    if isinstance(args, Tap):
-        points = [(args.x, args.y)]
-    elif isinstance(args, Swipe):
-        points = [(args.start_x, args.start_y), (args.end_x, args.end_y)]
-    for x, y in points:
-        if not (0 <= x < width and 0 <= y < height):
-            raise ActionRejected(f"the point ({x:.0f}, {y:.0f}) is outside the screen "
-                                 f"(0..{width - 1}, 0..{height - 1} in device pixels).")
+    kind = kind_of(action.function)
+    if kind is not None:
+        kind.check_against_screen(action.args, controls, screen_size)
 
 
 def describe_action(action: Action, controls: list[Control] | None = None) -> str:
@@ -284,38 +192,10 @@ def describe_action(action: Action, controls: list[Control] | None = None) -> st
     if not action.does_something:
         return {"FINISH": "Finish: the task is done", "FAIL": "Give up: the task cannot be done"}.get(
             action.status, "No action")
-    args = action.args
 
     def control_name(control_id: int, fallback: str) -> str:
         known = next((c for c in controls or [] if c.id == control_id), None)
         return f"“{(known.name if known else fallback) or '?'}” (#{control_id})"
 
-    if isinstance(args, ClickControl):
-        return f"Tap {control_name(args.control_id, args.control_name)}"
-    if isinstance(args, LongPressControl):
-        return f"Long-press {control_name(args.control_id, args.control_name)}"
-    if isinstance(args, TypeText):
-        target = f" into {control_name(args.control_id, '')}" if args.control_id is not None else ""
-        shown = args.text if len(args.text) <= 60 else args.text[:57] + "…"
-        return f"{'Replace the text with' if args.clear_current_text else 'Type'} “{shown}”{target}"
-    if isinstance(args, LaunchApp):
-        return f"Open the app {args.package_name}"
-    if isinstance(args, Swipe):
-        return f"Swipe from ({args.start_x:.0f}, {args.start_y:.0f}) to ({args.end_x:.0f}, {args.end_y:.0f})"
-    if isinstance(args, Scroll):
-        where = f" in {control_name(args.control_id, '')}" if args.control_id is not None else ""
-        return f"Scroll {args.direction}{where}"
-    if isinstance(args, Tap):
-        return f"Tap at ({args.x:.0f}, {args.y:.0f})"
-    if isinstance(args, PressKey):
-        return f"Press {str(args.key_code).upper()}"
-    if isinstance(args, Wait):
-        return f"Wait {args.seconds:g} s"
-    if isinstance(args, AskUser):
-        return f"Ask you: {args.question}"
-    if isinstance(args, UseSkill):
-        values = ", ".join(f"{name} = {value}" for name, value in args.parameters.items())
-        return f"Use the skill “{args.name}”" + (f" with {values}" if values else "")
-    if isinstance(args, GoToScreen):
-        return f"Go to “{args.screen}” by its known way"
-    return action.function
+    kind = kind_of(action.function)
+    return kind.describe(action.args, control_name) if kind is not None else action.function

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 from typing import Literal
 
+from app.core.agent.action_kinds import kind_of
 from app.core.agent.actions import Action
 
 CoordinateMode = Literal["image", "normalized"]
 NORMALIZED_RANGE = 1000
-
-_POINT_ARGUMENTS = {"tap": (("x", "y"),), "swipe": (("start_x", "start_y"), ("end_x", "end_y"))}
 
 
 class CoordinateMapper:
@@ -51,12 +50,15 @@ class CoordinateMapper:
         return left, top, right, bottom
 
     def action_to_device(self, action: Action) -> Action:
-        """A copy of `action` with tap/swipe points in device pixels; other functions are copied unchanged."""
+        """A copy of `action` with its points (the kind's `point_arguments`) in device pixels; functions
+        without points are copied unchanged."""
         mapped = action.model_copy(deep=True)
-        if action.function not in _POINT_ARGUMENTS:
+        kind = kind_of(action.function)
+        if kind is None:
             return mapped
-        args = action.args  # validated: the points are numbers
-        for x_name, y_name in _POINT_ARGUMENTS[action.function]:
-            x, y = self.to_device(getattr(args, x_name), getattr(args, y_name))
-            mapped.arguments[x_name], mapped.arguments[y_name] = x, y
+        args = action.args  # validated: the points are numbers (or absent, where a control may stand instead)
+        for x_name, y_name in kind.point_arguments:
+            x, y = getattr(args, x_name), getattr(args, y_name)
+            if x is not None and y is not None:
+                mapped.arguments[x_name], mapped.arguments[y_name] = self.to_device(x, y)
         return mapped

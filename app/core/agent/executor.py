@@ -2,48 +2,23 @@
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 
 from app.core.device.android_device import AndroidDevice
 from app.core.device.errors import DeviceError
 from app.core.perception.controls import Control
 
-from .actions import (
-    Action,
-    ActionRejected,
-    AskUser,
-    ClickControl,
-    LaunchApp,
-    LongPressControl,
-    PressKey,
-    Scroll,
-    Swipe,
-    Tap,
-    TypeText,
-    Wait,
-    find_control,
-)
+from .action_kinds import kind_of
+from .action_kinds.base import TypedText
+from .action_kinds.type_text import SECRET_REFUSED
+from .actions import Action, ActionRejected
 from .memory import ActionOutcome
-from .sensitive import secret_in_text
 from .supervisor import RunControl
 from .typing_check import checkable, typing_mismatch
 
 AskPerson = Callable[[str], Awaitable[str]]
-SECRET_REFUSED = ("Refused: the text holds the stored API key or the API token, and these are never typed on a "
-                  "phone. Nothing was typed.")
-
-
-@dataclass(frozen=True)
-class TypedText:
-    """What a type action typed and where, kept until the field is read back."""
-
-    text: str
-    target: Control | None     # the field named by control_id; None: whichever field has focus
-    password: bool
-    where: str
+__all__ = ["SECRET_REFUSED", "ActionExecutor", "AskPerson", "TypedText"]
 
 
 class ActionExecutor:
@@ -89,52 +64,8 @@ class ActionExecutor:
         return ActionOutcome(success, message, round((time.perf_counter() - started) * 1000, 1))
 
     async def _perform(self, action: Action, controls: list[Control]) -> str:
-        args = action.args
-        device = self.device
-        if isinstance(args, ClickControl):
-            target = find_control(controls, args.control_id)
-            await device.tap(*target.center)
-            return f"Tapped “{target.name}” at {target.center}"
-        if isinstance(args, LongPressControl):
-            target = find_control(controls, args.control_id)
-            await device.long_press(*target.center)
-            return f"Long-pressed “{target.name}” at {target.center}"
-        if isinstance(args, TypeText):
-            if secret_in_text(args.text):      # whoever asked: the model, a person's edit, a skill, a replay
-                raise ActionRejected(SECRET_REFUSED)
-            where = ""
-            field = next((control for control in controls if control.focused), None)
-            if args.control_id is not None:
-                field = find_control(controls, args.control_id)
-                await device.tap(*field.center)
-                where = f" into “{field.name}”"
-            await device.type_text(args.text, clear_first=args.clear_current_text,
-                                   current_length=len(field.text) if field is not None else None,
-                                   password=field.password if field is not None else None)
-            named = field.name if field is not None and field.name.strip() != field.text.strip() else ""
-            self.typed = TypedText(args.text, field if args.control_id is not None else None,
-                                   bool(field and field.password), f"the field “{named}”" if named else "the field")
-            return f"Typed {len(args.text)} characters{where}"
-        if isinstance(args, LaunchApp):
-            package = await device.launch_app(args.package_name)
-            return f"Opened {package}"
-        if isinstance(args, Swipe):
-            await device.swipe(args.start_x, args.start_y, args.end_x, args.end_y, args.duration_ms)
-            return "Swiped"
-        if isinstance(args, Scroll):
-            area = find_control(controls, args.control_id).rect if args.control_id is not None else None
-            await device.scroll(args.direction, area)
-            return f"Scrolled {args.direction}"
-        if isinstance(args, Tap):
-            await device.tap(args.x, args.y)
-            return f"Tapped at ({args.x:.0f}, {args.y:.0f})"
-        if isinstance(args, PressKey):
-            await device.press_key(args.key_code)
-            return f"Pressed {args.key_code}"
-        if isinstance(args, Wait):
-            await self.control.interruptible(asyncio.sleep(args.seconds))
-            return f"Waited {args.seconds:g} s"
-        if isinstance(args, AskUser):
-            self.last_answer = await self.control.interruptible(self.ask_person(args.question))
-            return f"The person answered: {self.last_answer}"
-        return "Nothing to do"
+        """The action's kind carries it out (see `action_kinds`); an action with no kind does nothing."""
+        kind = kind_of(action.function)
+        if kind is None or not action.does_something:
+            return "Nothing to do"
+        return await kind.perform(action.args, self, controls)

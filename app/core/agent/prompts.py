@@ -2,7 +2,8 @@
 
 The wording lives in `app/resources/prompts/*.txt` (sections marked `## name`, filled with
 `string.Template`); this module decides what goes in. The function list is generated
-from `ARGUMENT_MODELS`, so the prompt cannot drift from what validation accepts.
+from the registry of action kinds (`action_kinds`: names, argument models, hints), so the prompt
+cannot drift from what validation accepts.
 
 With `images.send = "none"`, or when the step has no images (the client found the model reads
 text only), no image part is sent and the message says the controls list is all the model
@@ -26,6 +27,7 @@ from importlib.resources import files
 from string import Template
 from typing import Any, Literal, get_args, get_origin
 
+from app.core.agent.action_kinds import kind_of
 from app.core.agent.actions import ARGUMENT_MODELS, FUNCTION_NAMES, GO_TO_SCREEN, NO_ACTION, USE_SKILL, Status
 from app.core.agent.coordinates import CoordinateMapper
 from app.core.agent.memory import MemoryItem
@@ -68,10 +70,9 @@ class PromptBuilder:
 
     def system_message(self, offer_skills: bool = False, offer_screens: bool = False) -> dict[str, Any]:
         sections = _sections("system.txt")
-        hints = _hints(sections["function_hints"].template)
         self.offered_functions = (*((USE_SKILL,) if offer_skills else ()), *((GO_TO_SCREEN,) if offer_screens else ()))
         names = (*FUNCTION_NAMES, *self.offered_functions)
-        functions = "\n".join(f"- {function_signature(name)}" + (f" — {hints[name]}" if name in hints else "")
+        functions = "\n".join(f"- {function_signature(name)}" + (f" — {hint}" if (hint := _hint(name)) else "")
                               for name in names)
         coordinates = sections[f"coordinates_{self.settings.provider.coordinate_mode}"].template.strip()
         text = sections["main"].substitute(functions=functions, coordinates=coordinates)
@@ -306,9 +307,10 @@ def _image_description() -> re.Pattern[str]:
     return re.compile("|".join(f"(?:{alternative})" for alternative in alternatives))
 
 
-def _hints(text: str) -> dict[str, str]:
-    pairs = (line.split(":", 1) for line in text.splitlines() if ":" in line)
-    return {name.strip(): hint.strip() for name, hint in pairs}
+def _hint(function: str) -> str:
+    """The line that explains a function to the model: its action kind's `hint`."""
+    kind = kind_of(function)
+    return kind.hint if kind is not None else ""
 
 
 def _neutralise(text: str) -> str:

@@ -15,6 +15,7 @@ import base64
 import html
 import io
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,7 @@ from PIL import Image, UnidentifiedImageError
 from app.core.perception.private_screen import blurred, password_in_use, typed_into_password
 from app.core.perception.protected_screen import PROTECTED_REASON
 
+from .action_kinds import kind_of
 from .history_words import rejected_reviews
 from .records import StepRecord
 
@@ -33,7 +35,6 @@ FINAL_SCREEN_FILE = "final_screen.png"
 """The screen a run left after its last step, in the run folder (written by the run's recorder)."""
 
 MARK, REJECTED, HALO = "#e5006f", "#9a6700", "#ffffff"
-CONTROL_FUNCTIONS = ("click_control", "long_press_control", "type_text", "scroll")
 
 
 @dataclass(frozen=True)
@@ -142,51 +143,37 @@ def _rect_of(bounds: Any) -> tuple[float, float, float, float] | None:
 
 
 def action_marks(action: dict[str, Any] | None, target_bounds: Any, size: tuple[int, int], *,
-                 rejected: bool = False) -> tuple[str, str]:
+                 rejected: bool = False, controls: Sequence[Any] = ()) -> tuple[str, str]:
     """(SVG marks, words) for where `action` touched a screen of `size` phone pixels: a ring at a tap, the
     target's box, a swipe's or scroll's arrow; ("", "") for an action that touches no place (a key, an app)."""
     if not isinstance(action, dict):
         return "", ""
-    function = action.get("function") or ""
-    arguments = raw if isinstance(raw := action.get("arguments"), dict) else {}
+    kind = kind_of(str(action.get("function") or ""))
+    arguments = action.get("arguments")
+    if kind is None:
+        return "", ""
+    try:
+        args = kind.parse(arguments if isinstance(arguments, dict) else {})
+    except ValueError:        # pydantic's ValidationError is one: arguments the app would not have run
+        return "", ""
     width, height = size
     unit = max(6.0, min(width, height) * 0.065)      # a ring's radius: ~70 px on a 1080-pixel-wide phone
     colour = REJECTED if rejected else MARK
-    rect = _rect_of(target_bounds) if function in CONTROL_FUNCTIONS else None
+    rect = _rect_of(target_bounds) if kind.target_place is not None else None
+    boxes = {control.id: box for control in controls if (box := _rect_of(getattr(control, "rect", None)))}
+    gesture = kind.gesture(args, rect, size, boxes.get)
+    if gesture is None:
+        return "", ""
     parts: list[str] = []
     if rect is not None:
         left, top, right, bottom = rect
         parts.append(_halo(f'<rect x="{left:.0f}" y="{top:.0f}" width="{right - left:.0f}" height="{bottom - top:.0f}" '
                            f'rx="{unit / 4:.0f}" fill="none"', colour, unit / 8, dashed=True))
-    if function == "tap" or (rect is not None and function in ("click_control", "long_press_control")):
-        x, y = (_number(arguments.get("x")), _number(arguments.get("y"))) if function == "tap" or rect is None else (
-            (rect[0] + rect[2]) / 2, (rect[1] + rect[3]) / 2)
-        if x is None or y is None:
-            return "", ""
-        parts.append(_ring(x, y, unit, colour, rejected, double=function == "long_press_control"))
-        words = "pressed and held here" if function == "long_press_control" else "tapped here"
-    elif function == "swipe":
-        x1, y1, x2, y2 = (_number(arguments.get(key)) for key in ("start_x", "start_y", "end_x", "end_y"))
-        if x1 is None or y1 is None or x2 is None or y2 is None:
-            return "", ""
-        parts.append(_arrow(x1, y1, x2, y2, unit, colour, rejected))
-        words = "swiped along the arrow"
-    elif function == "scroll":
-        left, top, right, bottom = rect or (0, 0, width, height)
-        x, y = (left + right) / 2, (top + bottom) / 2
-        direction = str(arguments.get("direction") or "down").lower()
-        dx, dy = {"up": (0, -1), "down": (0, 1), "left": (-1, 0), "right": (1, 0)}.get(direction, (0, 1))
-        reach = min(right - left, bottom - top, width, height) * 0.35
-        parts.append(_arrow(x - dx * reach, y - dy * reach, x + dx * reach, y + dy * reach, unit, colour, rejected))
-        words = f"scrolled {direction}"
-    elif function == "type_text" and rect is not None:
-        words = "typed here"
-    else:
-        return "", ""
-    if rejected:          # the dashed mark of a proposal the person turned down
-        words = {"tapped here": "a rejected tap (dashed)", "pressed and held here": "a rejected long press (dashed)",
-                 "swiped along the arrow": "a rejected swipe (dashed)", "typed here": "rejected typing (dashed)"
-                 }.get(words, f"a rejected scroll {words.removeprefix('scrolled ')} (dashed)")
+    if gesture.ring is not None:
+        parts.append(_ring(*gesture.ring, unit, colour, rejected, double=gesture.held))
+    if gesture.arrow is not None:
+        parts.append(_arrow(*gesture.arrow, unit, colour, rejected))
+    words = gesture.rejected_words if rejected else gesture.words     # rejected: the dashed mark
     return f'<g class="{"rejected" if rejected else "mark"}">{"".join(parts)}</g>', words
 
 
@@ -194,12 +181,12 @@ def step_marks(step: StepRecord, size: tuple[int, int]) -> tuple[str, list[str]]
     """The marks of a step's executed action and of the proposals the person rejected, and their words."""
     marks, words = [], []
     for review in rejected_reviews(step):
-        mark, said = action_marks(review.action, review.target_rect, size, rejected=True)
+        mark, said = action_marks(review.action, review.target_rect, size, rejected=True, controls=step.controls)
         marks.append(mark)
         words.append(said)
     if step.result is not None:        # drawn last: on top of the rejected ones
         bounds = step.target.bounds if step.target is not None else None
-        mark, said = action_marks(step.action, bounds, size)
+        mark, said = action_marks(step.action, bounds, size, controls=step.controls)
         marks.append(mark)
         words.append(said)
     return "".join(marks), [said for said in words if said]

@@ -17,7 +17,8 @@ import unicodedata
 from app.core.perception.controls import Control
 from app.core.secrets import known_secrets
 
-from .actions import NO_ACTION, Action, AskUser, ClickControl, LongPressControl, ModelReply, Swipe, Tap, TypeText, Wait
+from .action_kinds import kind_of
+from .actions import Action, ModelReply
 
 _DASHES = re.compile("[\u00ad\u2010-\u2015\u2043\u2212\u2e3a\u2e3b\ufe58\ufe63\uff0d]")
 NEAR_POINT = 0.06
@@ -56,8 +57,10 @@ def control_label(control: Control) -> str:
 
 
 def action_target(action: Action, controls: list[Control]) -> Control | None:
-    """The control an action names by id, if any."""
-    control_id = getattr(action.args, "control_id", None)
+    """The control an action names by id as its target (its kind's `target_place`), if any."""
+    kind = kind_of(action.function)
+    place = kind.target_place if kind is not None else None
+    control_id = kind.control_id(action.args, place) if kind is not None and place is not None else None
     if control_id is None:
         return None
     return next((c for c in controls if c.id == control_id), None)
@@ -65,12 +68,8 @@ def action_target(action: Action, controls: list[Control]) -> Control | None:
 
 def action_point(action: Action) -> tuple[float, float] | None:
     """Where an action by coordinates touches the screen (a swipe: where it starts)."""
-    args = action.args
-    if isinstance(args, Tap):
-        return args.x, args.y
-    if isinstance(args, Swipe):
-        return args.start_x, args.start_y
-    return None
+    kind = kind_of(action.function)
+    return kind.first_point(action.args) if kind is not None else None
 
 
 def _contains(control: Control, x: float, y: float) -> bool:
@@ -136,29 +135,25 @@ def action_sensitivity(action: Action, controls: list[Control], words: list[str]
     the screen (the model's description of it), both read only when the step has no controls
     (`screen_only`): then any action on the phone asks when either shows a sensitive word.
     """
-    args = action.args
-    if action.function == NO_ACTION or isinstance(args, (Wait, AskUser)):
+    kind = kind_of(action.function)
+    if kind is None or not kind.touches_phone:       # no action, a wait, a question to the person
         return ""
     if screen_only:
         for where, text in (("the request", request), ("the screen", seen)):
             if word := sensitive_word_in(text, words):
                 return f"the screen's controls could not be read and {where} mentions “{word}”"
-    target = action_target(action, controls)
-    if isinstance(args, TypeText):
-        field = target or next((c for c in controls if c.focused), None)
-        if field is not None and (kind := field_kind(field)):
-            return f"it types into {kind} (“{field.name}”)"
-    if target is not None and isinstance(args, (ClickControl, LongPressControl, TypeText)):
-        return target_sensitivity(target, words)
-    point = action_point(action)
-    if point is not None:
-        gesture = f"the {'swipe from' if isinstance(args, Swipe) else 'tap at'} ({point[0]:.0f}, {point[1]:.0f})"
+
+    def check_point(gesture: str, point: tuple[float, float]) -> str:
         under = [control for control in controls_under(*point, controls) if control_label(control).strip()]
         for control in under or controls_near(*point, controls):     # on nothing named: the text around it
             where = "is on" if under else "is next to"
-            if reason := target_sensitivity(control, words, gesture + f" {where} " + "“{name}”, which"):
+            subject = f"{gesture} ({point[0]:.0f}, {point[1]:.0f}) {where} " + "“{name}”, which"
+            if reason := target_sensitivity(control, words, subject):
                 return reason
-    return ""
+        return ""
+    def check_control(control: Control, subject: str) -> str:
+        return target_sensitivity(control, words, *((subject,) if subject else ()))
+    return kind.sensitive_reason(action.args, controls, check_control, check_point)
 
 
 def reply_sensitivity(reply: ModelReply, action: Action, controls: list[Control], words: list[str], *,

@@ -28,6 +28,7 @@ from app.core.config import AdbSettings, parse_adb_servers
 from .adb_transport import AdbTransport, DeviceListing, parse_devices_l
 from .device_watch import DeviceWatcher
 from .errors import AdbUnavailable, DeviceError, DeviceNotFound
+from .local_adb import LocalAdbServer
 from .phone_id import PhoneId, resolve_phone
 from .phone_session import PhoneRegistry, PhoneSession
 from .sync_send import recv_exact
@@ -289,6 +290,7 @@ class _Server:
     listings: list[DeviceListing] = field(default_factory=list)   # the last list it gave
     problem: str = ""                                              # why it is unreachable ("" = it answers)
     watcher: ServerWatcher | None = None
+    listed: bool = False                                           # it has sent a list at least once
 
     def entries(self) -> list[PhoneEntry]:
         return [_entry(self.address, listing, virtual=self.virtual, unreachable=self.problem)
@@ -300,14 +302,29 @@ def _note_answer(server: _Server, answer: list[DeviceListing] | str) -> None:
     if isinstance(answer, str):
         server.problem = answer
     else:
-        server.problem, server.listings = "", answer
+        server.problem, server.listings, server.listed = "", answer, True
+
+
+@dataclass(frozen=True)
+class ServerList:
+    """What one server said last, as a face shows it: its phones, why it is away ("" = it answers)."""
+
+    address: str
+    listings: tuple[DeviceListing, ...]
+    problem: str
+    virtual: bool
+    listed: bool       # it has sent a list of phones at least once (a phone missing before then is not gone)
+    heard: bool        # it has answered, or failed to, at least once
 
 
 class PhoneDirectory:
-    """Every phone of every ADB server, kept current by one watcher per server. Lives on the loop."""
+    """Every phone of every ADB server, kept current by one watcher (one `track-devices`) per server. Lives on
+    the loop. Built by the Desk only: the window, the API and the CLI share it. `local`: this machine's server,
+    started (calmly) when none runs while it is watched."""
 
-    def __init__(self, registry: PhoneRegistry, servers: list[str]) -> None:
+    def __init__(self, registry: PhoneRegistry, servers: list[str], local: LocalAdbServer | None = None) -> None:
         self.registry = registry
+        self.local = local
         self._servers: dict[str, _Server] = {address: _Server(address) for address in servers}
         self._callbacks: list[Callable[[list[PhoneEntry]], None]] = []
         self._started = False
@@ -351,9 +368,15 @@ class PhoneDirectory:
 
     def _watch(self, server: _Server) -> None:
         if server.watcher is None:
-            server.watcher = ServerWatcher(transport_for(server.address),
-                                           lambda devices, s=server: self._on_devices(s, devices))
+            transport = transport_for(server.address)
+            starter = self.local if self.local is not None and transport.address == self.local.address else None
+            server.watcher = ServerWatcher(transport, lambda devices, s=server: self._on_devices(s, devices),
+                                           starter=starter)
             server.watcher.start()
+
+    @property
+    def watching(self) -> bool:
+        return self._started
 
     def _on_devices(self, server: _Server, devices: list[DeviceListing]) -> None:
         problem = server.watcher.problem if server.watcher is not None else ""
@@ -371,6 +394,11 @@ class PhoneDirectory:
 
     def entries(self) -> list[PhoneEntry]:
         return [entry for server in self._servers.values() for entry in server.entries()]
+
+    def server_lists(self) -> list[ServerList]:
+        """What each server said last (call on the loop; the result may be handed to another thread)."""
+        return [ServerList(s.address, tuple(s.listings), s.problem, s.virtual, s.listed, s.listed or bool(s.problem))
+                for s in self._servers.values()]
 
     def unreachable(self) -> dict[str, str]:
         """Each server that does not answer now, and why."""

@@ -17,7 +17,6 @@ from app.core.config import LimitSettings
 from app.core.perception.controls import Control
 from app.core.perception.hierarchy import DumpTooLarge, HierarchyError, UiHierarchy, parse_hierarchy, select_controls
 
-from . import input_commands as cmd
 from .adb_transport import DEFAULT_TIMEOUT, AdbTransport
 from .app_catalog import looks_like_package, parse_package_list, resolve_app
 from .device_input import InputMixin
@@ -314,12 +313,10 @@ class AndroidDevice(InputMixin):
                 raise CommandFailed(f"No installed app matches '{app}'. "
                                     "Use a package name from the installed apps list.")
             package = found
-        if package in self._launched and await self._over_channel(f"start {package}", lambda c: c.start_app(package)):
-            return package           # known to have a launcher screen: started at once over the channel
-        output = await self._input(cmd.launch_app(package), f"launch {package}")
-        if "No activities found" in output or "monkey aborted" in output:
-            raise CommandFailed(f"{package} has no screen that can be launched (is it installed?).",
-                                cmd.launch_app(package), output)
+        if package in self._launched:        # known to have a launcher screen: started at once over the channel
+            await self.input.start_app(package)
+            return package
+        await self.input.shell.start_app(package)       # `monkey` says whether the app has a launcher screen
         self._launched.add(package)
         return package
 

@@ -1,10 +1,10 @@
-"""Input to the phone: taps, swipes, keys, text, the wheel, rotation, the clipboard and the display.
+"""Input to the phone: taps, swipes, drags, keys, text, the wheel, rotation, the clipboard and the display.
 
-Everything goes over the phone's fast input channel when one is open (scrcpy's control socket,
-`InputChannel`: a tap costs a message on an open socket instead of an `adb shell input` process,
-60–300 ms on a phone), and over `adb shell` commands otherwise, or when the channel fails (then
-it is dropped and the command is sent again the slow way, so no input is lost or doubled: a
-channel that failed did not deliver the message).
+Everything goes through `self.input` (input_channel.py): the phone's fast input channel when one is open
+(scrcpy's control socket: a tap costs a message on an open socket instead of an `adb shell input` process,
+60–300 ms on a phone), and `adb shell` commands otherwise, or when the channel fails (then it is dropped
+and the input is sent again the slow way, so no input is lost or doubled: a channel that failed did not
+deliver the message). That fallback is the channel's business; the methods here only say what to send.
 
 Text goes in this order: ASCII through the channel's text message (or `input text`); other
 scripts through ADB Keyboard when it is installed; else, with a channel, through the phone's
@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from app.android.keycodes import KEYCODES, keycode_from_string
 
 from . import input_commands as cmd
 from .errors import ADB_KEYBOARD_FIX, CommandFailed, DeviceError, TextInputUnsupported
+from .input_channel import NEEDS_STREAM, WHEEL_SWIPE_FRACTION, FallbackInput, InputChannel, ShellInput
 from .text_fields import FieldReading, TextNotCleared
 
 if TYPE_CHECKING:
@@ -31,38 +32,17 @@ if TYPE_CHECKING:
 
 CLEAR_MAX_ROUNDS = 4      # delete-and-re-read rounds before a field that will not empty is reported
 CLEAR_MARGIN = 5          # extra deletes per round: a dump may lag a character behind
-WHEEL_SWIPE_FRACTION = 0.12   # without a channel, one wheel notch is a swipe of this share of the screen
 _ERROR_MARKERS = ("Exception occurred", "Error:", "Error type", "Usage:", "inaccessible or not found",
                   "Unknown input method")
-NEEDS_STREAM = ("needs the scrcpy stream (Settings › Mirror › Stream: auto); the mirror is polling "
-                "screenshots on this phone")
-
-
-class InputChannel(Protocol):
-    """A fast way to the phone's input (scrcpy's control socket). Coordinates are display pixels.
-    A method raises DeviceError when the channel is gone; the message was then not delivered."""
-
-    name: str
-
-    async def tap(self, x: float, y: float) -> None: ...
-    async def long_press(self, x: float, y: float, duration_ms: int) -> None: ...
-    async def swipe(self, x1: float, y1: float, x2: float, y2: float, duration_ms: int) -> None: ...
-    async def key(self, code: int) -> None: ...
-    async def text(self, text: str) -> None: ...
-    async def wheel(self, x: float, y: float, dx: float, dy: float) -> None: ...
-    async def rotate(self) -> None: ...
-    async def set_display_power(self, on: bool) -> None: ...
-    async def get_clipboard(self) -> str: ...
-    async def set_clipboard(self, text: str, paste: bool = False) -> None: ...
-    async def start_app(self, package: str) -> None: ...
+__all__ = ["NEEDS_STREAM", "WHEEL_SWIPE_FRACTION", "InputChannel", "InputMixin"]
 
 
 class InputMixin:
     """The input half of AndroidDevice (which provides shell(), screen_info(), read_field(),
     input_methods() and invalidate_controls())."""
 
-    input_channel: InputChannel | None = None
     on_input: list[Callable[[str], None]]
+    _input_way: FallbackInput | None = None
 
     if TYPE_CHECKING:      # AndroidDevice's, declared for the checker
         async def shell(self, command: str, timeout: float | None = None, max_bytes: int | None = None) -> str: ...
@@ -73,14 +53,33 @@ class InputMixin:
 
     # ------------------------------------------------------------------ the two ways in
 
+    @property
+    def input(self) -> FallbackInput:
+        """The channel input goes through: scrcpy's control socket while it works, else `adb shell input`."""
+        if self._input_way is None:
+            shell = ShellInput(self._input, self._display_size, self._rotation)
+            self._input_way = FallbackInput(shell, before=self.invalidate_controls, sent=self._told)
+        return self._input_way
+
+    @property
+    def input_channel(self) -> InputChannel | None:
+        """The fast channel (scrcpy's control socket) while there is one; None: `adb shell input`."""
+        return self.input.fast
+
     def use_input_channel(self, channel: InputChannel | None) -> None:
         """Send input over `channel` from now on (None: back to `adb shell input`)."""
-        self.input_channel = channel
+        self.input.fast = channel
 
     @property
     def input_path(self) -> str:
         """Which way input goes now, in words for a status line."""
-        return self.input_channel.name if self.input_channel is not None else "adb shell input"
+        return self.input.name
+
+    async def _display_size(self) -> tuple[int, int]:
+        return (await self.screen_info()).display_size
+
+    async def _rotation(self) -> int:
+        return (await self.screen_info(refresh=True)).rotation
 
     async def _input(self, command_line: str, what: str) -> str:
         """Send input as a shell command; any input makes the cached controls stale."""
@@ -91,22 +90,6 @@ class InputMixin:
             raise CommandFailed(f"The phone refused to {what}: {output.strip().splitlines()[0]}", command_line, output)
         return output
 
-    async def _over_channel(self, what: str, send) -> bool:
-        """Send input with `send(channel)`; False when there is no channel or it just failed
-        (it is then dropped and the caller sends the input the slow way)."""
-        channel = self.input_channel
-        if channel is None:
-            return False
-        self.invalidate_controls()
-        try:
-            await send(channel)
-        except DeviceError:
-            if self.input_channel is channel:
-                self.input_channel = None
-            return False
-        self._told(f"{channel.name}: {what}")
-        return True
-
     def _told(self, description: str) -> None:
         for listener in self.on_input:
             listener(description)
@@ -114,16 +97,17 @@ class InputMixin:
     # ------------------------------------------------------------------ touches
 
     async def tap(self, x: float, y: float) -> None:
-        if not await self._over_channel(f"tap {x:.0f} {y:.0f}", lambda c: c.tap(x, y)):
-            await self._input(cmd.tap(x, y), f"tap at ({x:.0f}, {y:.0f})")
+        await self.input.tap(x, y)
 
     async def long_press(self, x: float, y: float, duration_ms: int = 800) -> None:
-        if not await self._over_channel(f"long press {x:.0f} {y:.0f}", lambda c: c.long_press(x, y, duration_ms)):
-            await self._input(cmd.long_press(x, y, duration_ms), f"long-press at ({x:.0f}, {y:.0f})")
+        await self.input.long_press(x, y, duration_ms)
 
     async def swipe(self, x1: float, y1: float, x2: float, y2: float, duration_ms: int = 300) -> None:
-        if not await self._over_channel("swipe", lambda c: c.swipe(x1, y1, x2, y2, duration_ms)):
-            await self._input(cmd.swipe(x1, y1, x2, y2, duration_ms), "swipe")
+        await self.input.swipe(x1, y1, x2, y2, duration_ms)
+
+    async def drag(self, x1: float, y1: float, x2: float, y2: float, duration_ms: int = 300) -> None:
+        """Press, hold until the touched view takes the drag, move to (x2, y2), release."""
+        await self.input.drag(x1, y1, x2, y2, duration_ms)
 
     async def scroll(self, direction: str, area: tuple[int, int, int, int] | None = None) -> None:
         """Scroll content: "down" shows what is below (the finger moves up), like a person's swipe."""
@@ -142,13 +126,7 @@ class InputMixin:
     async def wheel(self, x: float, y: float, dx: float, dy: float) -> None:
         """Turn a mouse wheel over (x, y): `dy` notches, positive = up (content moves down), `dx`
         positive = left, as Qt and scrcpy count them. Without a channel: a short swipe per notch."""
-        if await self._over_channel(f"wheel {dx:+.1f} {dy:+.1f}", lambda c: c.wheel(x, y, dx, dy)):
-            return
-        width, height = (await self.screen_info()).display_size
-        step_x, step_y = width * WHEEL_SWIPE_FRACTION, height * WHEEL_SWIPE_FRACTION
-        end_x = min(max(x + dx * step_x, 0), width - 1)
-        end_y = min(max(y + dy * step_y, 0), height - 1)
-        await self._input(cmd.swipe(x, y, end_x, end_y, 150), "scroll")
+        await self.input.wheel(x, y, dx, dy)
 
     # ------------------------------------------------------------------ keys
 
@@ -156,8 +134,7 @@ class InputMixin:
         code = keycode_from_string(key)
         if code is None:
             raise CommandFailed(f"Unknown key '{key}'. Use BACK, HOME, ENTER, APP_SWITCH or an Android key code.")
-        if not await self._over_channel(f"key {key}", lambda c: c.key(code)):
-            await self._input(cmd.keyevent(code), f"press key {key}")
+        await self.input.key(code, str(key))
 
     async def back(self) -> None:
         await self.press_key(KEYCODES["BACK"])
@@ -172,31 +149,21 @@ class InputMixin:
 
     async def rotate(self) -> None:
         """Turn the screen a quarter (portrait ↔ landscape), with auto-rotate off as scrcpy does."""
-        if await self._over_channel("rotate", lambda c: c.rotate()):
-            return
-        info = await self.screen_info(refresh=True)
-        quarter = 0 if info.rotation % 2 else 1
-        await self._input(f"settings put system accelerometer_rotation 0; settings put system user_rotation {quarter}",
-                          "rotate the screen")
+        await self.input.rotate()
 
     async def set_screen_power(self, on: bool) -> None:
         """Turn the phone's own display off (or back on) while the mirror goes on showing it."""
-        if not await self._over_channel(f"display {'on' if on else 'off'}", lambda c: c.set_display_power(on)):
-            raise CommandFailed(f"Turning the phone's screen off while mirroring {NEEDS_STREAM}.")
+        await self.input.set_display_power(on)
 
     async def set_show_touches(self, on: bool) -> None:
         """The phone draws a dot where it is touched (Developer options › Show taps)."""
         await self._input(f"settings put system show_touches {1 if on else 0}", "change Show taps")
 
     async def get_clipboard(self) -> str:
-        channel = self.input_channel
-        if channel is None:
-            raise CommandFailed(f"Reading the phone's clipboard {NEEDS_STREAM}.")
-        return await channel.get_clipboard()
+        return await self.input.get_clipboard()
 
     async def set_clipboard(self, text: str, *, paste: bool = False) -> None:
-        if not await self._over_channel("set clipboard", lambda c: c.set_clipboard(text, paste)):
-            raise CommandFailed(f"Setting the phone's clipboard {NEEDS_STREAM}.")
+        await self.input.set_clipboard(text, paste)
 
     # ------------------------------------------------------------------ text
 
@@ -213,8 +180,7 @@ class InputMixin:
                 raise TextNotCleared(f"Could not clear the field: it still holds {left.shown()} "
                                      "after deleting repeatedly; nothing was typed.")
         if not cmd.needs_adb_keyboard(text):
-            if not await self._over_channel("type text", lambda c: c.text(text)):
-                await self._input(cmd.type_ascii(text), "type text")
+            await self.input.text(text)
             return
         ime_ids, current = await self.input_methods()
         if cmd.ADB_KEYBOARD_IME in ime_ids:
@@ -242,38 +208,31 @@ class InputMixin:
 
     async def _paste(self, text: str) -> None:
         """Put `text` on the phone's clipboard, paste it, and put the person's clipboard back."""
-        channel = self.input_channel
-        if channel is None:
+        if self.input_channel is None:
             raise TextInputUnsupported("The text could not be pasted: the phone's input channel closed. "
                                        + ADB_KEYBOARD_FIX)
         try:
-            previous = await channel.get_clipboard()
+            previous: str | None = await self.input.get_clipboard()
         except DeviceError:
             previous = None
-        if not await self._over_channel("paste text", lambda c: c.set_clipboard(text, True)):
+        try:
+            await self.input.set_clipboard(text, True)
+        except DeviceError:
             raise TextInputUnsupported("The text could not be pasted: the phone's input channel closed. "
-                                       + ADB_KEYBOARD_FIX)
+                                       + ADB_KEYBOARD_FIX) from None
         if previous is not None and self.input_channel is not None:
             try:
-                await self.input_channel.set_clipboard(previous, False)
+                await self.input.set_clipboard(previous, False)
             except DeviceError:
                 pass           # the text was typed; only the clipboard's old content is lost
 
     async def _delete_keys(self, count: int, *, forward: bool) -> None:
         """Move to the end of the focused field and delete `count` characters before the cursor (and after it,
-        with `forward`). Over the input channel when there is one: the tap that focused the field went that
-        way, and keys sent the same way come after it — `adb shell input` could overtake the tap and empty
-        the field that had the focus before."""
+        with `forward`). The keys go the way the tap that focused the field went (`self.input`): keys sent over
+        `adb shell input` while the tap went over scrcpy could overtake it and empty the field focused before."""
         codes = [KEYCODES["MOVE_END"]] + [KEYCODES["DEL"]] * count + ([KEYCODES["FORWARD_DEL"]] * count if forward
                                                                       else [])
-
-        async def send(channel: InputChannel) -> None:
-            for code in codes:
-                await channel.key(code)
-        if await self._over_channel(f"clear the text field ({count} keys)", send):
-            return
-        for line in cmd.clear_field_commands(count, forward=forward):
-            await self._input(line, "clear the text field")
+        await self.input.keys(codes)
 
     async def clear_focused_field(self, known_length: int | None = None,
                                   max_rounds: int = CLEAR_MAX_ROUNDS) -> FieldReading | None:

@@ -33,6 +33,11 @@ def swipe(x1: float, y1: float, x2: float, y2: float, duration_ms: int = 300) ->
     return f"input swipe {_int(x1)} {_int(y1)} {_int(x2)} {_int(y2)} {max(1, int(duration_ms))}"
 
 
+def drag_and_drop(x1: float, y1: float, x2: float, y2: float, duration_ms: int = 300) -> str:
+    """Press, hold for the long-press time, move to (x2, y2) in `duration_ms`, release (Android 7 and later)."""
+    return f"input draganddrop {_int(x1)} {_int(y1)} {_int(x2)} {_int(y2)} {max(1, int(duration_ms))}"
+
+
 def long_press(x: float, y: float, duration_ms: int = 800) -> str:
     """A swipe that does not move is how `input` does a long press."""
     return swipe(x, y, x, y, duration_ms)

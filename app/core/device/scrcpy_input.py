@@ -1,4 +1,4 @@
-"""Input over scrcpy's control socket (the `InputChannel` of device_input.py).
+"""Input over scrcpy's control socket (an `InputChannel` of input_channel.py).
 
 A message on an open socket instead of an `adb shell input` process per action (60–300 ms on a
 phone). Touches are sent in the video's coordinates with the video's size, as scrcpy's client
@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 from app.android.scrcpy import (
     POINTER_ID_GENERIC_FINGER,
+    ControlMessage,
     GetClipboard,
     InjectKeycode,
     InjectScrollEvent,
@@ -34,6 +35,9 @@ from .scrcpy_client import ScrcpySession
 
 ACTION_DOWN, ACTION_UP, ACTION_MOVE = 0, 1, 2       # android.view.MotionEvent / KeyEvent actions
 SWIPE_STEP_SECONDS = 0.016                          # a move event per display frame, as a finger
+DRAG_HOLD_SECONDS = 0.5
+"""How long a drag holds still before it moves: past Android's long-press timeout (400–500 ms), so the view
+under the finger takes the drag (a list row lifts, a slider's thumb is grabbed), as `input draganddrop` does."""
 
 
 class ScrcpyInput:
@@ -46,7 +50,7 @@ class ScrcpyInput:
         self._display_size = display_size       # the display as the video shows it (rotation applied)
         self._sequence = itertools.count(1)
 
-    async def _send(self, *messages) -> None:
+    async def _send(self, *messages: ControlMessage) -> None:
         def send_all() -> None:
             for message in messages:
                 self._session.send(message)
@@ -76,9 +80,20 @@ class ScrcpyInput:
             await self._send(self._touch(ACTION_UP, x, y))    # never leave a finger down
 
     async def swipe(self, x1: float, y1: float, x2: float, y2: float, duration_ms: int) -> None:
+        await self._press_move_release(x1, y1, x2, y2, duration_ms, hold_seconds=0.0)
+
+    async def drag(self, x1: float, y1: float, x2: float, y2: float, duration_ms: int) -> None:
+        await self._press_move_release(x1, y1, x2, y2, duration_ms, hold_seconds=DRAG_HOLD_SECONDS)
+
+    async def _press_move_release(self, x1: float, y1: float, x2: float, y2: float, duration_ms: int, *,
+                                  hold_seconds: float) -> None:
+        """A finger down at (x1, y1), still for `hold_seconds`, moved to (x2, y2) a step per frame over
+        `duration_ms`, and up there."""
         steps = max(1, round(duration_ms / 1000 / SWIPE_STEP_SECONDS))
         await self._send(self._touch(ACTION_DOWN, x1, y1))
         try:
+            if hold_seconds:
+                await asyncio.sleep(hold_seconds)
             for step in range(1, steps + 1):
                 await asyncio.sleep(SWIPE_STEP_SECONDS)
                 t = step / steps

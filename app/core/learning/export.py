@@ -21,8 +21,11 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from app.android.keycodes import keycode_from_string
-from app.core.agent.actions import ARGUMENT_MODELS, Action, describe_action
+from app.core.agent.action_kinds import ActionKind, kind_of
+from app.core.agent.action_kinds.base import CannotExport
+from app.core.agent.action_kinds.press_key import U2_KEY_NAMES
+from app.core.agent.action_kinds.scroll import SCROLL_SCALE, SCROLL_SWIPES
+from app.core.agent.actions import Action, describe_action
 from app.core.learning.recorded_steps import OLD_CONTROL_NUMBER, RecordedStep, ReplayScript
 from app.core.perception.locator import LOCATOR_TEXT_LIMIT, TargetLocator, xpath_literal
 from app.core.redaction import PASSWORD_MASK, redact
@@ -35,18 +38,6 @@ WAIT_SECONDS = 10
 
 SECRET_ENV_PREFIX = "AGENTDESK_PASSWORD_"
 """Environment variables the exported script reads passwords from: AGENTDESK_PASSWORD_1, _2…"""
-
-U2_KEY_NAMES = {3: "home", 4: "back", 19: "up", 20: "down", 21: "left", 22: "right", 23: "center",
-                24: "volume_up", 25: "volume_down", 26: "power", 27: "camera", 66: "enter", 67: "delete",
-                82: "menu", 84: "search", 164: "volume_mute", 187: "recent"}
-"""Android key codes uiautomator2's `press()` knows by name; other keys are pressed by their code."""
-
-SCROLL_SWIPES = {"down": "up", "up": "down", "left": "right", "right": "left"}
-"""A scroll direction (what comes into view) as the finger's direction for `swipe_ext`."""
-
-SCROLL_SCALE = 0.7
-"""How far a scroll swipes, as a part of the area: the app's own scroll moves the finger 70 %."""
-
 
 
 @dataclass
@@ -65,8 +56,8 @@ class Locator:
         return (left + right) // 2, (top + bottom) // 2
 
 
-class _CannotExport(Exception):
-    """A step that has no faithful translation; the message says why."""
+__all__ = ["FORMATS", "SCROLL_SCALE", "SCROLL_SWIPES", "U2_KEY_NAMES", "choose_locator", "export_script",
+           "to_uiautomator2", "to_yaml_flow", "u2_xpath"]
 
 
 # ------------------------------------------------------------------------------------ locators
@@ -172,17 +163,56 @@ def _described(step: RecordedStep) -> str:
     return OLD_CONTROL_NUMBER.sub("", text).replace(PASSWORD_MASK, "(password)")
 
 
+def _kind(step: RecordedStep) -> ActionKind[Any]:
+    kind = kind_of(step.function)
+    if kind is None:
+        raise CannotExport(f"the recorded function {step.function or '(none)'!r} is not one the app knows")
+    return kind
+
+
 def _checked_arguments(step: RecordedStep) -> Any:
-    """The step's arguments as the typed model of its function; _CannotExport saying what is wrong."""
-    model = ARGUMENT_MODELS.get(step.function)
-    if model is None:
-        raise _CannotExport(f"the recorded function {step.function or '(none)'!r} is not one the app knows")
+    """The step's arguments as the typed model of its function; CannotExport saying what is wrong."""
+    kind = _kind(step)
     try:
-        return model.model_validate(step.arguments)
+        return kind.parse(step.arguments)
     except ValidationError as exc:
         problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}"
                              for e in exc.errors())
-        raise _CannotExport(f"its arguments do not fit {step.function}: {problems}") from None
+        raise CannotExport(f"its arguments do not fit {step.function}: {problems}") from None
+
+
+class _Writer:
+    """What an action kind's export asks about one recorded step (`ScriptWriter`): how its target is found
+    again, and the passwords the script reads when it runs (their environment variables, in `secrets`)."""
+
+    def __init__(self, step: RecordedStep, locator: Locator | None, secrets: list[str]) -> None:
+        self.step, self.locator, self.secrets = step, locator, secrets
+
+    def has_target(self) -> bool:
+        return self.locator is not None
+
+    def found(self) -> str:
+        if self.locator is None:                # a kind with a target asked for it on a step that names none
+            raise CannotExport(f"{_what(self.step)} names no control to find again")
+        return _find(self.locator, self.step)
+
+    def found_at(self) -> tuple[int, int] | None:
+        return self.locator.point if self.locator is not None and self.locator.kind == "point" else None
+
+    def found_box(self) -> tuple[int, int, int, int] | None:
+        return self.locator.bounds if self.locator is not None and self.locator.kind == "point" else None
+
+    def typed_value(self, text: str) -> str:
+        if not _is_secret(self.step, text):
+            return repr(text)
+        self.secrets.append(f"{SECRET_ENV_PREFIX}{len(self.secrets) + 1}")
+        return f"secret({self.secrets[-1]!r}, {f'Password to type at step {self.step.step}: '!r})"
+
+    def secret_env(self, text: str) -> str | None:
+        if not _is_secret(self.step, text):
+            return None
+        self.secrets.append(f"{SECRET_ENV_PREFIX}{len(self.secrets) + 1}")
+        return self.secrets[-1]
 
 
 # ------------------------------------------------------------------------------------ Python
@@ -192,11 +222,6 @@ def _comment(text: str) -> str:
     """`text` fit for one comment line: line breaks joined, unprintable characters escaped."""
     text = " ".join(str(text).splitlines()).replace(PASSWORD_MASK, "(password)")
     return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
-
-
-def _number(value: float) -> int:
-    """Device pixels as a whole number (uiautomator2 takes a float below 1 as a part of the screen)."""
-    return int(round(value))
 
 
 def _is_secret(step: RecordedStep, text: str) -> bool:
@@ -214,65 +239,16 @@ def _find(locator: Locator, step: RecordedStep) -> str:
 
 
 def _python_step(step: RecordedStep, secrets: list[str]) -> list[str]:
-    """The lines of `main()` for one step (without the leading comment)."""
-    function = step.function
+    """The lines of `main()` for one step (without the leading comment): the action kind's export."""
+    kind = _kind(step)
     args = _checked_arguments(step)
     locator = choose_locator(step.target) if step.needs_target else None
     lines: list[str] = []
     if locator is not None:
         if locator.kind == "none":
-            raise _CannotExport(f"{_what(step)} cannot be found again: {locator.why}")
+            raise CannotExport(f"{_what(step)} cannot be found again: {locator.why}")
         lines.append(f"# found {'at' if locator.kind == 'point' else 'by'}: {locator.why}")
-
-    if function == "launch_app":
-        lines.append(f"d.app_start({args.package_name!r})")
-    elif function in ("click_control", "long_press_control"):
-        if locator is None:                     # a click names its control: needs_target holds
-            raise _CannotExport(f"{_what(step)} names no control to find again")
-        if locator.kind == "point":
-            x, y = locator.point
-            lines.append(f"d.{'click' if function == 'click_control' else 'long_click'}({x}, {y})")
-        else:
-            lines.append(f"{_find(locator, step)}.{'click' if function == 'click_control' else 'long_click'}()")
-    elif function == "type_text":
-        if _is_secret(step, args.text):
-            secrets.append(f"{SECRET_ENV_PREFIX}{len(secrets) + 1}")
-            value = f"secret({secrets[-1]!r}, {f'Password to type at step {step.step}: '!r})"
-        else:
-            value = repr(args.text)
-        if locator is None:
-            lines.append(f"d.send_keys({value}, clear={args.clear_current_text!r})")
-        elif locator.kind == "point":
-            x, y = locator.point
-            lines += [f"d.click({x}, {y})", f"d.send_keys({value}, clear={args.clear_current_text!r})"]
-        elif args.clear_current_text:
-            lines.append(f"{_find(locator, step)}.set_text({value})   # set_text replaces what the field held")
-        else:
-            lines += [f"{_find(locator, step)}.click()", f"d.send_keys({value})"]
-    elif function == "scroll":
-        swipe = SCROLL_SWIPES[args.direction]
-        if locator is None:
-            lines.append(f"d.swipe_ext({swipe!r}, scale={SCROLL_SCALE})   # scroll {args.direction}")
-        else:
-            box = repr(locator.bounds) if locator.kind == "point" else f"area({_find(locator, step)})"
-            lines.append(f"d.swipe_ext({swipe!r}, scale={SCROLL_SCALE}, box={box})   # scroll {args.direction}")
-    elif function == "swipe":
-        lines += ["# a swipe is recorded only as coordinates",
-                  f"d.swipe({_number(args.start_x)}, {_number(args.start_y)}, {_number(args.end_x)}, "
-                  f"{_number(args.end_y)}, duration={args.duration_ms / 1000:g})"]
-    elif function == "tap":
-        lines += ["# coordinates: the run tapped a point, not a control",
-                  f"d.click({_number(args.x)}, {_number(args.y)})"]
-    elif function == "press_key":
-        code = keycode_from_string(args.key_code)
-        if code is None:
-            raise _CannotExport(f"the key {args.key_code!r} is not an Android key")
-        lines.append(f"d.press({U2_KEY_NAMES.get(code, code)!r})")
-    elif function == "wait":
-        lines.append(f"time.sleep({args.seconds:g})")
-    elif function == "ask_user":
-        lines.append(f"input({args.question.rstrip() + ' '!r})")
-    return lines
+    return lines + kind.export_python(args, _Writer(step, locator, secrets))
 
 
 _PYTHON_HELPERS = f'''
@@ -336,7 +312,7 @@ def to_uiautomator2(script: ReplayScript, serial: str = "") -> str:
             body.append(f"# on: {_comment('/'.join(p for p in (step.screen.package, step.screen.activity) if p))}")
         try:
             body += _python_step(step, secrets)
-        except _CannotExport as exc:
+        except CannotExport as exc:
             body.append(f"cannot({step.step}, {str(exc).replace(PASSWORD_MASK, '(password)')!r})")
         body.append("")
     lines = ["#!/usr/bin/env python3", *_header(script, "A recorded phone run")]
@@ -382,12 +358,15 @@ def _yaml_target(target: TargetLocator | None) -> dict[str, Any]:
 
 def _yaml_step(step: RecordedStep, secrets: list[str]) -> dict[str, Any]:
     entry: dict[str, Any] = {"step": step.step, "action": step.function or "(none)", "note": _described(step)}
-    arguments = {key: _plain(value) for key, value in step.arguments.items() if key != "control_id"}
-    text = arguments.get("text")
-    if step.function == "type_text" and isinstance(text, str) and _is_secret(step, text):
-        del arguments["text"]
-        secrets.append(f"{SECRET_ENV_PREFIX}{len(secrets) + 1}")
-        entry["secret_env"] = secrets[-1]
+    arguments = {key: _plain(value) for key, value in step.arguments.items()}
+    kind = kind_of(step.function)
+    if kind is not None:
+        before = len(secrets)
+        arguments = kind.export_yaml(arguments, _Writer(step, None, secrets))
+        if len(secrets) > before:
+            entry["secret_env"] = secrets[-1]
+    else:
+        arguments.pop("control_id", None)
     if arguments:
         entry["arguments"] = arguments
     target = _yaml_target(step.target) if step.needs_target else {}
@@ -396,8 +375,8 @@ def _yaml_step(step: RecordedStep, secrets: list[str]) -> dict[str, Any]:
     try:
         _checked_arguments(step)
         if step.needs_target and not target:
-            raise _CannotExport(f"{_what(step)} cannot be found again: {choose_locator(step.target).why}")
-    except _CannotExport as exc:
+            raise CannotExport(f"{_what(step)} cannot be found again: {choose_locator(step.target).why}")
+    except CannotExport as exc:
         entry["problem"] = str(exc).replace(PASSWORD_MASK, "(password)")
     expect = {key: value for key, value in (("package", step.screen.package), ("activity", step.screen.activity))
               if value}

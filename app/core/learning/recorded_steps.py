@@ -16,14 +16,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from app.core.agent.action_kinds import kind_of
 from app.core.agent.completion_check import normalise
 from app.core.agent.records import StepRecord, read_record
 from app.core.agent.steps_seal import is_sealed
 from app.core.agent.trajectory import RUN_FILE, STEPS_FILE, load_run
 from app.core.perception.locator import TargetLocator
-
-TARGETED_FUNCTIONS = ("click_control", "long_press_control", "type_text", "scroll")
-"""Functions whose `control_id` names a control that must be found again on the current screen."""
 
 QUESTION_FUNCTION = "ask_user"
 
@@ -77,9 +75,16 @@ class RecordedStep:
         return OLD_CONTROL_NUMBER.sub("", self.action_text) or self.function
 
     @property
+    def target_argument(self) -> str | None:
+        """The argument that names the action's target control (its kind's), if the action has one."""
+        kind = kind_of(self.function)
+        return kind.target_argument if kind is not None else None
+
+    @property
     def needs_target(self) -> bool:
         """Whether the action names a control (found again by `target`, not by its old id)."""
-        return self.function in TARGETED_FUNCTIONS and self.arguments.get("control_id") is not None
+        argument = self.target_argument
+        return argument is not None and self.arguments.get(argument) is not None
 
 
 @dataclass
@@ -206,6 +211,9 @@ def script_from_steps(request: str, steps: list[StepRecord], *, source: str = ""
             continue
         action = copy.deepcopy(record.action)
         action["status"] = "CONTINUE"
+        kind = kind_of(str(action.get("function") or ""))
+        if kind is not None and isinstance(action.get("arguments"), dict):
+            action["arguments"] = kind.recorded(action["arguments"], record.controls)
         script.steps.append(RecordedStep(
             step=record.step, action=action, action_text=record.action_text, target=record.target,
             screen=ExpectedScreen(record.foreground, record.activity, record.screen_signature,

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from app.core.agent.action_kinds import kind_of
 from app.core.agent.action_strategies import Decide, Review, RunCannotGoOn
 from app.core.agent.actions import GO_TO_SCREEN, USE_SKILL, Action, Expectation, ModelReply, describe_action
 from app.core.agent.collection_strategies import RunStrategy
@@ -137,9 +138,8 @@ class ScriptPlayer:
                         self.skipped += 1
                         continue
                     self._last_toggle = (step, control)
-                arguments = {**step.arguments, "control_id": control.id}
-                if "control_name" in arguments:
-                    arguments["control_name"] = control.name
+                kind = kind_of(step.function)
+                arguments = kind.replayed(step.arguments, control) if kind is not None else dict(step.arguments)
                 action = Action(function=step.function, arguments=arguments, status="CONTINUE")
             self.position += 1
             self.done += 1

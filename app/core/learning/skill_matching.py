@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
+from app.core.agent.action_kinds import kind_of
 from app.core.learning.recorded_steps import RecordedStep, ReplayScript, recorded_label
 from app.core.redaction import PASSWORD_MASK
 
@@ -33,8 +34,6 @@ if TYPE_CHECKING:
 PLACEHOLDER_NAME = r"[A-Za-z_][A-Za-z0-9_]*"
 _TOKEN = re.compile(r"\{\{|\}\}|\{(" + PLACEHOLDER_NAME + r")\}|[{}]")
 _TRAILING_PUNCTUATION = ".!?;:,…。！？"
-TAPPING_FUNCTIONS = ("click_control", "long_press_control")
-"""Actions whose target's labels may be a skill's parameter."""
 
 
 class TriggerError(ValueError):
@@ -203,7 +202,7 @@ def _values_used(steps: list[RecordedStep]) -> list[tuple[str, str]]:
             continue
         if step.function == "type_text":
             found.append(("text", step.arguments.get("text")))
-        elif step.function in TAPPING_FUNCTIONS and target is not None:
+        elif (kind := kind_of(step.function)) is not None and kind.target_label_may_vary and target is not None:
             # only what `ReplayScript.with_parameters` can put a new value in: the words the control was
             # recorded by, never words inside a longer name ("Network & internet, Mobile, Wi‑Fi, hotspot")
             found.append((_role(target.resource_id), recorded_label(target)))

@@ -27,6 +27,7 @@ from typing import Any, ClassVar
 
 from PIL import Image
 
+from app.core.agent.action_kinds import kind_of
 from app.core.agent.events import EventStream, RunEvent, RunFinished, StepFinished
 from app.core.agent.records import REQUIRED, TolerantRecord
 from app.core.agent.trajectory import step_image_names
@@ -44,7 +45,8 @@ KIND_LIMIT = 80
 """Characters kept of a phone kind (it is part of a file name)."""
 
 CONTENT_ARGUMENTS = ("control_id", "text")
-"""Arguments left out of an action's key: a control's number holds on one screen only, typed text is content."""
+"""Arguments left out of an action's key: a control's number holds on one screen only (with every argument
+the action's kind names a control by), typed text is content."""
 
 
 @dataclass
@@ -98,7 +100,9 @@ class Transition(TolerantRecord):
                 if value:
                     return f"{function} {name}={value}"
         arguments = self.action.get("arguments")
-        kept = {key: value for key, value in arguments.items() if key not in CONTENT_ARGUMENTS} \
+        kind = kind_of(function)
+        left_out = (*CONTENT_ARGUMENTS, *(kind.control_arguments if kind is not None else ()))
+        kept = {key: value for key, value in arguments.items() if key not in left_out} \
             if isinstance(arguments, dict) else {}
         return f"{function} {json.dumps(kept, sort_keys=True, ensure_ascii=False)}" if kept else function
 

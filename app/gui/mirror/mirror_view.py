@@ -10,6 +10,7 @@ pixels of the current orientation.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 
 from PySide6.QtCore import QEvent, QPointF, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QImage, QKeySequence, QPainter, QPalette, QShortcut
@@ -205,9 +206,10 @@ class MirrorView(QWidget):
     def interaction_mode(self) -> str:
         return self._mode
 
-    def show_proposal(self, action: Action | None, target: Control | None = None) -> None:
-        """Draw what the agent proposes (None clears it)."""
-        self._proposal = None if action is None else proposal_shape(action, target, self.device_size)
+    def show_proposal(self, action: Action | None, target: Control | None = None,
+                      controls: Sequence[Control] = ()) -> None:
+        """Draw what the agent proposes (None clears it); `controls` are the screen's it was proposed on."""
+        self._proposal = None if action is None else proposal_shape(action, target, self.device_size, controls)
         self.update()
 
     @property

@@ -8,20 +8,14 @@ through the mirror's `DeviceMapping`.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPen, QPolygonF
 
-from app.core.agent.actions import (
-    Action,
-    ClickControl,
-    LongPressControl,
-    Scroll,
-    Swipe,
-    Tap,
-    describe_action,
-)
+from app.core.agent.action_kinds import kind_of
+from app.core.agent.actions import Action, Scroll, describe_action
 from app.core.perception.controls import Control, Rect
 from app.gui.mirror.mirror_overlay import DeviceMapping
 
@@ -42,16 +36,12 @@ class ProposalShape:
     caption: str = ""
 
 
-def proposal_shape(action: Action, target: Control | None, device_size: tuple[int, int]) -> ProposalShape:
-    """Turn an action (and the control it targets, if any) into marks on the screen."""
+def proposal_shape(action: Action, target: Control | None, device_size: tuple[int, int],
+                   controls: Sequence[Control] = ()) -> ProposalShape:
+    """Turn an action (and the control it targets, if any; `controls`: the screen's, for the other controls it
+    names, such as where a drag drops) into marks on the screen."""
     args = action.args
     rect = target.rect if target is not None else None
-    if isinstance(args, (ClickControl, LongPressControl)) and target is not None:
-        return ProposalShape(rect, target.center, isinstance(args, LongPressControl))
-    if isinstance(args, Tap):
-        return ProposalShape(rect, (args.x, args.y))
-    if isinstance(args, Swipe):
-        return ProposalShape(rect, arrow=(args.start_x, args.start_y, args.end_x, args.end_y))
     if isinstance(args, Scroll):
         width, height = device_size
         left, top, right, bottom = rect or (0, height * 0.15, width, height * 0.85)
@@ -60,6 +50,14 @@ def proposal_shape(action: Action, target: Control | None, device_size: tuple[in
         half_x, half_y = (right - left) * 0.3 * dx, (bottom - top) * 0.3 * dy
         return ProposalShape(rect, arrow=(cx - half_x, cy - half_y, cx + half_x, cy + half_y),
                              caption=f"Scroll {args.direction}")
+    kind = kind_of(action.function)
+    box = (float(rect[0]), float(rect[1]), float(rect[2]), float(rect[3])) if rect is not None else None
+    boxes = {c.id: (float(c.rect[0]), float(c.rect[1]), float(c.rect[2]), float(c.rect[3])) for c in controls}
+    gesture = kind.gesture(args, box, device_size, boxes.get) if kind is not None else None
+    if gesture is not None and gesture.ring is not None:          # a tap, a long press (a double ring)
+        return ProposalShape(rect, gesture.ring, gesture.held)
+    if gesture is not None and gesture.arrow is not None:         # a swipe, a drag
+        return ProposalShape(rect, arrow=gesture.arrow)
     # type_text, actions with no place on the screen (keys, apps, waits), a click on an unknown id.
     return ProposalShape(rect, caption=describe_action(action, [target] if target else None))
 

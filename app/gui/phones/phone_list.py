@@ -1,11 +1,12 @@
 """Every phone of every ADB server the window knows, kept current as phones come and go.
 
-One `ServerWatcher` per server follows `host:track-devices-l` in its own thread (the GUI
-thread never touches a socket). This machine's server is watched from the start, even
-while the window shows the built-in virtual phone, and when none runs it is started the
-way `adb devices` would — calmly, a few seconds apart, never in a loop. A phone that was
-not there before is offered (`phone_attached`); Wi-Fi connect and pairing report what
-really happened (`wifi_result`).
+A Qt face over the Desk's `PhoneDirectory` (one `track-devices` connection per ADB server, shared
+with the task API), which lives on the core's loop: each change is handed to the GUI thread as a
+snapshot (the GUI thread never touches a socket, nor the directory). This machine's server is
+watched from the start, even while the window shows the built-in virtual phone, and when none
+runs it is started the way `adb devices` would — calmly, a few seconds apart, never in a loop.
+A phone that was not there before is offered (`phone_attached`); Wi-Fi connect and pairing
+report what really happened (`wifi_result`).
 """
 
 from __future__ import annotations
@@ -17,9 +18,11 @@ from collections.abc import Callable
 from PySide6.QtCore import QObject, Signal
 
 from app.core.device import wifi_adb
-from app.core.device.adb_servers import ServerWatcher, transport_for
+from app.core.device.adb_servers import PhoneEntry, ServerList
 from app.core.device.adb_transport import DeviceListing
-from app.core.device.local_adb import LocalAdbServer
+from app.core.loop_thread import LoopThread
+from app.desk import Desk
+from app.gui.bridge import GuiHop
 from app.gui.phones.device_panel import DeviceEntry
 
 log = logging.getLogger(__name__)
@@ -31,83 +34,88 @@ class PhoneList(QObject):
     wifi_result = Signal(bool, str)      # Wi-Fi connect / pair: did it work, and what happened in words
     status = Signal(str)
 
-    def __init__(self, local: LocalAdbServer | None = None, parent: QObject | None = None):
+    def __init__(self, core: LoopThread, desk: Desk, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.local = local or LocalAdbServer()
+        self.core = core
+        self.desk = desk
+        self.local = desk.local
         self.virtual_port: int | None = None       # the built-in virtual phone's server, when it runs
         self.entries: list[DeviceEntry] = []
-        self._watchers: dict[str, ServerWatcher] = {}
-        self._listings: dict[str, list[DeviceListing]] = {}   # each server's last list (kept while it is away)
-        self._unreachable: dict[str, str] = {}                 # servers that do not answer now, and why
-        self._seen: set[tuple[str, str]] = set()              # every phone listed so far
-        self._heard_from: set[str] = set()                     # servers that reported at least once
+        self._lists: dict[str, ServerList] = {}    # what each server said last (its phones kept while it is away)
+        self._seen: set[tuple[str, str]] = set()   # every phone listed so far
+        self._heard_from: set[str] = set()         # servers that reported at least once
         self._tasks: set[asyncio.Future] = set()
+        self.hop = GuiHop()                        # the directory's changes, from the core's loop to this thread
+        self._following = False                    # on the core loop: subscribed to the directory
+        self._stopped = False
         # Whether phones already there when a server first answers are offered too: yes while the
         # window shows the virtual phone (it fell back, so any real phone is news), else no.
         self.offer_first_lists: Callable[[], bool] = lambda: False
 
     # ------------------------------------------------------------------ watching
 
-    def watch(self, address: str) -> None:
-        """Follow one ADB server's phones (this machine's is also started when none runs)."""
-        if address in self._watchers or address is None:
-            return
-        transport = transport_for(address)
-        starter = self.local if transport.address == self.local.address else None
-        watcher = ServerWatcher(transport, lambda devices, a=transport.address: self._on_devices(a, devices),
-                                starter=starter)
-        self._watchers[transport.address] = watcher
-        watcher.start()
+    async def watch(self, address: str | None = None) -> None:
+        """Follow the desk's phone directory: every server it lists (this machine's first), and `address` too."""
+        self.hop.bind()
+        await self.core.run(self._follow(address))
 
-    def watch_servers(self, servers: Callable[[], list[str]] | None) -> None:
-        """This machine's server always; also the other servers (settings, AGENTDESK_ADB_SERVERS)."""
-        self.watch(self.local.address)
-        if servers is None:
-            return
-        try:
-            addresses = servers()
-        except ValueError as exc:
-            self.status.emit(f"Other machines' phones are not listed: {exc}")
-            return
-        for address in addresses:
-            self.watch(address)
+    async def _follow(self, address: str | None) -> None:
+        """On the core loop: be told of each change, and watch."""
+        if not self._following:
+            self._following = True
+            self.desk.directory.on_change(self._changed)
+        self.desk.watch(address)
+        if any(server.heard for server in self.desk.directory.server_lists()):
+            self._changed([])               # what the directory knew already (an API that asked before)
+
+    def _changed(self, _entries: list[PhoneEntry]) -> None:
+        """On the core loop: hand the servers' lists to the GUI thread."""
+        self.hop.call(self._on_lists, self.desk.directory.server_lists())
 
     def has_listed(self, server: str) -> bool:
         """Whether `server` has sent its list of phones yet (a phone missing before then is not gone)."""
-        return server in self._listings
+        known = self._lists.get(server)
+        return known is not None and known.listed
 
     def listing(self, entry: DeviceEntry) -> DeviceListing:
-        return next((d for d in self._listings.get(entry.server, []) if d.serial == entry.serial),
+        known = self._lists.get(entry.server)
+        listings = known.listings if known is not None else ()
+        return next((d for d in listings if d.serial == entry.serial),
                     DeviceListing(entry.serial, "device", entry.model))
 
     def entry_for(self, server: str, listing: DeviceListing) -> DeviceEntry:
-        virtual = self.virtual_port is not None and server.endswith(f":{self.virtual_port}")
-        if server in self._unreachable:
+        known = self._lists.get(server)
+        virtual = (self.virtual_port is not None and server.endswith(f":{self.virtual_port}")) or bool(
+            known is not None and known.virtual)
+        if known is not None and known.problem:
             return DeviceEntry(server, listing.serial, listing.model,
                                f"offline — its ADB server {server} is unreachable", False, virtual)
         return DeviceEntry(server, listing.serial, listing.model, listing.describe_state(), listing.ready, virtual)
 
-    def _on_devices(self, address: str, devices: list[DeviceListing]) -> None:
-        watcher = self._watchers.get(address)
-        problem = watcher.problem if watcher is not None else ""
-        first_report = address not in self._heard_from
-        self._heard_from.add(address)
-        if problem:                               # the server went away: its phones stay listed, offline
-            self._unreachable[address] = problem
-        else:
-            self._unreachable.pop(address, None)
-            self._listings[address] = devices
-        self.entries = [self.entry_for(server, d) for server, listed in self._listings.items() for d in listed]
-        new = [e for e in self.entries if e.key not in self._seen and e.server == address and not e.virtual]
+    def _on_lists(self, lists: list[ServerList]) -> None:
+        """On the GUI thread: the servers' lists now; say which phones are new."""
+        if self._stopped:
+            return
+        self._lists = {server.address: server for server in lists if server.heard}
+        self.entries = [self.entry_for(server.address, listing) for server in self._lists.values()
+                        for listing in server.listings]
+        news = []
+        for address in self._lists:
+            first_report = address not in self._heard_from
+            new = [e for e in self.entries if e.key not in self._seen and e.server == address and not e.virtual]
+            news.append((first_report, new))
+        self._heard_from.update(self._lists)
         self._seen.update(e.key for e in self.entries)
         self.devices_changed.emit(self.entries)
-        if not first_report or self.offer_first_lists():   # the lists found at start are not "newly attached"
-            for entry in new:
-                self.phone_attached.emit(entry)
+        for first_report, new in news:
+            if not first_report or self.offer_first_lists():   # the lists found at start are not "newly attached"
+                for entry in new:
+                    self.phone_attached.emit(entry)
 
     def stop(self) -> None:
-        for watcher in self._watchers.values():
-            watcher.stop()
+        """No more lists for this window (the desk stops its watchers when it closes)."""
+        self._stopped = True
+        self.hop.close()
         for task in list(self._tasks):
             task.cancel()
 

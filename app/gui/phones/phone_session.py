@@ -26,16 +26,16 @@ from app.core.device.android_device import ControlsSnapshot
 from app.core.device.errors import DeviceError
 from app.core.device.frames import FrameSubscription
 from app.core.device.phone_frames import SCREENSHOTS, STREAM
-from app.core.device.phone_session import PhoneRegistry
 from app.core.device.phone_session import PhoneSession as CorePhoneSession
 from app.core.device.screen_capture import PNG_METHOD
 from app.core.loop_thread import LoopThread
+from app.desk import Desk
+from app.desk.phone_opening import PhoneConnection
 from app.gui.bridge import GuiHop
 from app.gui.mirror.dropped_files import send_dropped_files
 from app.gui.mirror.mirror_frames import frame_for_view, qimage_from_rgb
 from app.gui.phones.device_panel import DeviceEntry
 from app.gui.phones.phone_list import PhoneList
-from app.phone_connection import PhoneConnection, open_phone
 
 log = logging.getLogger(__name__)
 
@@ -56,13 +56,13 @@ class PhoneSession(QObject):
     switch_refused = Signal(str)                  # why the window stays on its phone (a run is using it)
     frame_source = Signal(str, str)               # "Stream" / "Screenshots", and why (the frames' status)
 
-    def __init__(self, view_size: Callable[[], QSize], core: LoopThread, phones: PhoneRegistry,
-                 parent: QObject | None = None, adb_servers: Callable[[], list[str]] | None = None):
+    def __init__(self, view_size: Callable[[], QSize], core: LoopThread, desk: Desk,
+                 parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.adb_servers = adb_servers            # every ADB server to list phones from (may raise ValueError)
         self.view_size = view_size                # callable → QSize of the mirror (read on the GUI thread)
         self.core = core
-        self.phones = phones
+        self.desk = desk                          # its phones, its directory and the virtual phone (core loop)
+        self.phones = desk.phones
         self.connection: PhoneConnection | None = None
         self.session: CorePhoneSession | None = None
         self.entry: DeviceEntry | None = None
@@ -78,7 +78,7 @@ class PhoneSession(QObject):
         self._input_order = asyncio.Lock()        # manual input reaches the phone in the order it was asked (core loop)
         self._mirroring: asyncio.Future | None = None
         self._controls_wanted: asyncio.Event | None = None    # on the core loop
-        self.list = PhoneList(parent=self)        # every phone of every server, as they come and go
+        self.list = PhoneList(core, desk, parent=self)     # every phone of every server, as they come and go
         self.list.devices_changed.connect(self._on_devices)
         self.list.status.connect(self.status)
         self.list.offer_first_lists = lambda: self.entry is None or self.entry.virtual
@@ -102,11 +102,13 @@ class PhoneSession(QObject):
 
     async def start(self) -> None:
         self.hop.bind()
+        for note in self.desk.notes:              # e.g. a bad list of other machines' servers
+            self.status.emit(note)
         try:
-            self.connection = await self.core.run(open_phone(registry=self.phones, local=self.list.local))
+            self.connection = await self.core.run(self.desk.open_phone(local=True))
         except DeviceError as exc:
             self.status.emit(str(exc))
-            self.list.watch_servers(self.adb_servers)
+            await self.list.watch()
             return
         if self.connection.virtual_server is not None:
             self.list.virtual_port = self.connection.virtual_server.port
@@ -114,8 +116,7 @@ class PhoneSession(QObject):
             self.status.emit(self.connection.note)
         session = self.connection.session
         # this machine's server is watched even while the virtual phone is shown: a phone plugged in later appears
-        self.list.watch(session.device.transport.address)
-        self.list.watch_servers(self.adb_servers)
+        await self.list.watch(session.device.transport.address)
         self._use(session, self.list.entry_for(session.id.server, session.listing))
         self._spawn(self._controls_loop())
 
@@ -416,13 +417,7 @@ class PhoneSession(QObject):
             future.cancel()
         if self._tasks:
             await asyncio.wait(list(self._tasks), timeout=5)
-        await self.list.wait_stopped()
-        if self.connection is not None:
-            await asyncio.to_thread(self.connection.close)
-
-    async def stop_helpers(self) -> None:
-        """Last on quit: stop this machine's ADB server if the app started it (none ran before)."""
-        await asyncio.to_thread(self.list.local.stop_if_ours)
+        await self.list.wait_stopped()      # the phone itself (and the virtual phone) the desk closes
 
 
 def _save_png(image, path: Path) -> None:

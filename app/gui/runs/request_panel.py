@@ -54,6 +54,10 @@ class RequestPanel(QWidget):
         self.key_notice.setWordWrap(True)
         self.key_notice.setOpenExternalLinks(False)
         self.key_notice.linkActivated.connect(lambda _link: self.settings_requested.emit())
+        self.missing_notice = QLabel()      # the Desk's preflight list: what a run is missing besides the key
+        self.missing_notice.setWordWrap(True)
+        self.missing_notice.setVisible(False)
+        self.missing_notice.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.status = QLabel("Ready.")
         self.status.setWordWrap(True)
         # Long runs without a space (a streamed JSON reply, a URL) are cut, never laid out wider than the panel.
@@ -75,6 +79,7 @@ class RequestPanel(QWidget):
         layout.addLayout(options)
         layout.addLayout(buttons)
         layout.addWidget(self.key_notice)
+        layout.addWidget(self.missing_notice)
         layout.addWidget(self.status)
 
         self.run_button.clicked.connect(lambda: self._emit(self.run_requested))
@@ -116,6 +121,11 @@ class RequestPanel(QWidget):
                                     "(it is kept in your system keyring). Inspecting the phone works without one.")
         self.key_notice.setVisible(missing)
         self.run_button.setToolTip("" if not missing else "Add an API key in Settings first")
+
+    def set_missing(self, items: list[str]) -> None:
+        """What a run is missing (the Desk's preflight list, the key aside), one line each; none: hidden."""
+        self.missing_notice.setText("\n".join(f"• {item}" for item in items))
+        self.missing_notice.setVisible(bool(items))
 
     def set_status(self, text: str) -> None:
         self.status.setText(text)

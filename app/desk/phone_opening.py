@@ -1,7 +1,7 @@
 """Open a phone to work with: a real one through the ADB server, else the built-in virtual phone.
 
-This is the composition above both `app.core` and `app.virtual_phone` (neither imports the
-other): it is the one place that decides to start the virtual phone.
+Part of the Desk, the composition above both `app.core` and `app.virtual_phone` (neither imports
+the other): the one place that decides to start the virtual phone. Faces ask the Desk.
 """
 
 from __future__ import annotations
@@ -10,9 +10,10 @@ import asyncio
 import logging
 import os
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from app.core.device.adb_transport import AdbTransport, DeviceListing
+from app.core.device.android_device import AndroidDevice
 from app.core.device.errors import AdbUnavailable, DeviceNotFound
 from app.core.device.local_adb import LocalAdbServer
 from app.core.device.phone_id import PhoneId
@@ -33,7 +34,7 @@ class PhoneConnection:
     note: str = ""
 
     @property
-    def device(self):
+    def device(self) -> AndroidDevice:
         return self.session.device
 
     @property
@@ -50,7 +51,7 @@ class PhoneConnection:
             self.virtual_server = None
 
 
-def start_virtual_phone(port: int = 0, devices: int = 1, **phone_options) -> VirtualAdbServer:
+def start_virtual_phone(port: int = 0, devices: int = 1, **phone_options: Any) -> VirtualAdbServer:
     """Start the virtual phone's ADB server on loopback (blocking; fast)."""
     from app.virtual_phone.adb_server import VirtualAdbServer
 
