@@ -19,10 +19,10 @@ for _name in ("CONFIG", "DATA", "STATE"):
 # adbutils must never start a real adb server: tests talk to the virtual phone only.
 os.environ["ADBUTILS_ADB_PATH"] = "/bin/false"
 
-import pytest
+import pytest  # noqa: E402  (after the environment above is set)
 
-from tests.support import tiers
-from tests.support.leaks import LeakCheck, LoopErrorLog
+from tests.support import tiers  # noqa: E402  (after the environment above is set)
+from tests.support.leaks import LeakCheck, LoopErrorLog  # noqa: E402  (after the environment above is set)
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SHARED_DIR = Path(os.environ.get("AGENTDESK_SHARED", REPO_ROOT.parent / "shared"))
