@@ -3,19 +3,26 @@
 from __future__ import annotations
 
 import asyncio
+import atexit
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-# Qt's QSettings (window layout) and platformdirs must never touch the real user's config.
-os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="agentdesk-test-config-")
+# Qt's QSettings (window layout) and platformdirs must never touch the real user's config, data or logs;
+# one folder per test process, so xdist's workers never share a settings file or a rotating log.
+_XDG = tempfile.mkdtemp(prefix="agentdesk-test-xdg-")
+atexit.register(shutil.rmtree, _XDG, True)
+for _name in ("CONFIG", "DATA", "STATE"):
+    os.environ[f"XDG_{_name}_HOME"] = os.path.join(_XDG, _name.lower())
 # adbutils must never start a real adb server: tests talk to the virtual phone only.
 os.environ["ADBUTILS_ADB_PATH"] = "/bin/false"
 
-import pytest
+import pytest  # noqa: E402  (after the environment above is set)
 
-from tests.support.leaks import LeakCheck, LoopErrorLog
+from tests.support import tiers  # noqa: E402  (after the environment above is set)
+from tests.support.leaks import LeakCheck, LoopErrorLog  # noqa: E402  (after the environment above is set)
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SHARED_DIR = Path(os.environ.get("AGENTDESK_SHARED", REPO_ROOT.parent / "shared"))
@@ -76,6 +83,31 @@ def loop_errors() -> LoopErrorLog:
     """For a test that makes an event loop report an error on purpose: `loop_errors.take()`
     returns what the loops logged so far (and the leak check no longer sees it)."""
     return LOOP_ERRORS
+
+
+@pytest.hookimpl(tryfirst=True)    # before xdist reads the groups (--dist loadgroup)
+def pytest_collection_modifyitems(config, items):
+    """The tiers of `.ci/run` (markers `bench`, `real_model`) and the xdist groups: tests/support/tiers.py."""
+    tiers.mark_tiers(items)
+
+
+def pytest_make_parametrize_id(config, val, argname):
+    """A long bytes parameter (an APK built at collection time, its zip entries stamped with the time) is named
+    by its size and first bytes: xdist's workers must collect the same test ids, and such a value differs
+    between two collections a second apart."""
+    if isinstance(val, bytes) and len(val) > 64:
+        return f"{len(val)}-bytes-{val[:4].hex()}"
+    return None
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Say how many tests did not run and why (a corpus-wide test skipped without ../shared counts as the
+    tests it stands for), just above pytest's own summary line."""
+    lines = tiers.summary_lines(terminalreporter.stats.get("skipped", []))
+    if lines:
+        terminalreporter.write_sep("-", "tests that did not run")
+        for line in lines:
+            terminalreporter.write_line(line, yellow=True)
 
 
 def pytest_sessionfinish(session):

@@ -12,7 +12,8 @@ stillness from the video, taps over its control socket, a wait until the screen 
 screenshot polling waiting for stillness and with today's (polling and a fixed 0.6 s wait).
 
 The prompt is counted as a model receives it: the system message plus the step's text, on a
-~300-node screen (the corpus dump closest to 300 nodes when ../shared is present).
+~300-node screen (the corpus dump closest to 300 nodes; without ../shared that row says it was not
+measured) and on the phone's own screen.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ from app.core.perception.hierarchy import extract_controls
 from app.core.runs.service import RunRequest
 from app.desk import Desk
 
-from .corpus import dense_screen, node_count
+from .corpus import NO_DENSE_SCREEN, dense_corpus_screen, node_count
 from .phones import DEFAULT_CHOICE, BenchPhone, PhoneChoice, each_phone, open_densest_screen
 from .prompt_size import PROMPT_TOKEN_BUDGET, prompt_size
 from .step_work import our_step, plain_step
@@ -291,10 +292,10 @@ async def _open_dense_screen(phone: BenchPhone) -> tuple[str, str, str, bytes, b
     return where, await device.dump_hierarchy(), method, capture, await device.exec_out("screencap -p")
 
 
-def _step_work(column: str, method: str, capture: bytes, png: bytes, xml: str, rounds: int,
+def _step_work(column: str, figure: str, method: str, capture: bytes, png: bytes, xml: str, rounds: int,
                table: BenchTable) -> None:
-    """GUIDE §5's app-side work of one step on the ~300-node screen: decode, parse, select,
-    annotate, encode the model images and build the prompt; ours against the plain way."""
+    """GUIDE §5's app-side work of one step on a screen: decode, parse, select, annotate, encode the
+    model images and build the prompt; ours against the plain way."""
     screen_size = decode_png(png).size
     builder = PromptBuilder(Settings())
 
@@ -311,10 +312,12 @@ def _step_work(column: str, method: str, capture: bytes, png: bytes, xml: str, r
         prompt(controls, urls, size, screen_size)
 
     work = interleaved_ms({"ours": ours, "plain": plain}, rounds)
-    table.put(column, "app-side work of one step, ~300-node screen (decode to prompt)", work["ours"], work["plain"],
-              budget=STEP_BUDGET_MS, baseline_name="PNG decode, annotate full size, shrink")
+    table.put(column, figure, work["ours"], work["plain"], budget=STEP_BUDGET_MS,
+              baseline_name="PNG decode, annotate full size, shrink")
 
 
+DENSE_STEP_FIGURE = "app-side work of one step, ~300-node screen (decode to prompt)"
+DENSE_PROMPT_FIGURE = "prompt incl. system message, ~300-node screen"
 STEP_SPEEDUP_BUDGET = 1.5     # issue 13: a step at least 1.5x faster streamed than today's
 
 
@@ -343,8 +346,13 @@ def _measure_settle(phone: BenchPhone, model_url: str, rounds: int, method: str,
 def _measure(phone: BenchPhone, model_url: str, rounds: int, table: BenchTable, settle_model_url: str = "") -> None:
     column = phone.column
     where, phone_xml, method, capture, png = asyncio.run(_open_dense_screen(phone))
-    screen = dense_screen(phone_xml, "this phone's screen")
-    _step_work(column, method, capture, png, screen.xml, rounds, table)
+    screen = dense_corpus_screen()
+    if screen is not None:
+        _step_work(column, DENSE_STEP_FIGURE, method, capture, png, screen.xml, rounds, table)
+    else:
+        table.not_measured(DENSE_STEP_FIGURE, NO_DENSE_SCREEN, budget=STEP_BUDGET_MS)
+    _step_work(column, "app-side work of one step, this phone's screen (decode to prompt)", method, capture, png,
+               phone_xml, rounds, table)
 
     runs = _interleaved_runs(phone, model_url, rounds, method)
     ours, base = runs["ours"], runs["baseline"]
@@ -357,12 +365,16 @@ def _measure(phone: BenchPhone, model_url: str, rounds: int, table: BenchTable, 
     if settle_model_url:
         _measure_settle(phone, settle_model_url, rounds, method, table)
 
-    for xml, figure in ((screen.xml, "prompt incl. system message, ~300-node screen"),
+    if screen is None:
+        table.not_measured(DENSE_PROMPT_FIGURE, NO_DENSE_SCREEN, unit="tokens", budget=PROMPT_TOKEN_BUDGET)
+    for xml, figure in ((screen.xml if screen else None, DENSE_PROMPT_FIGURE),
                         (phone_xml, "prompt incl. system message, this phone's screen")):
+        if xml is None:
+            continue
         size = prompt_size(xml, REQUEST)
         table.put(column, figure, size.tokens, size.seed_tokens, unit="tokens", budget=PROMPT_TOKEN_BUDGET,
                   baseline_name="same prompt, controls as seed 000's JSON")
-        source = screen.source if xml is screen.xml else where
+        source = screen.source if screen is not None and xml is screen.xml else where
         note = f"{figure}: {size.describe()} ({node_count(xml)} nodes, {size.controls} controls; {source})."
         if note not in table.notes:
             table.notes.append(note)

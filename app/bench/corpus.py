@@ -1,8 +1,9 @@
 """Real uiautomator dumps from real phones (../shared/corpus/ui-dumps), when they are beside the checkout.
 
 The guide's budgets are for a screen with ~300 nodes; the virtual phone's densest screens have
-about a third of that, so the figures that depend on screen density use the corpus dump closest
-to 300 nodes when the corpus is present, and say which screen they used.
+about a third of that, so the figures named for a ~300-node screen use the corpus dump closest
+to 300 nodes and say which it was. Without the corpus they are not measured and say why
+(`NO_DENSE_SCREEN`); the phone's own screen has rows of its own.
 """
 
 from __future__ import annotations
@@ -54,6 +55,6 @@ def dense_corpus_screen() -> DenseScreen | None:
     return DenseScreen(xml, f"corpus dump {best.relative_to(folder)}", node_count(xml))
 
 
-def dense_screen(fallback_xml: str, fallback_source: str) -> DenseScreen:
-    """The ~300-node corpus screen when present, else the phone's own (sparser) screen."""
-    return dense_corpus_screen() or DenseScreen(fallback_xml, fallback_source, node_count(fallback_xml))
+NO_DENSE_SCREEN = ("not measured: no ~300-node screen here (real phones' dumps are in ../shared/corpus/ui-dumps, "
+                   "not beside the project; set AGENTDESK_SHARED)")
+"""What a row named for the ~300-node screen says where the corpus is missing, instead of measuring another."""

@@ -15,15 +15,17 @@ import statistics
 from functools import partial
 
 from adbutils.errors import AdbError
+from PIL import Image
 
 from app.core.device.android_device import AndroidDevice
 from app.core.device.errors import DeviceError
 from app.core.device.screen_capture import PNG_METHOD, RAW_METHOD, decode_png, decode_raw
 from app.core.perception.annotate import annotate
+from app.core.perception.controls import Control
 from app.core.perception.hierarchy import extract_controls, parse_hierarchy, screen_size_from_hierarchy, select_controls
 from app.core.perception.model_image import fit_for_model
 
-from .corpus import corpus_dumps, dense_screen, node_count
+from .corpus import NO_DENSE_SCREEN, DenseScreen, corpus_dumps, dense_corpus_screen, node_count
 from .phones import DEFAULT_CHOICE, BenchPhone, PhoneChoice, each_phone, open_densest_screen
 from .step_work import MODEL_MAX_SIDE, our_step, plain_step
 from .table import BenchTable
@@ -85,27 +87,62 @@ def _app_side_rows(column: str, raw: bytes | None, png: bytes, method: str, phon
     if dumps:
         per_dump = [median_ms(partial(_parse_and_select, p.read_bytes()), 3) for p in dumps]
         table.put(column, f"parse + select, corpus median ({len(dumps)} dumps)", statistics.median(per_dump))
-    screen = dense_screen(phone_xml, "this phone's screen")
-    table.put(column, "parse + select, ~300-node screen", median_ms(lambda: _parse_and_select(screen.xml), rounds))
+    dense = dense_corpus_screen()
+    own = DenseScreen(phone_xml, "this phone's screen", node_count(phone_xml))
+    screen = dense or own                         # the step's figure names no screen: the densest there is
+    if dense is not None:
+        table.put(column, "parse + select, ~300-node screen", median_ms(lambda: _parse_and_select(dense.xml), rounds))
+    else:
+        table.not_measured("parse + select, ~300-node screen", NO_DENSE_SCREEN)
     table.put(column, "parse + select, this phone's screen", median_ms(lambda: _parse_and_select(phone_xml), rounds))
 
     image = (decode_raw(raw) if method == RAW_METHOD and raw is not None else decode_png(png))
-    controls = extract_controls(screen.xml, image.size)
     small, scale = fit_for_model(image, MODEL_MAX_SIDE)
-    marks = interleaved_ms({"small": lambda: annotate(small, controls, scale=scale),
-                            "full": lambda: fit_for_model(annotate(image, controls), MODEL_MAX_SIDE)}, rounds)
-    table.put(column, f"annotate at model size {small.width}x{small.height}, ~300-node screen", marks["small"],
-              marks["full"], baseline_name="annotate full size, then shrink")
+    for shown in (dense, own):
+        figure = f"annotate at model size {small.width}x{small.height}, " + (
+            "~300-node screen" if shown is dense else "this phone's screen")
+        if shown is None:
+            table.not_measured(figure, NO_DENSE_SCREEN)
+            continue
+        controls = extract_controls(shown.xml, image.size)
+        marks = interleaved_ms({"small": lambda c=controls: annotate(small, c, scale=scale),
+                                "full": lambda c=controls: fit_for_model(annotate(image, c), MODEL_MAX_SIDE)}, rounds)
+        table.put(column, figure, marks["small"], marks["full"], baseline_name="annotate full size, then shrink")
+    _annotate_grid_row(column, rounds, table)
 
     capture = raw if method == RAW_METHOD and raw is not None else png
     step = interleaved_ms({"ours": lambda: our_step(capture, method, screen.xml),
                            "plain": lambda: plain_step(png, screen.xml)}, rounds)
     table.put(column, STEP_FIGURE, step["ours"], step["plain"], budget=STEP_BUDGET_MS,
               baseline_name="plain: PNG decode, annotate full size, shrink")
-    note = (f"~300-node screen: {screen.describe()}, {len(controls)} controls, over this phone's "
-            f"{image.width}x{image.height} screenshot.")
+    controls = extract_controls(screen.xml, image.size)
+    if dense is not None:
+        note = (f"~300-node screen: {dense.describe()}, {len(controls)} controls, over this phone's "
+                f"{image.width}x{image.height} screenshot; the step's figure is measured on it.")
+    else:
+        note = (f"No ~300-node screen here: the step's figure is measured on {own.describe()}, {len(controls)} "
+                f"controls, a sparser screen than its budget's.")
     if note not in table.notes:
         table.notes.append(note)
+
+
+ANNOTATE_GRID_FIGURE = "annotate 60 controls on a full 1080x2400 screenshot"
+ANNOTATE_GRID_BUDGET_MS = 100.0
+
+
+def _annotate_grid_row(column: str, rounds: int, table: BenchTable) -> None:
+    """Set-of-mark drawing alone, at full size (a 4-column grid of 60 buttons); the baseline is the copy
+    `annotate` makes with nothing to draw, so the ratio is what the boxes and badges cost on top."""
+    image = Image.new("RGB", (1080, 2400), (240, 240, 240))
+    controls = [Control(id=i + 1, name=f"c{i + 1}", type="Button", class_name="android.widget.Button",
+                        resource_id="", text="", content_desc="", clickable=True,
+                        rect=((i % 4) * 270, (i // 4) * 160, (i % 4) * 270 + 250, (i // 4) * 160 + 140))
+                for i in range(60)]
+    annotate(image, controls)                     # the badges' font, loaded once
+    marks = interleaved_ms({"ours": lambda: annotate(image, controls), "copy": lambda: annotate(image, [])},
+                           max(rounds, 3))
+    table.put(column, ANNOTATE_GRID_FIGURE, marks["ours"], marks["copy"], budget=ANNOTATE_GRID_BUDGET_MS,
+              baseline_name="the same copy with no controls")
 
 
 async def _measure(phone: BenchPhone, rounds: int, table: BenchTable) -> None:

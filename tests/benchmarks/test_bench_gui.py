@@ -8,9 +8,10 @@ import os
 
 import pytest
 
-from tests.support.bench_process import bench_figures, figure_row
+from tests.support.bench_process import FIXTURE_TIMEOUT, bench_figures, figure_row
 
 SCALE = 0.05
+pytestmark = pytest.mark.timeout(FIXTURE_TIMEOUT)     # the module's first test runs the whole bench
 figures = bench_figures("from app.bench.gui_bench import run_gui_bench\nfrom app.bench.phones import PhoneChoice",
                         f"run_gui_bench(1, PhoneChoice(latency_scale={SCALE}), steps=4, still_seconds=2.0)",
                         "gui-bench")

@@ -4,9 +4,12 @@ Checks that every figure has its row and that the values are plausible, not budg
 
 from __future__ import annotations
 
-from tests.support.bench_process import bench_figures, figure_row
+import pytest
+
+from tests.support.bench_process import FIXTURE_TIMEOUT, bench_figures, figure_row
 
 SCREENS = 60
+pytestmark = pytest.mark.timeout(FIXTURE_TIMEOUT)     # the module's first test runs the whole bench
 figures = bench_figures("from app.bench.map_bench import run_map_bench", f"run_map_bench(1, screens={SCREENS})",
                         "map-bench")
 

@@ -4,11 +4,17 @@ not that they meet their budgets (timings are not tests)."""
 
 from __future__ import annotations
 
+import io
+
 import pytest
 
-from app.bench.perception_bench import STEP_FIGURE, run_perception_bench
+from app.bench import perception_bench
+from app.bench.corpus import NO_DENSE_SCREEN
+from app.bench.perception_bench import ANNOTATE_GRID_FIGURE, STEP_FIGURE, run_perception_bench
 from app.bench.phones import PhoneChoice
+from app.bench.table import BenchTable
 from app.virtual_phone.latency import DUMP, REALISTIC_COSTS, SCREENCAP_RAW
+from app.virtual_phone.phone import VirtualPhone
 from tests.conftest import CORPUS_DIR
 
 SCALE = 0.05
@@ -24,6 +30,9 @@ def table():
 def test_every_figure_is_measured_on_both_phones_against_a_baseline(table):
     assert table.columns == ["quick", f"realistic x{SCALE:g}"]
     for row in table.rows:
+        if row.missing:                 # only the ~300-node rows, only without ../shared
+            assert "~300-node screen" in row.figure and not CORPUS_DIR.is_dir() and not row.cells, row.figure
+            continue
         assert set(row.cells) == set(table.columns), row.figure
     for figure in ("ADB round trip (shell echo)", RAW_FIGURE, "screenshot fetch + decode to RGB, png path",
                    DUMP_FIGURE, STEP_FIGURE):
@@ -46,7 +55,7 @@ def test_the_realistic_phone_costs_what_its_profile_says_and_the_quick_one_does_
 def test_the_dense_screen_is_named_and_the_table_renders_one_line_per_figure(table):
     rendered = table.render()
     assert rendered.count("\n|") == len(table.rows) + 2     # header, rule, one line per figure
-    expected = "~300-node screen: corpus dump" if CORPUS_DIR.is_dir() else "~300-node screen: this phone's screen"
+    expected = "~300-node screen: corpus dump" if CORPUS_DIR.is_dir() else "No ~300-node screen here"
     assert expected in rendered
     assert any(r.figure.startswith("parse + select, corpus median") for r in table.rows) == CORPUS_DIR.is_dir()
 
@@ -62,3 +71,27 @@ def test_an_attached_phone_replaces_the_virtual_ones(virtual_adb):
 def test_a_phone_that_is_not_attached_is_named_with_the_ones_that_are(virtual_adb):
     with pytest.raises(SystemExit, match="phone nope is not attached.*emulator-5554"):
         run_perception_bench(rounds=1, choice=PhoneChoice(device="nope"))
+
+
+def test_annotating_sixty_controls_is_a_figure_with_its_budget_and_a_baseline(table):
+    """Set-of-mark drawing on a full screenshot (a timing: measured here, not asserted in the unit tests)."""
+    row = next(r for r in table.rows if r.figure == ANNOTATE_GRID_FIGURE)
+    assert row.budget == 100.0 and row.baseline_name == "the same copy with no controls"
+    assert all(cell.value > 0 and cell.baseline > 0 for cell in row.cells.values())
+
+
+def test_without_the_corpus_the_300_node_rows_say_so_instead_of_measuring_another_screen(monkeypatch, tmp_path):
+    monkeypatch.setenv("AGENTDESK_SHARED", str(tmp_path / "no-shared"))
+    phone = VirtualPhone()
+    xml = phone.dump_hierarchy()
+    table = BenchTable("t", ["quick"])
+    png = io.BytesIO()
+    phone.screenshot().save(png, "PNG")
+    perception_bench._app_side_rows("quick", None, png.getvalue(), "png", xml, 1, table)
+    dense = [r for r in table.rows if "~300-node screen" in r.figure]
+    assert len(dense) == 2 and all(r.missing == NO_DENSE_SCREEN and not r.cells for r in dense)
+    assert "../shared" in table.render()
+    own = [r for r in table.rows if "this phone's screen" in r.figure]
+    assert len(own) == 2 and all(r.cells["quick"].value > 0 for r in own)
+    assert any(note.startswith("No ~300-node screen here: the step's figure is measured on this phone's screen")
+               for note in table.notes)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 from PIL import Image
 
 from app.core.perception.annotate import PALETTE, annotate, control_colour
@@ -109,18 +107,5 @@ def test_palette_colours_are_fixed_and_cycle():
     assert len({control_colour(i) for i in range(1, len(PALETTE) + 1)}) == len(PALETTE)
 
 
-def test_annotating_a_full_screen_is_fast():
-    image = Image.new("RGB", (1080, 2400), (240, 240, 240))
-    controls = [
-        make_control(i + 1, ((i % 4) * 270, (i // 4) * 160, (i % 4) * 270 + 250, (i // 4) * 160 + 140))
-        for i in range(60)
-    ]
-    annotate(image, controls)  # warm the font cache
-    best = min(_timed(lambda: annotate(image, controls)) for _ in range(3))
-    assert best < 0.1, f"annotating 60 controls on 1080x2400 took {best * 1000:.1f} ms"
-
-
-def _timed(action) -> float:
-    start = time.perf_counter()
-    action()
-    return time.perf_counter() - start
+# How fast 60 controls are drawn on a full screenshot is a figure of `agentdesk bench perception`
+# ("annotate 60 controls on a full 1080x2400 screenshot", budget 100 ms), not a test.

@@ -64,7 +64,10 @@ def phone_server(monkeypatch, request):
 class ScriptedPerson:
     """Answers reviews from a list of callables (proposal → answer); records what it was shown.
 
-    A review it has no answer for is recorded in `unexpected` and answered with Stop.
+    A review it has no answer for is recorded in `unexpected` and answered with Stop. An answer that fails
+    (a failed assertion about the proposal, no reply left for a question) stops the run at once, and
+    `raise_failure()` (which `run_agent` calls when the run has ended) raises it in the test, with its message:
+    the run's event stream would otherwise log it and wait for an answer until the test timed out.
     """
 
     answers: list[Callable[[Proposal], ReviewAnswer]] = field(default_factory=list)
@@ -72,21 +75,38 @@ class ScriptedPerson:
     shown: list[Proposal] = field(default_factory=list)
     questions: list[str] = field(default_factory=list)
     unexpected: list[str] = field(default_factory=list)
+    failures: list[BaseException] = field(default_factory=list)
     model: FakeOpenAIServer | None = None          # the run's model server, set by run_agent before attach
 
     def attach(self, handle: RunHandle) -> None:
         def on_event(event) -> None:
-            if isinstance(event, ReviewRequested):
-                self.shown.append(event.proposal)
-                if not self.answers:
-                    self.unexpected.append(event.proposal.action_text)
-                    handle.answer(event.proposal.id, ReviewAnswer.stop())
-                    return
-                handle.answer(event.proposal.id, self.answers.pop(0)(event.proposal))
-            elif isinstance(event, QuestionAsked):
-                self.questions.append(event.question)
-                handle.answer_question(event.question_id, self.replies.pop(0))
+            try:
+                if isinstance(event, ReviewRequested):
+                    self.shown.append(event.proposal)
+                    if not self.answers:
+                        self.unexpected.append(event.proposal.action_text)
+                        handle.answer(event.proposal.id, ReviewAnswer.stop())
+                        return
+                    handle.answer(event.proposal.id, self.answers.pop(0)(event.proposal))
+                elif isinstance(event, QuestionAsked):
+                    self.questions.append(event.question)
+                    if not self.replies:
+                        raise AssertionError(f"the run asked a question the script has no reply for: "
+                                             f"{event.question!r}")
+                    handle.answer_question(event.question_id, self.replies.pop(0))
+            except Exception as failure:
+                self.failed(handle, failure)
         handle.events.subscribe(on_event)
+
+    def failed(self, handle: RunHandle, failure: BaseException) -> None:
+        """The scripted person's own failure: kept for `raise_failure`, and the run stopped so it ends now."""
+        self.failures.append(failure)
+        handle.stop(f"the scripted person failed: {failure!r}")
+
+    def raise_failure(self) -> None:
+        """Raise the first failure of the person's script, if any (the test fails with its message)."""
+        if self.failures:
+            raise self.failures[0]
 
 
 PHONE_ACTING_PROGRAMS = ("input", "am", "monkey")    # taps, keys, typing, app launches
@@ -132,13 +152,25 @@ def e2e_settings(base_url: str, mode: str = "step", provider: dict | None = None
                     agent=AgentSettings(mode=mode, **agent))   # the app's own settle time after each action
 
 
+QUICK_PHONE_QUIET_SECONDS = 0.05
+"""The settle wait's quiet period on the quick virtual phone, whose screens change at once (the app's default is
+0.2 s, for a phone's transitions): runs that do not test settling pass settle_quiet_seconds to test it, and the
+realistic phone (`phone_latency`) keeps the default."""
+
+
 @pytest.fixture
-def run_agent(phone_server):
+def run_agent(phone_server, request):
     """Run a request with a scripted model and person through the run service; returns a RunOutcome."""
+    if request.node.get_closest_marker("phone_latency") is None:
+        quiet = {"settle_quiet_seconds": QUICK_PHONE_QUIET_SECONDS}
+    else:
+        quiet = {}
+
     async def run(request: str, script: list, person: ScriptedPerson | None = None, mode: str = "step",
                   backoff: float = 0.01, provider: dict | None = None, completion_checks: str = "yes",
                   request_options: dict | None = None, **agent) -> RunOutcome:
         person = person or ScriptedPerson()
+        agent = {**quiet, **agent}
         attached = phone_server.devices[0]
         transport = AdbTransport("127.0.0.1", phone_server.port)
         phones = PhoneRegistry()
@@ -154,6 +186,7 @@ def run_agent(phone_server):
             finally:
                 await service.shutdown()
                 await phones.close()
+        person.raise_failure()
         assert not person.unexpected, f"unexpected reviews: {person.unexpected}"
         return RunOutcome(result, handle, model, attached.phone, person, attached)
     return run

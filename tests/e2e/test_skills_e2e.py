@@ -97,9 +97,17 @@ async def test_the_model_may_choose_an_offered_skill(run_agent, phone_server):
     assert SkillStore().find("Turn on Wi-Fi").history.successes == 1
 
 
-async def test_no_skills_no_skill_function(run_agent):
-    outcome = await run_agent("Turn on Wi-Fi", WIFI_SCRIPT, mode="auto", request_options={"use_skills": False})
-    assert "use_skill" not in str(outcome.model.chat_requests[0].body)
+async def test_no_skills_no_skill_function(run_agent, phone_server):
+    """A saved skill the model would be offered (no trigger fits the request): with skills off for the run,
+    the model is not offered `use_skill` nor told of the saved skills, and the request goes to the model."""
+    await run_agent("Turn on Wi-Fi", WIFI_SCRIPT, mode="auto")
+    assert [skill.name for skill in SkillStore().load()[0]] == ["Turn on Wi-Fi"]
+    put_back(phone_server.devices[0].phone)
+    outcome = await run_agent("Please enable wireless networking", WIFI_SCRIPT, mode="auto",
+                              request_options={"use_skills": False})
+    assert outcome.result.status == "success", outcome.result
+    first = str(outcome.model.chat_requests[0].body)
+    assert "use_skill" not in first and "Saved skills" not in first and "Turn on {item}" not in first
 
 
 async def test_after_a_skill_stops_fitting_the_model_may_choose_another(run_agent, phone_server):
