@@ -128,6 +128,13 @@ class CollectControls(RunStrategy):
         taken: Frame | None = ctx.get_or("screenshot_frame")
         latest = self.rc.frames.latest()
         if taken is not None and latest is not None and latest.captured_at > taken.captured_at:
+            # the dump ended on a still screen, but a stream may still be bringing its last pictures (more so
+            # on a loaded machine): the picture of the screen now, as the dump saw it
+            try:
+                latest = await self.rc.control.interruptible(asyncio.wait_for(
+                    self.rc.frames.frame_after(time.monotonic()), NEWEST_PICTURE_WAIT_SECONDS))
+            except (DeviceError, TimeoutError):
+                pass                      # the newest frame at hand will do
             ctx.set("screenshot_frame", latest)
             ctx.set("screenshot", await screenshot_of(latest))
 
@@ -150,6 +157,9 @@ class ModelImages:
     clean: Image.Image            # downscaled, as sent; also what reflection compares
     annotated: Image.Image
 
+
+NEWEST_PICTURE_WAIT_SECONDS = 1.0
+"""At most this long for the picture of a screen that changed while its controls were dumped."""
 
 _ENCODER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="model-image-encoder")
 
