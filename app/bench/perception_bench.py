@@ -105,8 +105,8 @@ def _app_side_rows(column: str, raw: bytes | None, png: bytes, method: str, phon
             table.not_measured(figure, NO_DENSE_SCREEN)
             continue
         controls = extract_controls(shown.xml, image.size)
-        marks = interleaved_ms({"small": lambda c=controls: annotate(small, c, scale=scale),
-                                "full": lambda c=controls: fit_for_model(annotate(image, c), MODEL_MAX_SIDE)}, rounds)
+        marks = interleaved_ms({"small": partial(annotate, small, controls, scale=scale),
+                                "full": partial(_annotate_then_fit, image, controls)}, rounds)
         table.put(column, figure, marks["small"], marks["full"], baseline_name="annotate full size, then shrink")
     _annotate_grid_row(column, rounds, table)
 
@@ -128,6 +128,11 @@ def _app_side_rows(column: str, raw: bytes | None, png: bytes, method: str, phon
 
 ANNOTATE_GRID_FIGURE = "annotate 60 controls on a full 1080x2400 screenshot"
 ANNOTATE_GRID_BUDGET_MS = 100.0
+
+
+def _annotate_then_fit(image: Image.Image, controls: list[Control]) -> Image.Image:
+    """The plain way: annotate at full size, then shrink for the model."""
+    return fit_for_model(annotate(image, controls), MODEL_MAX_SIDE)[0]
 
 
 def _annotate_grid_row(column: str, rounds: int, table: BenchTable) -> None:
