@@ -214,7 +214,7 @@ async def window_phones_on_a_desk():
     from app.core.config import Settings
     from app.core.loop_thread import LoopThread
     from app.desk import Desk
-    from app.gui.phones.phone_session import PhoneSession as WindowPhones
+    from app.gui.phones.window_phone import WindowPhone as WindowPhones
 
     core = LoopThread()
     desk = Desk(Settings(), bad_servers_noted=True)

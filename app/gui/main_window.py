@@ -25,7 +25,7 @@ from app.desk import Desk, load_desk_settings
 from app.gui.api_host import ApiHost
 from app.gui.dialogs import run_dialog
 from app.gui.inspector.inspector_wiring import connect_inspector
-from app.gui.phones.phone_session import PhoneSession
+from app.gui.phones.window_phone import WindowPhone
 from app.gui.runs.past_run_actions import connect_learning
 from app.gui.runs.run_controller import RunController
 from app.gui.runs.state_words import state_sentence
@@ -111,7 +111,7 @@ class MainWindow(QMainWindow):
         # detection takes ~90 ms, and a locked keyring may wait for an unlock prompt.
         self.core = LoopThread()
         self.desk = Desk(settings, secrets=secrets, bad_servers_noted=True)
-        self.phone = PhoneSession(lambda: self.mirror.size(), self.core, self.desk, self)
+        self.phone = WindowPhone(lambda: self.mirror.size(), self.core, self.desk, self)
         self.controller = RunController(self.core, self.service, self)
         self.api_host = ApiHost(self.core, self.desk)
         build_panes(self)

@@ -19,7 +19,7 @@ from app.core.perception.hierarchy import DumpTooLarge, HierarchyError, UiHierar
 
 from .adb_transport import DEFAULT_TIMEOUT, AdbTransport
 from .app_catalog import looks_like_package, parse_package_list, resolve_app
-from .device_input import InputMixin
+from .device_input import DeviceInputMixin
 from .errors import CommandFailed, DeviceError, DeviceTimeout, HierarchyDumpFailed, ScreenshotFailed
 from .screen_capture import CAPTURE_SERVICES, DECODERS, PNG_METHOD, RAW_METHOD, Screenshot
 from .text_fields import FieldReading, field_of, focused_field
@@ -105,7 +105,7 @@ def parse_foreground(output: str) -> ForegroundApp | None:
     return None
 
 
-class AndroidDevice(InputMixin):
+class AndroidDevice(DeviceInputMixin):
     """Async access to one phone through an ADB server."""
 
     def __init__(self, transport: AdbTransport, serial: str, *, timeout: float = DEFAULT_TIMEOUT,

@@ -34,10 +34,10 @@ CLEAR_MAX_ROUNDS = 4      # delete-and-re-read rounds before a field that will n
 CLEAR_MARGIN = 5          # extra deletes per round: a dump may lag a character behind
 _ERROR_MARKERS = ("Exception occurred", "Error:", "Error type", "Usage:", "inaccessible or not found",
                   "Unknown input method")
-__all__ = ["NEEDS_STREAM", "WHEEL_SWIPE_FRACTION", "InputChannel", "InputMixin"]
+__all__ = ["NEEDS_STREAM", "WHEEL_SWIPE_FRACTION", "InputChannel", "DeviceInputMixin"]
 
 
-class InputMixin:
+class DeviceInputMixin:
     """The input half of AndroidDevice (which provides shell(), screen_info(), read_field(),
     input_methods() and invalidate_controls())."""
 

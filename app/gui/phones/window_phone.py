@@ -26,7 +26,7 @@ from app.core.device.android_device import ControlsSnapshot
 from app.core.device.errors import DeviceError
 from app.core.device.frames import FrameSubscription
 from app.core.device.phone_frames import SCREENSHOTS, STREAM
-from app.core.device.phone_session import PhoneSession as CorePhoneSession
+from app.core.device.phone_session import PhoneSession
 from app.core.device.screen_capture import PNG_METHOD
 from app.core.loop_thread import LoopThread
 from app.desk import Desk
@@ -46,7 +46,7 @@ AFTER_INPUT_SECONDS = 0.4
 STILL_SECONDS = 1.0      # no frame for this long: the mirror says the screen is still (0 fps)
 
 
-class PhoneSession(QObject):
+class WindowPhone(QObject):
     frame_ready = Signal(object, object)          # QImage, device size (w, h)
     controls_ready = Signal(object)               # ControlsSnapshot
     devices_changed = Signal(object)              # list[DeviceEntry]
@@ -64,7 +64,7 @@ class PhoneSession(QObject):
         self.desk = desk                          # its phones, its directory and the virtual phone (core loop)
         self.phones = desk.phones
         self.connection: PhoneConnection | None = None
-        self.session: CorePhoneSession | None = None
+        self.session: PhoneSession | None = None
         self.entry: DeviceEntry | None = None
         self._lost = False                  # the phone went away (or not ready) since it was last seen ready
         self.frame_ms = 0.0                       # last frame: shrink + QImage wrap (core thread)
@@ -145,7 +145,7 @@ class PhoneSession(QObject):
         """A run is driving the phone the window shows."""
         return self.session is not None and self.session.busy
 
-    def _use(self, session: CorePhoneSession, entry: DeviceEntry) -> None:
+    def _use(self, session: PhoneSession, entry: DeviceEntry) -> None:
         previous = self.session
         if previous is not None and self._on_frame_source in previous.frames.on_status:
             previous.frames.on_status.remove(self._on_frame_source)
@@ -183,7 +183,7 @@ class PhoneSession(QObject):
         host, port = entry.server.rsplit(":", 1)
         listing = self.list.listing(entry)
 
-        async def open_session() -> CorePhoneSession:
+        async def open_session() -> PhoneSession:
             return self.phones.open(AdbTransport(host, int(port)), listing, virtual=entry.virtual)
 
         async def switch() -> None:
@@ -233,7 +233,7 @@ class PhoneSession(QObject):
             self._hidden_subscriptions.add(subscription)
             subscription.close()                   # its reader stops at once and waits to be shown
 
-    async def _mirror(self, session: CorePhoneSession) -> None:
+    async def _mirror(self, session: PhoneSession) -> None:
         """Follow the phone's frames while the mirror is shown: shrink each to the mirror's size off the
         GUI thread, hand it over. Hidden, it unsubscribes (the frame source stops when nobody reads)."""
         while not self._closing and self.session is session:
@@ -243,7 +243,7 @@ class PhoneSession(QObject):
             if not await self._follow_frames(session):
                 return
 
-    async def _follow_frames(self, session: CorePhoneSession) -> bool:
+    async def _follow_frames(self, session: PhoneSession) -> bool:
         """Show frames until the mirror is hidden (True: wait to be shown again) or the frames end (False)."""
         subscription = self._mirror_subscription = session.frames.subscribe()
         frames, window_start = 0, time.monotonic()
