@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Coroutine
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QEvent
 from PySide6.QtWidgets import QDialog, QMainWindow
@@ -104,7 +104,7 @@ class MainWindow(QMainWindow):
         self.setWindowTitle("Agent Desk")
         self._closed = closed
         self._tasks: set[asyncio.Task] = set()
-        self._starting_run = False
+        self.starting_run = False        # a run is being asked for (Run, Replay, Run again): no second one
         settings, warnings = load_desk_settings()
         # The desk (settings, keys, phones, the run service, every run) lives on the core's own loop thread.
         # The keyring-backed store is made there in a worker thread unless one is given: keyring's backend
@@ -221,7 +221,7 @@ class MainWindow(QMainWindow):
         """Version and every bundled library's licence."""
         from app.gui.about_dialog import AboutDialog
 
-        self._spawn(run_dialog(AboutDialog(self)))
+        self.spawn(run_dialog(AboutDialog(self)))
 
     # ------------------------------------------------------------------ phone
 
@@ -299,14 +299,14 @@ class MainWindow(QMainWindow):
         if self.phone.session is None:
             self.show_status("No phone is ready yet.")
             return
-        if self._starting_run or self.controller.running:
+        if self.starting_run or self.controller.running:
             return
-        self._starting_run = True
+        self.starting_run = True
         self.request.set_running(True, paused)
-        self._spawn(self._ask_for_run(RunRequest(request, phone=self.phone.session.id, mode=mode,
+        self.spawn(self.ask_for_run(RunRequest(request, phone=self.phone.session.id, mode=mode,
                                                  max_steps=max_steps, paused=paused)))
 
-    async def _ask_for_run(self, run_request: RunRequest) -> None:
+    async def ask_for_run(self, run_request: RunRequest) -> None:
         try:
             await self._secret_store()         # the run service's (made once, off the GUI thread)
             self.timeline.clear()
@@ -321,7 +321,7 @@ class MainWindow(QMainWindow):
         except (RunRefused, DeviceError) as exc:
             self._run_refused(str(exc))
         finally:
-            self._starting_run = False
+            self.starting_run = False
 
     def _run_refused(self, why: str) -> None:
         self.request.set_running(False)
@@ -368,13 +368,14 @@ class MainWindow(QMainWindow):
 
     # ------------------------------------------------------------------ dialogs
 
-    def _spawn(self, coro) -> None:
+    def spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
+        """Run `coro` on the GUI loop, kept until it ends (an error it raises reaches the error dialog)."""
         task = asyncio.ensure_future(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
     def open_settings(self) -> None:
-        self._spawn(self._settings_dialog())
+        self.spawn(self._settings_dialog())
 
     async def _settings_dialog(self) -> None:
         store = await self._secret_store()
@@ -411,9 +412,9 @@ class MainWindow(QMainWindow):
     async def start(self) -> None:
         self.agent_warm_up = asyncio.ensure_future(asyncio.to_thread(warm_up_agent, self.settings))
         self._tasks.add(self.agent_warm_up)
-        self._spawn(self.refresh_key_notice())
+        self.spawn(self.refresh_key_notice())
         await self.phone.start()
-        self._spawn(self.refresh_missing())     # again: opening the phone may have started this machine's adb
+        self.spawn(self.refresh_missing())     # again: opening the phone may have started this machine's adb
         self.controller.follow_other_runs()     # tasks from scripts (the task API) show here live
         if said := await self.api_host.apply():
             self.show_status(said)

@@ -125,7 +125,7 @@ def choose_theme(window: MainWindow, choice: ThemeChoice) -> None:
             await asyncio.to_thread(save_settings, window.settings, paths.settings_path())
         except OSError as exc:
             window.show_status(f"The theme applies now but could not be saved for next time: {exc}")
-    window._spawn(save())
+    window.spawn(save())
 
 
 def show_pane(window: MainWindow, index: int, shown: bool) -> None:

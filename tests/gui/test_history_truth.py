@@ -343,7 +343,7 @@ async def test_run_again_in_the_window_is_a_new_model_run_with_the_skills_choice
         assert request.phone == window.phone.session.id
         assert window.request.request.toPlainText() == "Set an alarm for 7"
         await until(lambda: "refused by the test" in window.status.text())
-        assert window.request.run_button.isEnabled() and not window._starting_run
+        assert window.request.run_button.isEnabled() and not window.starting_run
 
 
 @pytest.mark.asyncio

@@ -368,7 +368,7 @@ async def test_replay_becomes_a_run_on_the_windows_phone_in_the_chosen_mode(wind
     assert [step.target.resource_id for step in request.replay.steps] == ["android:id/title",
                                                                          "com.android.settings:id/switch"]
     await until(lambda: "refused by the test" in window.status.text())   # said, and the panel is usable again
-    assert window.request.run_button.isEnabled() and not window._starting_run
+    assert window.request.run_button.isEnabled() and not window.starting_run
 
     window.controller.run_started.emit(wifi_run, "Turn on Wi-Fi")       # a run is going: Replay waits
     assert not past.replay_button.isEnabled()

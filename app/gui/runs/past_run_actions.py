@@ -145,7 +145,7 @@ def _can_start(window: MainWindow, what: str) -> bool:
     if window.phone.session is None:
         window.show_status(f"No phone is ready yet: {what} when one is.")
         return False
-    if window._starting_run or window.controller.running:
+    if window.starting_run or window.controller.running:
         window.show_status(f"A run is going: {what} when it has ended.")
         return False
     return True
@@ -155,7 +155,7 @@ async def replay_run(window: MainWindow, run_dir: Path) -> None:
     """Start a replay of `run_dir` in the window, as its Run button starts a run (no API key needed)."""
     if not _can_start(window, "replay the past run"):
         return
-    window._starting_run = True
+    window.starting_run = True
     try:
         script = await asyncio.to_thread(read_script, run_dir)
         session = window.phone.session
@@ -163,15 +163,15 @@ async def replay_run(window: MainWindow, run_dir: Path) -> None:
     except NotReplayable as exc:
         session, problem = None, f"The run cannot be replayed. {exc}"
     finally:
-        window._starting_run = False
+        window.starting_run = False
     if problem or session is None:
         window.show_status(problem)
         return
-    window._starting_run = True
+    window.starting_run = True
     window.request.set_running(True)
     request = replay_request(script, session.id, window.request.mode.currentData(),
                              window.request.max_steps.value())
-    await window._ask_for_run(request)     # shows a refusal and clears _starting_run, as for any run
+    await window.ask_for_run(request)     # shows a refusal and clears starting_run, as for any run
 
 
 async def rerun(window: MainWindow, request: str, use_skills: bool) -> None:
@@ -180,17 +180,17 @@ async def rerun(window: MainWindow, request: str, use_skills: bool) -> None:
     if not _can_start(window, "run the request again") or session is None:
         return
     window.request.request.setPlainText(request)
-    window._starting_run = True
+    window.starting_run = True
     window.request.set_running(True)
-    await window._ask_for_run(rerun_request(request, session.id, window.request.mode.currentData(),
+    await window.ask_for_run(rerun_request(request, session.id, window.request.mode.currentData(),
                                            window.request.max_steps.value(), use_skills))
 
 
 def connect_learning(window: MainWindow) -> None:
     """Wire the past runs list's Replay and Run again to the window, and keep both disabled while a run is going."""
-    window.timeline.replay_requested.connect(lambda run_dir: window._spawn(replay_run(window, Path(run_dir))))
+    window.timeline.replay_requested.connect(lambda run_dir: window.spawn(replay_run(window, Path(run_dir))))
     window.timeline.rerun_requested.connect(
-        lambda request, use_skills: window._spawn(rerun(window, request, bool(use_skills))))
+        lambda request, use_skills: window.spawn(rerun(window, request, bool(use_skills))))
     window.timeline.use_skills_default = lambda: window.settings.learning.use_skills
     window.controller.run_started.connect(lambda *_: window.timeline.set_run_going(True))
     window.controller.run_finished.connect(lambda *_: window.timeline.set_run_going(False))
