@@ -125,7 +125,8 @@ def rendered_button(qtbot, *, primary: bool = False, hovered: bool = False, pres
     QTest.mouseMove(window, QPoint(10, 10))
     if hovered:
         QTest.mouseMove(button, button.rect().center())
-    assert button.underMouse() == hovered
+    # the enter/leave events come through the event loop: on a busy machine not at once
+    qtbot.waitUntil(lambda: button.underMouse() == hovered, timeout=3000)
     image = button.grab().toImage()
     return ink_and_background(image, (6, image.height() // 2))       # inside the border, left of the text
 
