@@ -338,5 +338,9 @@ def test_a_drag_to_another_control_is_an_arrow_between_them(mirror):
     shown = mirror.grab().toImage()
     middle = mirror.device_to_widget((start.center[0] + end.center[0]) / 2, (start.center[1] + end.center[1]) / 2)
     assert differs(pixel(plain, middle), pixel(shown, middle))
+    # the drop control is outlined too (dashed): its box's edge, away from the arrow, is drawn on
+    edge = mirror.device_to_widget(end.rect[2] - 60, end.rect[3])
+    assert any(colour_near(shown, edge + QPointF(0, dy), PROPOSAL_COLOUR) for dy in (-1, 0, 1)) and \
+        not colour_near(plain, edge, PROPOSAL_COLOUR)
     mirror.show_proposal(action, start)      # without the screen's controls the drop is unknown: a caption
     assert mirror.grab().toImage() != shown

@@ -34,6 +34,7 @@ class ProposalShape:
     long_press: bool = False
     arrow: tuple[float, float, float, float] | None = None
     caption: str = ""
+    end_target: Rect | None = None      # the control the arrow ends on (a drag's drop), outlined thinner
 
 
 def proposal_shape(action: Action, target: Control | None, device_size: tuple[int, int],
@@ -57,7 +58,9 @@ def proposal_shape(action: Action, target: Control | None, device_size: tuple[in
     if gesture is not None and gesture.ring is not None:          # a tap, a long press (a double ring)
         return ProposalShape(rect, gesture.ring, gesture.held)
     if gesture is not None and gesture.arrow is not None:         # a swipe, a drag
-        return ProposalShape(rect, arrow=gesture.arrow)
+        drop = gesture.end_box
+        return ProposalShape(rect, arrow=gesture.arrow, end_target=(
+            round(drop[0]), round(drop[1]), round(drop[2]), round(drop[3])) if drop is not None else None)
     # type_text, actions with no place on the screen (keys, apps, waits), a click on an unknown id.
     return ProposalShape(rect, caption=describe_action(action, [target] if target else None))
 
@@ -71,6 +74,12 @@ def paint_proposal(painter: QPainter, shape: ProposalShape, mapping: DeviceMappi
         painter.drawRoundedRect(box, 4, 4)
         painter.setPen(QPen(PROPOSAL_COLOUR, 4))
         painter.drawRoundedRect(box, 4, 4)
+    end_box = mapping.rect(shape.end_target) if shape.end_target else None
+    if end_box is not None:
+        painter.setPen(QPen(_SHADOW, 5))
+        painter.drawRoundedRect(end_box, 4, 4)
+        painter.setPen(QPen(PROPOSAL_COLOUR, 2, Qt.PenStyle.DashLine))
+        painter.drawRoundedRect(end_box, 4, 4)
     if shape.tap is not None:
         _paint_tap(painter, mapping.point(*shape.tap), shape.long_press)
     if shape.arrow is not None:

@@ -102,6 +102,7 @@ class Gesture:
     ring: Point | None = None
     held: bool = False
     arrow: Box | None = None
+    end_box: Box | None = None      # the control an arrow ends on (where a drag drops), when it names one
 
 
 class RunControlLike(Protocol):

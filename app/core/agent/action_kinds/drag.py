@@ -93,11 +93,11 @@ class DragAction(ActionKind[Drag]):
             if self.control_id(args, place) is None:
                 return self.point(args, place)
             return ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2) if box is not None else None
-        start = centre(FROM, target)
-        end = centre(TO, box_of(args.to_control_id) if args.to_control_id is not None else None)
+        drop = box_of(args.to_control_id) if args.to_control_id is not None else None
+        start, end = centre(FROM, target), centre(TO, drop)
         if start is None or end is None:
             return None
-        return Gesture("dragged along the arrow", "a rejected drag (dashed)", arrow=(*start, *end))
+        return Gesture("dragged along the arrow", "a rejected drag (dashed)", arrow=(*start, *end), end_box=drop)
 
     def export_python(self, args: Drag, writer: ScriptWriter) -> list[str]:
         if args.to_x is None or args.to_y is None:
