@@ -21,7 +21,7 @@ def test_readme_test_command_is_what_ci_runs_for_its_main_step():
     ci = (REPO_ROOT / ".ci" / "run").read_text(encoding="utf-8")
     quiet = test_command.replace("pip install -e", "pip install -q -e")     # CI's pip says less, nothing else differs
     assert f"bash -c '{quiet}'" in ci
-    assert 'python3 -m pytest -m "bench or real_model"' in ci, "the other tier runs too"
+    assert 'python3 -m pytest -m "bench or real_model or alone"' in ci, "the other tier runs too"
 
 
 def test_every_test_is_in_one_step_and_the_benches_and_the_real_model_are_marked(request):
@@ -33,6 +33,8 @@ def test_every_test_is_in_one_step_and_the_benches_and_the_real_model_are_marked
         real = item.get_closest_marker("real_model") is not None
         assert bench == ("/tests/benchmarks/" in path), item.nodeid
         assert real == path.endswith("/tests/e2e/test_agent_real_model.py"), item.nodeid
+        alone = item.get_closest_marker("alone") is not None
+        assert alone == path.endswith("/tests/e2e/test_settle_e2e.py"), item.nodeid
         if real:
             assert [m.args[0] for m in item.iter_markers("xdist_group")] == ["real_model"]
         if bench or real:               # longer than the bench or the model server inside them

@@ -1,8 +1,9 @@
 """Which tests run in which `.ci/run` step, which must not run beside each other under pytest-xdist,
 and what the summary says about the tests that did not run.
 
-The main step (README's test command) runs `-m "not bench and not real_model"` with xdist workers; the
-benches and the real-model tests run in a step of their own, serially (`-m "bench or real_model"`): their figures
+The main step (README's test command) runs `-m "not bench and not real_model and not alone"` with xdist workers;
+the benches, the real-model tests and the timing tests marked `alone` run in a step of their own, serially
+(`-m "bench or real_model or alone"`): their figures
 are not taken on a machine busy with the rest of the suite, and the model server has both cores. (On two workers
 beside each other the real model took 105 s for one reply and the GUI bench saw no frames.)
 """
@@ -13,12 +14,15 @@ from pathlib import Path
 
 import pytest
 
-MAIN_STEP = "not bench and not real_model"
+MAIN_STEP = "not bench and not real_model and not alone"
 """The `-m` expression of `.ci/run`'s main step and of README's test command."""
 
 TIERS = {                                     # path inside tests/ (folder or file) → marker
     "benchmarks": "bench",
     "e2e/test_agent_real_model.py": "real_model",
+    # What they check is the timing of a screen that moves: a stream's pictures run late on a machine busy with
+    # four workers (the screen seen mid-transition although the phone had settled), as on a slow real phone.
+    "e2e/test_settle_e2e.py": "alone",
 }
 
 GROUPS = {                                    # path inside tests/ → xdist group (tests of a group share one worker)
