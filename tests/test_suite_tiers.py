@@ -34,7 +34,8 @@ def test_every_test_is_in_one_step_and_the_benches_and_the_real_model_are_marked
         assert bench == ("/tests/benchmarks/" in path), item.nodeid
         assert real == path.endswith("/tests/e2e/test_agent_real_model.py"), item.nodeid
         alone = item.get_closest_marker("alone") is not None
-        assert alone == path.endswith("/tests/e2e/test_settle_e2e.py"), item.nodeid
+        assert alone == path.endswith(("/tests/e2e/test_settle_e2e.py", "/tests/gui/test_theme_contrast.py")), \
+            item.nodeid
         if real:
             assert [m.args[0] for m in item.iter_markers("xdist_group")] == ["real_model"]
         if bench or real:               # longer than the bench or the model server inside them

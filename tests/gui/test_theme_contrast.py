@@ -8,7 +8,7 @@ changed in the theme, or a widget that paints its own colour, fails here.
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import QPoint, Qt
+from PySide6.QtCore import QPoint
 from PySide6.QtGui import QColor, QFont, QImage, QPalette
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QCheckBox, QLabel, QPushButton, QTabWidget, QVBoxLayout, QWidget
@@ -125,10 +125,8 @@ def rendered_button(qtbot, *, primary: bool = False, hovered: bool = False, pres
     QTest.mouseMove(window, QPoint(10, 10))
     if hovered:
         QTest.mouseMove(button, button.rect().center())
-    # What Qt's enter event sets, set here: the offscreen platform now and then drops the synthetic move (seen
-    # under xdist), and what is checked is how a hovered button is painted, not how the mouse reaches it.
-    button.setAttribute(Qt.WidgetAttribute.WA_UnderMouse, hovered)
-    assert button.underMouse() == hovered
+    # the enter/leave events come through the event loop: on a busy machine not at once
+    qtbot.waitUntil(lambda: button.underMouse() == hovered, timeout=3000)
     image = button.grab().toImage()
     return ink_and_background(image, (6, image.height() // 2))       # inside the border, left of the text
 
