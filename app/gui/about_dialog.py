@@ -6,9 +6,11 @@ from __future__ import annotations
 import platform
 from importlib.resources import files
 
+from PySide6.QtCore import QSize
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QTextBrowser, QVBoxLayout, QWidget
 
 from app import __version__
+from app.gui.window_fit import fit_window
 
 LICENCES_RESOURCE = "third_party_licences.md"
 
@@ -34,4 +36,4 @@ class AboutDialog(QDialog):
         layout.addWidget(header)
         layout.addWidget(self.licences, 1)
         layout.addWidget(buttons)
-        self.resize(760, 560)
+        fit_window(self, QSize(760, 560))

@@ -9,6 +9,8 @@ import contextlib
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QWidget
 
+from app.gui.window_fit import fit_window
+
 
 async def run_dialog(dialog: QDialog) -> int:
     """Show `dialog` with open() and return its result code once it finishes.
@@ -53,6 +55,10 @@ class LoadingDialog(QDialog):
     of the subclass); closing it cancels a read still going."""
 
     loading: asyncio.Task | None = None
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        fit_window(self)      # at the size the subclass gives itself, within the screen
 
     async def reload(self):
         raise NotImplementedError

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QPlainTextEdit, QPus
 from app.core.paths import log_dir
 from app.core.redaction import redact
 from app.gui.theme import set_tone
+from app.gui.window_fit import fit_window
 
 log = logging.getLogger(__name__)
 
@@ -88,6 +89,7 @@ class ErrorDialog(QDialog):
         layout.addWidget(self.details_view, 1)
         layout.addLayout(buttons)
         self.setMinimumWidth(560)
+        fit_window(self)
 
     def showEvent(self, event) -> None:
         super().showEvent(event)

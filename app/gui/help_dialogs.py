@@ -19,6 +19,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QMenu, QMenuBar, QTextBrowser, QVBoxLayout, QWidget
 
 from app.gui.mirror.mirror_keys import MOUSE_KEYS, SPECIAL_KEYS
+from app.gui.window_fit import fit_window
 
 if TYPE_CHECKING:
     from app.gui.main_window import MainWindow
@@ -131,6 +132,7 @@ class _HelpDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addWidget(self.browser, 1)
         layout.addWidget(buttons)
+        fit_window(self)      # at the size each kind asks for below, within the screen
 
 
 class UserGuideDialog(_HelpDialog):

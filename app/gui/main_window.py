@@ -25,6 +25,7 @@ from app.desk import Desk, load_desk_settings
 from app.gui.api_host import ApiHost
 from app.gui.dialogs import run_dialog
 from app.gui.inspector.inspector_wiring import connect_inspector
+from app.gui.phones.phone_grid import phones_window_open
 from app.gui.phones.window_phone import WindowPhone
 from app.gui.runs.past_run_actions import connect_learning
 from app.gui.runs.run_controller import RunController
@@ -344,7 +345,8 @@ class MainWindow(QMainWindow):
         self.approval.show_proposal(proposal)
         reveal(self.left_pane, self.approval)       # scrolled into view on a short screen
         self.approval.setFocus()
-        self.raise_()
+        if not phones_window_open(self):     # else its tile shows the proposal: this window stays where it is
+            self.raise_()
 
     def _answered(self, answer) -> None:
         self.mirror.show_proposal(None, None)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QSize, Qt, QTimer
 from PySide6.QtGui import QFontDatabase, QGuiApplication
 from PySide6.QtWidgets import (
     QDialog,
@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 from app.core.redaction import redact
 from app.gui.status_messages import StatusMessage, explain
 from app.gui.theme import set_tone
+from app.gui.window_fit import fit_window
 
 ERROR_HOLD_MS = 4000
 
@@ -52,7 +53,7 @@ class DetailsDialog(QDialog):
         layout.addWidget(QLabel("What the system reported:"))
         layout.addWidget(self.raw, 1)
         layout.addWidget(buttons)
-        self.resize(560, 260)
+        fit_window(self, QSize(560, 260))
 
 
 class StatusLine(QWidget):

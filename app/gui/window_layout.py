@@ -22,6 +22,7 @@ from app.gui.runs.request_panel import RequestPanel
 from app.gui.runs.take_over_bar import TakeOverBar
 from app.gui.runs.timeline import TimelinePanel
 from app.gui.status_line import StatusLine
+from app.gui.window_fit import fit_window
 
 if TYPE_CHECKING:
     from app.gui.main_window import MainWindow
@@ -137,6 +138,7 @@ def build_panes(window: MainWindow) -> None:
     window.pane_balancer = PaneBalancer(main)
     window.setCentralWidget(main)
     window.setMinimumSize(minimum_size(main))
+    fit_window(window, remember=False)     # its layout is kept by window_state.py; this keeps it on the screen
 
     window.status_line = StatusLine()
     window.status = window.status_line.label

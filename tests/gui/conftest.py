@@ -36,6 +36,16 @@ def delete_closed_windows(qapp):
         QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
 
 
+@pytest.fixture(autouse=True)
+def own_window_sizes(tmp_path, monkeypatch):
+    """The window sizes window_fit remembers go to this test's own store: a size one test gave a dialog never
+    opens it at that size in the next."""
+    from app.gui import window_fit
+
+    store = QSettings(str(tmp_path / "window-sizes.ini"), QSettings.Format.IniFormat)
+    monkeypatch.setattr(window_fit, "settings_store", lambda: store)
+
+
 @pytest.fixture
 def themed_app(qapp):
     """The app themed for one test; its previous look is restored afterwards for the other tests."""

@@ -236,6 +236,7 @@ class RunSummary:
     started_at: str
     status: str          # a RunResult status ("interrupted": its process died), or "unfinished" / "unreadable"
     steps: int
+    phone: dict[str, Any] = field(default_factory=dict)   # run.json's "device": id, serial, server, model, virtual
 
 
 def read_run_file(run_dir: Path) -> tuple[RunRecord, bool]:
@@ -385,7 +386,8 @@ def list_runs(root: Path | None = None) -> list[RunSummary]:
             status = run.result.status or "unfinished"
         else:
             status = "unfinished"
-        summaries.append(RunSummary(run_dir, run.request, run.started_at, status, _count_step_lines(run_dir)))
+        summaries.append(RunSummary(run_dir, run.request, run.started_at, status, _count_step_lines(run_dir),
+                                    dict(run.device)))
     return sorted(summaries, key=lambda summary: (summary.started_at, summary.dir.name), reverse=True)
 
 

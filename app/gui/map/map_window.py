@@ -19,7 +19,7 @@ from collections.abc import Awaitable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer
+from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -37,6 +37,7 @@ from app.core.learning.transitions import TransitionStore
 from app.core.paths import data_dir
 from app.gui.dialogs import empty_state_page, show_single
 from app.gui.theme import set_tone
+from app.gui.window_fit import fit_window
 
 from .live_screen import LiveScreen
 from .map_data import MapData, RunPath, kind_words, load_map_data, prepare_drawing
@@ -69,7 +70,7 @@ class MapWindow(QWidget):
         self.edits_under_way: set[asyncio.Task] = set()
         self.run: RunPath | None = None
         self.play_index = -1
-        self.resize(1320, 820)
+        fit_window(self, QSize(1320, 820))
         self._build()
         self.live = LiveScreen(host, self)
         self.live.screen_seen.connect(self.show_current)

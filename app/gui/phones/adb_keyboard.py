@@ -12,7 +12,7 @@ import asyncio
 import logging
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Qt, QTimer
+from PySide6.QtCore import QObject, QSize, Qt, QTimer
 from PySide6.QtWidgets import QDialog, QFileDialog, QGridLayout, QLabel, QWidget
 
 from app.core.device.errors import DeviceError
@@ -20,6 +20,7 @@ from app.core.device.ime_install import DOWNLOAD_PAGE, KeyboardInstallFailed, in
 from app.gui.bridge import GuiHop
 from app.gui.dialogs import run_dialog
 from app.gui.status_messages import StatusMessage
+from app.gui.window_fit import fit_window
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +49,7 @@ async def ask_for_apk(parent: QWidget) -> Path | None:
     layout = ask.layout()
     if isinstance(layout, QGridLayout):           # Qt's own dialog: one row more, under the file type
         layout.addWidget(hint, layout.rowCount(), 0, 1, layout.columnCount())
-    ask.resize(max(ask.width(), 760), max(ask.height(), 480))
+    fit_window(ask, QSize(max(ask.width(), 760), max(ask.height(), 480)), name="AdbKeyboardFile")
     accepted = await run_dialog(ask) == QDialog.DialogCode.Accepted
     files = ask.selectedFiles()
     ask.deleteLater()

@@ -4,6 +4,7 @@ is offered at once; connect and pair over Wi-Fi, with what really happened."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from html import escape
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -40,8 +41,22 @@ class DeviceEntry:
     def name(self) -> str:
         return "Virtual phone" if self.virtual else (self.model or "Phone")
 
-    def label(self) -> str:
-        return f"{self.name}  ·  {self.serial}\n{self.state}"
+    def title(self, shared: bool = False) -> str:
+        """Its name and serial; with its ADB server's host:port when another phone has the same serial
+        (emulators on several machines are all "emulator-5554")."""
+        return f"{self.name}  ·  {self.serial}" + (f"  @  {self.server}" if shared else "")
+
+    def label(self, shared: bool = False) -> str:
+        return f"{self.title(shared)}\n{self.state}"
+
+
+def shared_serials(entries: list[DeviceEntry]) -> set[str]:
+    """The serials more than one listed phone has (their ADB servers tell them apart)."""
+    seen: set[str] = set()
+    shared: set[str] = set()
+    for entry in entries:
+        (shared if entry.serial in seen else seen).add(entry.serial)
+    return shared
 
 
 class DevicePanel(QWidget):
@@ -132,8 +147,9 @@ class DevicePanel(QWidget):
     def set_devices(self, entries: list[DeviceEntry]) -> None:
         self.entries = entries
         self.list.clear()
+        shared = shared_serials(entries)
         for entry in entries:
-            item = QListWidgetItem(entry.label())
+            item = QListWidgetItem(entry.label(entry.serial in shared))
             item.setData(Qt.ItemDataRole.UserRole, entry)
             item.setToolTip(f"{entry.name} {entry.serial} on the ADB server {entry.server}: {entry.state}")
             if not entry.ready:              # italic, not grey: what to do must stay readable (contrast)
@@ -196,10 +212,9 @@ class DevicePanel(QWidget):
             self.offer_box.hide()
             return
         self.offered = now
-        if now.ready:
-            self.offer_text.setText(f"<b>{now.name}</b> ({now.serial}) was attached.")
-        else:
-            self.offer_text.setText(f"<b>{now.name}</b> ({now.serial}) was attached: {now.state}.")
+        where = f" on {now.server}" if now.serial in shared_serials(self.entries) else ""
+        said = f"<b>{escape(now.name)}</b> ({escape(now.serial)}{escape(where)}) was attached"
+        self.offer_text.setText(f"{said}." if now.ready else f"{said}: {escape(now.state)}.")
         self.use_button.setEnabled(now.ready)
         self.offer_box.show()
 

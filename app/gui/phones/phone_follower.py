@@ -47,8 +47,9 @@ FRAME_SECONDS = 0.5          # at most two pictures a second per tile
 REJECTED = "The person rejected this action from the Phones window."
 
 
-def tile_name(entry: DeviceEntry) -> str:
-    return f"{entry.name} · {entry.serial}"
+def tile_name(entry: DeviceEntry, shared: bool = False) -> str:
+    """The tile's heading: name and serial, and the ADB server when another phone has that serial."""
+    return entry.title(shared)
 
 
 class PhoneFollower(QObject):

@@ -15,15 +15,16 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtCore import QEvent, QObject, QSize, Qt
 from PySide6.QtWidgets import QGridLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from app.core.runs.handle import RunHandle
 from app.gui.bridge import GuiHop
 from app.gui.dialogs import show_single
-from app.gui.phones.device_panel import DeviceEntry
+from app.gui.phones.device_panel import DeviceEntry, shared_serials
 from app.gui.phones.phone_follower import PhoneFollower, tile_name
 from app.gui.phones.phone_tile import TILE_MIN_WIDTH, PhoneTile
+from app.gui.window_fit import fit_window
 
 log = logging.getLogger(__name__)
 
@@ -32,9 +33,9 @@ NO_PHONES = ("No phone is ready. Plug one in with USB debugging on, or connect o
              "main window's phones panel; it appears here once it is ready.")
 
 
-def columns_for(width: int) -> int:
-    """How many tiles fit side by side in `width` pixels (at least one)."""
-    return max(1, (width + SPACING) // (TILE_MIN_WIDTH + SPACING))
+def columns_for(width: int, tile_width: int = TILE_MIN_WIDTH) -> int:
+    """How many tiles at least `tile_width` wide fit side by side in `width` pixels (at least one)."""
+    return max(1, (width + SPACING) // (tile_width + SPACING))
 
 
 class PhoneGridWindow(QWidget):
@@ -55,7 +56,7 @@ class PhoneGridWindow(QWidget):
         self._hop: GuiHop | None = None                   # the core's way back here, while open
         self._tasks: set[asyncio.Future] = set()
         self._build()
-        self.resize(1280, 720)
+        fit_window(self, QSize(1280, 720))
         if host is not None and isinstance(host, QObject):
             host.installEventFilter(self)
 
@@ -201,19 +202,21 @@ class PhoneGridWindow(QWidget):
         if not self.open:
             return
         ready = {entry.key: entry for entry in entries if entry.ready}
+        shared = shared_serials(entries)
         for key in [key for key in self.tiles if key not in ready]:
             self._remove_tile(key)
         for key, entry in ready.items():
             if key in self.tiles:
                 self.followers[key].entry = entry
+                self.tiles[key].set_name(tile_name(entry, entry.serial in shared))
             else:
-                self._add_tile(entry)
+                self._add_tile(entry, entry.serial in shared)
         order = list(ready)
         self.tiles = dict(sorted(self.tiles.items(), key=lambda item: order.index(item[0])))
         self._reflow(force=True)
 
-    def _add_tile(self, entry: DeviceEntry) -> None:
-        tile = PhoneTile(tile_name(entry), self.host.settings.agent.mode)
+    def _add_tile(self, entry: DeviceEntry, shared: bool = False) -> None:
+        tile = PhoneTile(tile_name(entry, shared), self.host.settings.agent.mode)
         follower = PhoneFollower(self.host, entry, tile, self._runs_heard, parent=self)
         self.tiles[entry.key] = tile
         self.followers[entry.key] = follower
@@ -239,7 +242,8 @@ class PhoneGridWindow(QWidget):
         """Lay the tiles out in as many columns as the width holds."""
         # as if the scroll bar were there: a scroll bar that comes and goes never flips the column count
         width = self.scroll_area.width() - self.scroll_area.verticalScrollBar().sizeHint().width() - 2 * SPACING
-        columns = max(1, min(columns_for(width), len(self.tiles)))
+        tile_width = max((tile.minimumWidth() for tile in self.tiles.values()), default=TILE_MIN_WIDTH)
+        columns = max(1, min(columns_for(width, tile_width), len(self.tiles)))
         if columns == self.columns and not force:
             return
         self.columns = columns
@@ -264,6 +268,13 @@ class PhoneGridWindow(QWidget):
 
     def follower_for(self, serial: str) -> PhoneFollower | None:
         return next((f for key, f in self.followers.items() if key[1] == serial), None)
+
+
+def phones_window_open(window: Any) -> bool:
+    """Whether `window`'s Phones window is open (shown, even behind others or minimised): its tiles then show
+    each phone's proposals, and the main window is not pulled to the front for them."""
+    grid = window.findChild(PhoneGridWindow)
+    return grid is not None and grid.isVisible()
 
 
 def show_phone_grid(window: Any) -> PhoneGridWindow:

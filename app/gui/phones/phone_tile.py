@@ -8,7 +8,7 @@ The tile is widgets only: it says what the person asked for as signals, and show
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtCore import QEvent, QSize, Qt, Signal
 from PySide6.QtGui import QImage, QPainter
 from PySide6.QtWidgets import (
     QComboBox,
@@ -84,9 +84,10 @@ class PhoneTile(QFrame):
         super().__init__(parent)
         self.setObjectName("phoneTile")
         self.setFrameShape(QFrame.Shape.StyledPanel)
-        self.setMinimumWidth(TILE_MIN_WIDTH)
         self.setMaximumWidth(TILE_MAX_WIDTH)
-        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        policy = QSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        policy.setHeightForWidth(True)        # wrapped words take more lines in a narrow tile: it grows taller
+        self.setSizePolicy(policy)
         self.setAccessibleName(name)
         self.running = False
         self.thumb = ScreenThumb()
@@ -119,6 +120,7 @@ class PhoneTile(QFrame):
         self.review_box = self._review_box()
         self.question_box = self._question_box()
         self._lay_out()
+        self._fit_width()
 
     def _review_box(self) -> QFrame:
         box = QFrame()
@@ -137,8 +139,7 @@ class PhoneTile(QFrame):
         self.reject_button = QPushButton("Reject")
         self.reject_button.clicked.connect(self._reject)
         self.reject_reason.returnPressed.connect(self._reject)
-        buttons = QHBoxLayout()
-        buttons.addStretch(1)
+        buttons = FlowLayout(spacing=6, align_right=True)     # Approve goes under Reject rather than be cut
         buttons.addWidget(self.reject_button)
         buttons.addWidget(self.approve_button)
         layout = QVBoxLayout(box)
@@ -177,9 +178,7 @@ class PhoneTile(QFrame):
         return box
 
     def _lay_out(self) -> None:
-        footer = QHBoxLayout()
-        footer.addStretch(1)
-        footer.addWidget(self.show_button)
+        footer = FlowLayout(align_right=True)
         controls = FlowLayout(spacing=6)
         controls.addWidget(self.mode_box)
         controls.addWidget(self.run_button)
@@ -196,6 +195,7 @@ class PhoneTile(QFrame):
         side.addWidget(self.question_box)
         side.addWidget(self.error_label)
         side.addStretch(1)
+        footer.addWidget(self.show_button)
         side.addLayout(footer)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(10, 10, 10, 10)
@@ -207,7 +207,32 @@ class PhoneTile(QFrame):
         self.step_label.hide()
 
     def sizeHint(self) -> QSize:
-        return QSize(TILE_MIN_WIDTH + 120, max(THUMB_SIZE.height() + 20, super().sizeHint().height()))
+        return QSize(TILE_MIN_WIDTH + 120, self.heightForWidth(TILE_MIN_WIDTH + 120))
+
+    def _fit_width(self) -> None:
+        """At least TILE_MIN_WIDTH, and wide enough for each button's whole text beside the picture (a big
+        font makes the tile wider rather than cut "Show in main window" or "Approve")."""
+        margins, side = self.layout().contentsMargins(), 0
+        for widget in (self.show_button, self.approve_button, self.reject_button, self.answer_button,
+                       self.run_button, self.stop_button, self.mode_box):
+            widget.ensurePolished()
+            side = max(side, widget.sizeHint().width())
+        boxes = 2 * 8 + 2 * self.review_box.frameWidth()        # the review box's margins and frame
+        needed = margins.left() + margins.right() + THUMB_SIZE.width() + self.layout().spacing() + side + boxes
+        self.setMinimumWidth(max(TILE_MIN_WIDTH, needed))
+
+    def changeEvent(self, event) -> None:
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
+            self._fit_width()
+
+    def hasHeightForWidth(self) -> bool:
+        return True
+
+    def heightForWidth(self, width: int) -> int:
+        layout = self.layout()
+        needed = layout.totalHeightForWidth(width) if layout is not None else 0
+        return max(THUMB_SIZE.height() + 20, needed)
 
     # ------------------------------------------------------------------ the person's side
 
@@ -243,6 +268,10 @@ class PhoneTile(QFrame):
         self.run_button.setEnabled(ready and not self.running)
         if ready and not self.running:
             self.set_state("Idle — type a request and press Run")
+
+    def set_name(self, name: str) -> None:
+        self.name_label.setText(name)
+        self.setAccessibleName(name)
 
     def set_frame(self, image: QImage) -> None:
         self.thumb.set_image(image)

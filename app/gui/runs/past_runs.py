@@ -44,7 +44,13 @@ from app.gui.runs.past_run_actions import (
     read_script,
     save_as_skill,
 )
-from app.gui.runs.past_runs_filter import RerunDialog, RunFilterBar, run_matches
+from app.gui.runs.past_runs_filter import (
+    RerunDialog,
+    RunFilterBar,
+    phone_words,
+    run_matches,
+    serials_of_several_phones,
+)
 from app.gui.runs.step_detail import CHIP_COLOUR_ROLE, ChipDelegate
 from app.gui.skills.skill_actions import ask_text
 from app.gui.theme import set_tone
@@ -84,7 +90,7 @@ class PastRunsDialog(LoadingDialog):
     replay_requested = Signal(Path)
     rerun_requested = Signal(str, bool)     # the request, whether stored skills may be used
     run_deleted = Signal(Path)
-    STARTED, REQUEST, STATUS, STEPS = range(4)
+    STARTED, REQUEST, PHONE, STATUS, STEPS = range(5)
 
     def __init__(self, root: Path | None = None, parent: QWidget | None = None, *,
                  skills: SkillStore | None = None):
@@ -105,7 +111,7 @@ class PastRunsDialog(LoadingDialog):
         self.filter.changed.connect(self._apply_filter)
 
         self.runs = QTreeWidget()
-        self.runs.setHeaderLabels(["Started", "Request", "Status", "Steps"])
+        self.runs.setHeaderLabels(["Started", "Request", "Phone", "Status", "Steps"])
         self.runs.setRootIsDecorated(False)
         self.runs.setUniformRowHeights(True)
         self.runs.setAlternatingRowColors(True)
@@ -116,6 +122,7 @@ class PastRunsDialog(LoadingDialog):
         header.setStretchLastSection(False)
         for column, mode in ((self.STARTED, QHeaderView.ResizeMode.ResizeToContents),
                              (self.REQUEST, QHeaderView.ResizeMode.Stretch),
+                             (self.PHONE, QHeaderView.ResizeMode.ResizeToContents),
                              (self.STATUS, QHeaderView.ResizeMode.Fixed),
                              (self.STEPS, QHeaderView.ResizeMode.ResizeToContents)):
             header.setSectionResizeMode(column, mode)
@@ -178,8 +185,9 @@ class PastRunsDialog(LoadingDialog):
         if not isValid(self):   # the dialog was deleted meanwhile
             return summaries
         self.runs.clear()
+        shared = serials_of_several_phones([summary.phone for summary in summaries])
         for summary in summaries:
-            self.runs.addTopLevelItem(self._item(summary))
+            self.runs.addTopLevelItem(self._item(summary, shared))
         self.empty_text = problem
         self._apply_filter()
         return summaries
@@ -214,16 +222,18 @@ class PastRunsDialog(LoadingDialog):
         items = (self.runs.topLevelItem(i) for i in range(self.runs.topLevelItemCount()))
         return [Path(item.data(self.STARTED, PATH_ROLE)) for item in items if item is not None and not item.isHidden()]
 
-    def _item(self, summary: RunSummary) -> QTreeWidgetItem:
+    def _item(self, summary: RunSummary, shared: set[str]) -> QTreeWidgetItem:
         request = " ".join(summary.request.split()) or "(no request recorded)"
         status = run_status_word(summary.status)
-        item = QTreeWidgetItem([started_words(summary.started_at), request, status.text, str(summary.steps)])
+        phone = phone_words(summary.phone, str(summary.phone.get("serial") or "") in shared)
+        item = QTreeWidgetItem([started_words(summary.started_at), request, phone, status.text, str(summary.steps)])
         item.setData(self.STARTED, PATH_ROLE, summary.dir)
         item.setData(self.STARTED, REQUEST_ROLE, " ".join(summary.request.split()))
         item.setData(self.STARTED, STATUS_ROLE, summary.status)
         item.setData(self.STATUS, CHIP_COLOUR_ROLE, QColor(status.colour))
         item.setToolTip(self.REQUEST, summary.request)
         item.setToolTip(self.STARTED, str(summary.dir))
+        item.setToolTip(self.PHONE, phone_words(summary.phone, True))
         item.setTextAlignment(self.STEPS, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return item
 

@@ -4,8 +4,9 @@ above the list, and the small dialog that asks how to run a past request again."
 from __future__ import annotations
 
 import unicodedata
+from typing import Any
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QSize, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -19,6 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.agent.run_words import RUN_STATUSES, run_status_word
+from app.gui.window_fit import fit_window
 
 ALL_STATUSES = ""
 
@@ -27,6 +29,25 @@ def folded(text: str) -> str:
     """Text for matching: case, accents and repeated spaces do not matter ("Café" finds "cafe")."""
     decomposed = unicodedata.normalize("NFKD", text.casefold())
     return " ".join("".join(c for c in decomposed if not unicodedata.combining(c)).split())
+
+
+def phone_words(phone: dict[str, Any], with_server: bool = False) -> str:
+    """The phone a run was on (run.json's "device"), named as the phones list names it: "Pixel 8 · 3A2B",
+    with "@ host:port" (its ADB server) when `with_server`; "–" when the run did not record one."""
+    serial, server = str(phone.get("serial") or ""), str(phone.get("server") or "")
+    if not serial:
+        return str(phone.get("id") or "–")
+    name = "Virtual phone" if phone.get("virtual") else str(phone.get("model") or "Phone")
+    return f"{name} · {serial}" + (f" @ {server}" if with_server and server else "")
+
+
+def serials_of_several_phones(phones: list[dict[str, Any]]) -> set[str]:
+    """The serials that name more than one phone among `phones` (the same serial on other ADB servers)."""
+    ids: dict[str, set[str]] = {}
+    for phone in phones:
+        serial = str(phone.get("serial") or "")
+        ids.setdefault(serial, set()).add(str(phone.get("id") or f"{serial}@{phone.get('server') or ''}"))
+    return {serial for serial, named in ids.items() if serial and len(named) > 1}
 
 
 def run_matches(request: str, status: str, search: str, wanted_status: str = ALL_STATUSES) -> bool:
@@ -98,4 +119,4 @@ class RerunDialog(QDialog):
         layout.addWidget(what)
         layout.addWidget(self.use_skills)
         layout.addWidget(buttons)
-        self.resize(460, self.sizeHint().height())
+        fit_window(self, QSize(460, self.sizeHint().height()))

@@ -49,6 +49,7 @@ from app.core.agent.run_words import NEUTRAL, action_words, decision_word, resul
 from app.core.agent.step_reviews import ProposalReview
 from app.core.agent.trajectory import step_file
 from app.core.providers import Pricing, cost_words
+from app.gui.window_fit import fit_window
 
 __all__ = ["CHIP_COLOUR_ROLE", "CHIP_NOTE_ROLE", "NEUTRAL_CHIP", "ChipDelegate", "StepDetailDialog", "decision_chip",
            "error_colour", "format_ms", "read_scaled_image", "result_text", "review_chip", "step_action_text",
@@ -219,7 +220,7 @@ class StepDetailDialog(QDialog):
         self.steps = steps if steps is not None else [step]
         self.step: StepRecord = step
         self._images_task: asyncio.Task | None = None
-        self.resize(1180, 820)
+        fit_window(self, QSize(1180, 820))
 
         self.clean_view, self.annotated_view = ScreenshotView("Screen"), ScreenshotView("Numbered controls")
         images = QWidget()

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from typing import Any, TypeVar, overload
 
 from pydantic import ValidationError
-from PySide6.QtCore import QStringListModel, Qt, Signal
+from PySide6.QtCore import QSize, QStringListModel, Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -65,9 +65,11 @@ from app.gui.settings.settings_form import (
     form_page,
     hbox,
     note_label,
+    row_note,
     set_field_value,
 )
 from app.gui.theme import set_tone
+from app.gui.window_fit import fit_window
 
 log = logging.getLogger(__name__)
 
@@ -129,7 +131,7 @@ class SettingsDialog(QDialog):
         self._field("mirror.stream", QComboBox).currentIndexChanged.connect(self._sync_dependent_fields)
         self._field("api.serve", QCheckBox).toggled.connect(self._sync_dependent_fields)
         self._load(settings)
-        self.resize(640, 560)
+        fit_window(self, QSize(640, 560))
 
     # ------------------------------------------------------------------ results
 
@@ -289,7 +291,7 @@ class SettingsDialog(QDialog):
 
     def _add_rows(self, form: QFormLayout, rows: tuple[tuple[str, str, Any], ...]) -> None:
         for label, key, spec in rows:
-            self._row(form, label, key, self._editor(key, spec))
+            self._row(form, label, key, self._editor(key, spec), row_note(key))
 
     @overload
     def _editor(self, key: str, spec: str) -> QLineEdit: ...

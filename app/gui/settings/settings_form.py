@@ -131,6 +131,9 @@ CONNECTION_ROWS = (
      Check("Programs may approve sensitive actions (off: a person decides them, here or in the console)",
            name="Programs may approve sensitive actions")),
 )
+ADB_SERVERS_NOTE = ("To use phones plugged into other computers (or a device farm), list their ADB servers here "
+                    "as host:port, separated by commas; this computer's own server is always used.")
+ROW_NOTES = {"adb.servers": ADB_SERVERS_NOTE}      # a sentence under the field, saying what it is for
 APPEARANCE_ROWS = (
     ("Theme", "appearance.theme", [("Follow the system (light or dark)", "system"), ("Light", "light"),
                                    ("Dark", "dark")]),
@@ -208,6 +211,15 @@ def form_page() -> tuple[QWidget, QFormLayout]:
     form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
     form.setVerticalSpacing(8)
     return page, form
+
+
+def row_note(key: str) -> QLabel | None:
+    """The sentence shown under the field `key` (ROW_NOTES), or None when it has none."""
+    if key not in ROW_NOTES:
+        return None
+    label = note_label()
+    label.setText(ROW_NOTES[key])
+    return label
 
 
 def note_label(tone: str = "muted") -> QLabel:
