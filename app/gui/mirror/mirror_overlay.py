@@ -28,14 +28,18 @@ from PySide6.QtGui import (
 )
 
 from app.core.perception.annotate import control_colour, is_labelled_box
-from app.core.perception.badge_layout import place_badges
+from app.core.perception.badge_layout import labels_covered, place_badges
 from app.core.perception.controls import Control, Rect
 from app.core.perception.protected_screen import looks_protected
 
 BADGE_FONT_PX = 11
+SEE_THROUGH_ALPHA = 120
+"""A badge over a label is filled at this opacity (of 255): the letters under it stay readable."""
 LABEL_NAME_LIMIT = 40
 _HALO = QColor(255, 255, 255, 150)
 _SPOTLIGHT = QColor(0, 0, 0, 70)
+_SEE_THROUGH_INK = QColor(Qt.GlobalColor.black)     # with a white rim: readable over any label
+_HALO_OFFSETS = (QPointF(-1, 0), QPointF(1, 0), QPointF(0, -1), QPointF(0, 1))
 
 
 def control_qcolor(control_id: int) -> QColor:
@@ -135,6 +139,8 @@ class ControlLayer:
         self.font.setBold(True)
         self._metrics = QFontMetricsF(self.font)
         self._badges_by_id: dict[int, tuple[QColor, QColor, QStaticText, float, float]] = {}
+        self.badge_rects: list[QRectF] = []       # where each control's badge went (widget px), last render
+        self.see_through: list[bool] = []         # which of them lie over words, so are filled see-through
 
     @property
     def controls(self) -> list[Control]:
@@ -171,33 +177,50 @@ class ControlLayer:
         image.setDevicePixelRatio(pixel_ratio)
         image.fill(Qt.GlobalColor.transparent)
         boxes = [mapping.rect(c.rect).adjusted(1, 1, -1, -1) for c in self._controls]
-        badges = _place_badges(boxes, [(style[3], style[4]) for style in self._badge_style],
-                               [is_labelled_box(c) for c in self._controls], mapping)
-        outlines: dict[int, tuple[QColor, list[QRectF], list[QRectF]]] = {}  # colour → (colour, boxes, badges)
+        labelled = [is_labelled_box(c) for c in self._controls]
+        badges = _place_badges(boxes, [(style[3], style[4]) for style in self._badge_style], labelled, mapping)
+        self.badge_rects = badges
+        self.see_through = labels_covered([_box(b) for b in boxes], [_box(b) for b in badges], labelled)
+        outlines: dict[int, tuple[QColor, list[QRectF]]] = {}  # colour → (colour, boxes)
+        fills: dict[int, tuple[QColor, list[QRectF]]] = {}     # fill (with its opacity) → (fill, badges)
         texts: dict[int, tuple[QColor, list[tuple[QPointF, QStaticText]]]] = {}  # ink → (ink, labels)
-        for box, badge, (colour, ink, text, _, _) in zip(boxes, badges, self._badge_style, strict=True):
-            group = outlines.setdefault(colour.rgb(), (colour, [], []))
-            group[1].append(box)
-            group[2].append(badge)
-            texts.setdefault(ink.rgb(), (ink, []))[1].append((QPointF(badge.left() + 3.5, badge.top() + 0.5), text))
+        haloed: list[tuple[QPointF, QStaticText]] = []        # a white rim around the see-through badges' ink
+        for box, badge, see_through, (colour, ink, text, _, _) in zip(boxes, badges, self.see_through,
+                                                                      self._badge_style, strict=True):
+            outlines.setdefault(colour.rgb(), (colour, []))[1].append(box)
+            fill = QColor(colour)
+            point = QPointF(badge.left() + 3.5, badge.top() + 0.5)
+            if see_through:
+                fill.setAlpha(SEE_THROUGH_ALPHA)
+                ink = _SEE_THROUGH_INK
+                haloed.extend((point + offset, text) for offset in _HALO_OFFSETS)
+            fills.setdefault(fill.rgba(), (fill, []))[1].append(badge)
+            texts.setdefault(ink.rgb(), (ink, []))[1].append((point, text))
         # Grouped by colour: a few calls per colour instead of several per control.
         painter = QPainter(image)
         painter.setPen(QPen(_HALO, 4))
         painter.drawRects(boxes)
-        for colour, group_boxes, _ in outlines.values():
+        for colour, group_boxes in outlines.values():
             painter.setPen(QPen(colour, 2))
             painter.drawRects(group_boxes)
         painter.setPen(Qt.PenStyle.NoPen)
-        for colour, _, group_badges in outlines.values():
-            painter.setBrush(colour)
+        for fill, group_badges in fills.values():
+            painter.setBrush(fill)
             painter.drawRects(group_badges)
         painter.setFont(self.font)
+        painter.setPen(Qt.GlobalColor.white)
+        for point, text in haloed:
+            painter.drawStaticText(point, text)
         for ink, labels in texts.values():
             painter.setPen(ink)
             for point, text in labels:
                 painter.drawStaticText(point, text)
         painter.end()
         return image
+
+
+def _box(rect: QRectF) -> tuple[float, float, float, float]:
+    return rect.left(), rect.top(), rect.right(), rect.bottom()
 
 
 def _place_badges(boxes: list[QRectF], sizes: list[tuple[float, float]], labelled: list[bool],
