@@ -72,8 +72,8 @@ class ViewModes(QObject):
         if on != self.full_screen:
             main = window.splitters["main"]
             if on:
-                self._before = _Before(window.isMaximized(), window.geometry(), main.sizes(), window.menuBar().isVisible(),
-                                       window.statusBar().isVisible())
+                self._before = _Before(window.isMaximized(), window.geometry(), main.sizes(),
+                                       window.menuBar().isVisible(), window.statusBar().isVisible())
                 main.setSizes([0, sum(self._before.sizes), 0])
                 window.menuBar().hide()
                 window.statusBar().hide()

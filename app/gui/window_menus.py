@@ -4,8 +4,9 @@ Ctrl+Enter (either Enter key) does the next thing a person would confirm: answer
 question or approve the waiting action when there is one, otherwise run the request.
 View › Actual size (1:1) and Full screen (F11) show the phone as scrcpy does; the side panes open and
 shut there and from the status bar's ends (side_panes.py). View › Theme picks the look (saved with the
-settings); Help has the user guide (F1), the keyboard shortcuts (Ctrl+/) and About. Building the menus is the window's last step: it also applies the saved
-look and names, for screen readers, any control still without a name.
+settings); Help has the user guide (F1), the keyboard shortcuts (Ctrl+/) and About. Building the menus
+is the window's last step: it also applies the saved look and names, for screen readers, any control
+still without a name.
 """
 
 from __future__ import annotations

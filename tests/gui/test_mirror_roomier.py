@@ -106,6 +106,7 @@ def test_the_readout_counts_the_frames_painted_in_the_last_second():
     assert mirror_state_words("Stream", 0, True) == "Live · screen still"
     assert mirror_state_words("Screenshots", 2, True) == "Screenshots · 2 fps"
     assert mirror_state_words("", 0, False) == "Connecting…"
+    assert mirror_state_words("", 0, True, "disconnected: the phone went away") == "Disconnected"
 
 
 def test_the_mirror_counts_a_frame_once_it_is_painted_not_when_it_is_replaced(qtbot):
@@ -193,7 +194,7 @@ async def test_actual_size_shows_one_phone_pixel_per_screen_pixel_and_scrolls(wi
     ratio = window.mirror.devicePixelRatioF()
     assert window.mirror.size() == QSize(round(DEVICE[0] / ratio), round(DEVICE[1] / ratio))
     assert window.mirror.frame_rect().width() == pytest.approx(DEVICE[0] / ratio)
-    scroll = window.mirror_panel.scroll
+    scroll = window.mirror_panel.mirror_area
     assert scroll.verticalScrollBar().maximum() > 0, "the rest of the phone is a scroll away"
     assert window.mirror_panel.actual_size_button.isChecked()
     window.mirror_panel.actual_size_button.click()       # the bar's 1:1 button: back to fitting the window
@@ -221,4 +222,4 @@ async def test_f11_shows_only_the_phone_and_escape_brings_the_desk_back(window):
     QTest.keyClick(window.mirror, Qt.Key.Key_Escape)
     await settle()
     assert not window.isFullScreen() and not window.view_modes.full_screen_action.isChecked()
-    assert main.sizes() == before and window.menuBar().isVisible() and window.statusBar().isVisible(), (window.size(), main.size())
+    assert main.sizes() == before and window.menuBar().isVisible() and window.statusBar().isVisible()

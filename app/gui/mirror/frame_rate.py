@@ -2,7 +2,7 @@
 
 `ShownFrames` counts the frames the mirror actually painted (a frame replaced before it was painted is
 not counted) over the last second; `mirror_state_words` turns that and the frame source into the words
-above the mirror: "Live · 60 fps", "Live · screen still", "Screenshots · 2 fps", "Connecting…".
+above the mirror: "Live · 60 fps", "Live · screen still", "Screenshots · 2 fps", "Screenshots · still", "Connecting…".
 """
 
 from __future__ import annotations
@@ -16,8 +16,9 @@ WINDOW_S = 1.0
 STILL_WORDS = "screen still"
 SOURCE_WORDS = {"Stream": "Live", "Screenshots": "Screenshots"}
 """The frame source's short name (WindowPhone.frame_source) → what the person reads."""
-WIDEST_WORDS = "Screenshots · screen still"
-"""The longest text the readout shows (its label is sized once for it)."""
+READOUT_WORDS = ("Connecting…", "Disconnected", "Live · 999 fps", "Live · screen still", "Screenshots · 99 fps",
+                 "Screenshots · still")
+"""The longest texts the readout shows (its label is sized once for the widest)."""
 
 
 class ShownFrames:
@@ -45,14 +46,17 @@ class ShownFrames:
             self._times.popleft()
 
 
-def mirror_state_words(source: str, fps: float, any_frame: bool) -> str:
-    """The readout above the mirror for a frame source ("Stream", "Screenshots" or ""), the frames painted
-    in the last second, and whether any frame has been shown yet."""
+def mirror_state_words(source: str, fps: float, any_frame: bool, status: str = "") -> str:
+    """The readout under the mirror for a frame source ("Stream", "Screenshots" or ""), the frames painted
+    in the last second, whether any frame has been shown yet, and the source's status."""
+    if status.startswith("disconnected"):
+        return "Disconnected"       # the stream starts again by itself; the status bar says why
     if not any_frame:
         return "Connecting…"
     where = SOURCE_WORDS.get(source, "Live")
-    rate = f"{fps:.0f} fps" if fps >= 1 else STILL_WORDS
-    return f"{where} · {rate}"
+    if fps >= 1:
+        return f"{where} · {fps:.0f} fps"
+    return f"{where} · {STILL_WORDS if where == 'Live' else 'still'}"
 
 
 def mirror_state_tip(source: str, status: str) -> str:

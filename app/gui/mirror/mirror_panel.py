@@ -9,9 +9,9 @@ The mirror fits its column (aspect kept), or shows one phone pixel per screen pi
 from __future__ import annotations
 
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
-from PySide6.QtWidgets import QFrame, QLabel, QPushButton, QScrollArea, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QLabel, QPushButton, QScrollArea, QStyle, QToolButton, QVBoxLayout, QWidget
 
-from app.gui.mirror.frame_rate import WIDEST_WORDS, mirror_state_tip, mirror_state_words
+from app.gui.mirror.frame_rate import READOUT_WORDS, mirror_state_tip, mirror_state_words
 from app.gui.mirror.manual_controls import ManualControlBar
 from app.gui.mirror.mirror_view import MirrorView
 
@@ -19,12 +19,12 @@ READOUT_MS = 1000
 """How often the readout says again how many frames the mirror painted in the last second."""
 
 
-def _fixed_label(widest_text: str) -> QLabel:
-    """A label of a fixed size: a label whose size can change makes Qt lay out the whole window
-    again each time its text changes (here every second)."""
+def _fixed_label(texts: tuple[str, ...]) -> QLabel:
+    """A label of a fixed size, as wide as the widest of `texts`: a label whose size can change makes Qt
+    lay out the whole window again each time its text changes (here every second)."""
     label = QLabel("")
     metrics = label.fontMetrics()
-    label.setFixedSize(metrics.horizontalAdvance(widest_text) + 8, metrics.height() + 4)
+    label.setFixedSize(max(metrics.horizontalAdvance(text) for text in texts) + 8, metrics.height() + 4)
     label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
     return label
 
@@ -51,11 +51,11 @@ class MirrorPanel(QWidget):
         self.mirror.setAccessibleDescription("The phone's screen, mirrored. Tab and Shift+Tab go through its "
                                              "controls in inspect mode; in touch mode keys are sent to the phone.")
         self.mirror.set_placeholder("Connecting to the phone…")
-        self.scroll = QScrollArea()
-        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
-        self.scroll.setAccessibleName("Phone screen area")
-        self.scroll.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.scroll.setWidget(self.mirror)
+        self.mirror_area = QScrollArea()
+        self.mirror_area.setFrameShape(QFrame.Shape.NoFrame)
+        self.mirror_area.setAccessibleName("Phone screen area")
+        self.mirror_area.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.mirror_area.setWidget(self.mirror)
         self.mirror.device_size_changed.connect(self.device_size_changed)
         self._actual_size = False
         self._fit()
@@ -67,9 +67,12 @@ class MirrorPanel(QWidget):
         self.actual_size_button = _tool_button("1:1", "One phone pixel per screen pixel; scroll to see the rest "
                                                "(Ctrl+1). Off: the phone fits the window.", "Actual size")
         self.actual_size_button.toggled.connect(self.actual_size_toggled)
-        self.full_screen_button = _tool_button("⛶", "Full screen: only the phone (F11; Esc leaves)", "Full screen")
+        self.full_screen_button = _tool_button("Full screen", "Full screen: only the phone (F11; Esc leaves)",
+                                               "Full screen")
+        self.full_screen_button.setIcon(self.style().standardIcon(QStyle.StandardPixmap.SP_TitleBarMaxButton))
+        self.full_screen_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonIconOnly)
         self.full_screen_button.toggled.connect(self.full_screen_toggled)
-        self.state_label = _fixed_label(WIDEST_WORDS)     # "Live · 60 fps"; where the frames come from in its tooltip
+        self.state_label = _fixed_label(READOUT_WORDS)     # "Live · 60 fps"; where the frames come from in its tooltip
         self.state_label.setAccessibleName("Mirror state")
         self._source, self._status = "", ""
         self.manual = ManualControlBar()
@@ -78,7 +81,7 @@ class MirrorPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 0)
         layout.setSpacing(2)
-        layout.addWidget(self.scroll, 1)
+        layout.addWidget(self.mirror_area, 1)
         layout.addWidget(self.manual)
         self._readout = QTimer(self, interval=READOUT_MS)
         self._readout.timeout.connect(self.refresh_state)
@@ -89,7 +92,7 @@ class MirrorPanel(QWidget):
     def refresh_state(self) -> None:
         """Say where the pictures come from and how many the mirror painted in the last second."""
         shown = self.mirror.shown_frames
-        self.state_label.setText(mirror_state_words(self._source, shown.per_second(), shown.total > 0))
+        self.state_label.setText(mirror_state_words(self._source, shown.per_second(), shown.total > 0, self._status))
 
     def show_frame_source(self, short: str, status: str) -> None:
         """The frame source ("Stream" or "Screenshots") and its whole status, for the readout and its tooltip."""
@@ -131,16 +134,16 @@ class MirrorPanel(QWidget):
             return
         ratio = self.mirror.devicePixelRatioF() or 1.0
         size = QSize(round(width / ratio), round(height / ratio))
-        if self.mirror.size() == size and not self.scroll.widgetResizable():
+        if self.mirror.size() == size and not self.mirror_area.widgetResizable():
             return
-        self.scroll.setWidgetResizable(False)
-        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
-        self.scroll.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+        self.mirror_area.setWidgetResizable(False)
+        self.mirror_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+        self.mirror_area.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         self.mirror.setFixedSize(size)
 
     def _fit(self) -> None:
-        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.scroll.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.mirror_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.mirror_area.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.mirror.setMinimumSize(self.mirror.minimum_fit_size())
         self.mirror.setMaximumSize(16777215, 16777215)
-        self.scroll.setWidgetResizable(True)
+        self.mirror_area.setWidgetResizable(True)

@@ -24,7 +24,6 @@ from app.gui.mirror.mirror_keys import PhoneInput
 from app.gui.mirror.mirror_overlay import (
     ControlLayer,
     DeviceMapping,
-    TouchFeedback,
     control_qcolor,
     frame_looks_protected,
     hover_lines,
@@ -36,6 +35,7 @@ from app.gui.mirror.mirror_overlay import (
     paint_selection,
 )
 from app.gui.mirror.proposal_overlay import ProposalShape, paint_proposal, proposal_shape
+from app.gui.mirror.touch_feedback import TouchFeedback
 
 MODES = ("inspect", "touch", "pick")
 CYCLE_DISTANCE = 6
