@@ -435,6 +435,7 @@ class MainWindow(QMainWindow):
         self.phone.set_mirror_visible(self.isVisible() and not self.isMinimized())
 
     def closeEvent(self, event) -> None:
+        self.view_modes.set_full_screen(False)     # the layout saved is the desk's, not full screen's
         self.layouts.save()
         self._closed.set()
         super().closeEvent(event)

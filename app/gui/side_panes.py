@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QEvent, QObject
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QScrollArea, QSplitter, QToolButton
 
@@ -72,6 +72,15 @@ class SidePanes(QObject):
             button.clicked.connect(lambda on, i=index: show_pane(window, i, on))
             self.buttons[index] = button
         self.main.splitterMoved.connect(lambda *_args: self.sync())
+        for index in PANE_WORDS:           # a restored layout (another screen's) resizes the panes without a signal
+            pane = self.main.widget(index)
+            if pane is not None:
+                pane.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Resize:
+            self.sync()
+        return False
 
     def place_buttons(self) -> None:
         """The left pane's button at the status bar's left end, the right pane's at its right end."""

@@ -223,3 +223,28 @@ async def test_f11_shows_only_the_phone_and_escape_brings_the_desk_back(window):
     await settle()
     assert not window.isFullScreen() and not window.view_modes.full_screen_action.isChecked()
     assert main.sizes() == before and window.menuBar().isVisible() and window.statusBar().isVisible()
+
+
+@pytest.mark.asyncio
+async def test_closing_in_full_screen_keeps_the_desks_layout_for_next_time(window):
+    from app.gui.side_panes import RIGHT, show_pane
+
+    window.resize(*SMALL)
+    await settle()
+    main = window.splitters["main"]
+    show_pane(window, RIGHT, True)
+    await settle()
+    window.view_modes.set_full_screen(True)
+    await settle()
+    window.close()
+    await settle()
+    assert not window.isFullScreen()
+    window.show()                             # opened again (a hidden splitter does not lay its panes out)
+    await settle()
+    main.setSizes([0, sum(main.sizes()), 0])
+    await settle()
+    assert not window.side_panes.buttons[RIGHT].isChecked()
+    window.layouts.restore()                  # the layout saved on closing: both side panes open
+    await settle()
+    assert main.sizes()[0] > 0 and main.sizes()[RIGHT] > 0
+    assert window.side_panes.buttons[RIGHT].isChecked(), "the toggles follow a restored layout"
