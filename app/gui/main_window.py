@@ -38,7 +38,7 @@ from app.gui.window_state import ScreenLayouts
 
 if TYPE_CHECKING:     # the panes' types, for the attributes other modules set on the window
     from PySide6.QtGui import QAction
-    from PySide6.QtWidgets import QLabel, QPushButton, QSplitter, QWidget
+    from PySide6.QtWidgets import QLabel, QSplitter, QToolButton, QWidget
 
     from app.gui.inspector.inspector import InspectorPanel
     from app.gui.inspector.inspector_wiring import RunTrees
@@ -84,7 +84,7 @@ class MainWindow(QMainWindow):
     mirror_panel: MirrorPanel
     mirror: MirrorView
     manual: ManualControlBar
-    overlay_button: QPushButton
+    overlay_button: QToolButton
     state_label: QLabel
     take_over_bar: TakeOverBar
     inspector: InspectorPanel

@@ -164,7 +164,6 @@ def first_layout(window: MainWindow) -> None:
     main, right = window.splitters["main"], window.splitters["right"]
     sizes = pane_widths(width - 2 * main.handleWidth(), height, window.mirror.device_size)
     if small_screen(window):       # the inspector pane shut: the mirror and the request get the room
-        window.__dict__.setdefault("_collapsed_pane_widths", {})[RIGHT] = sizes[RIGHT]
         sizes = [sizes[0], sizes[1] + sizes[RIGHT], 0]     # (the mirror's bar then fits on one row)
         window.setWindowState(window.windowState() | Qt.WindowState.WindowMaximized)
     main.setSizes(sizes)

@@ -163,7 +163,8 @@ async def test_at_1280_by_720_the_inspector_pane_starts_shut_and_the_phone_gets_
     assert toggle.isVisible() and not toggle.isChecked(), "a visible toggle in the status bar opens it"
     assert window.mirror.width() >= 600, f"the mirror's column is {window.mirror.width()} px wide"
     picture = window.mirror.frame_rect().width()
-    assert picture >= BEFORE_PICTURE_WIDTH + 30, f"the phone's picture is {picture:.0f} px wide"
+    assert picture >= BEFORE_PICTURE_WIDTH + 50, f"the phone's picture is {picture:.0f} px wide"
+    assert window.mirror_panel.bar_beside, "the phone takes the column's height, its buttons beside it"
     toggle.click()
     await settle()
     assert main.sizes()[RIGHT] >= window.right_pane.minimumWidth() and toggle.isChecked()
@@ -171,6 +172,18 @@ async def test_at_1280_by_720_the_inspector_pane_starts_shut_and_the_phone_gets_
     window.side_panes.actions[RIGHT].trigger()
     await settle()
     assert main.sizes()[RIGHT] == 0 and not toggle.isChecked()
+
+
+@pytest.mark.asyncio
+async def test_a_narrow_column_keeps_the_bar_under_the_phone(window):
+    window.resize(*SMALL)
+    show_a_phone(window)
+    window.splitters["main"].setSizes([300, 420, 520])       # every pane open: the phone's column is narrow
+    await settle()
+    panel = window.mirror_panel
+    assert not panel.bar_beside
+    assert panel.manual.geometry().top() >= panel.mirror_area.geometry().bottom()
+    assert window.mirror.frame_rect().width() >= 200
 
 
 @pytest.mark.asyncio

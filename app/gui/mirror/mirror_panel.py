@@ -1,6 +1,8 @@
-"""The window's middle column: the mirror and, below it, one bar that wraps onto more rows only when
-the column is narrow: the manual controls, the mirror's own buttons (boxes on/off, 1:1, full screen)
-and its readout ("Live · 60 fps"). Nothing sits above the mirror: the phone's picture gets the height.
+"""The window's middle column: the mirror and one bar with the manual controls, the mirror's own
+buttons (boxes on/off, 1:1, full screen) and its readout ("Live · 60 fps"). Nothing sits above the
+mirror: the phone's picture gets the height. Where the column is wide enough for the phone at its full
+height and the bar beside it (a small screen with the inspector shut), the bar stands beside the phone,
+its groups in rows; otherwise it lies below the phone and wraps onto more rows only when narrow.
 
 The mirror fits its column (aspect kept), or shows one phone pixel per screen pixel (1:1, as scrcpy's
 "pixel perfect"), scrolling where the phone is bigger than the column.
@@ -9,13 +11,17 @@ The mirror fits its column (aspect kept), or shows one phone pixel per screen pi
 from __future__ import annotations
 
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
-from PySide6.QtWidgets import QFrame, QLabel, QPushButton, QScrollArea, QStyle, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QBoxLayout, QFrame, QLabel, QScrollArea, QStyle, QToolButton, QWidget
 
 from app.gui.mirror.frame_rate import READOUT_WORDS, mirror_state_tip, mirror_state_words
 from app.gui.mirror.manual_controls import ManualControlBar
 from app.gui.mirror.mirror_view import MirrorView
 
 READOUT_MS = 1000
+SIDE_BAR_WIDTH = 300
+"""px: the bar beside the phone."""
+PHONE_ASPECT = 1080 / 2400
+"""Until the phone says its size."""
 """How often the readout says again how many frames the mirror painted in the last second."""
 
 
@@ -39,7 +45,7 @@ def _tool_button(text: str, tip: str, name: str) -> QToolButton:
 
 
 class MirrorPanel(QWidget):
-    """The mirror (in a scroll area, for 1:1) with the bar below it."""
+    """The mirror (in a scroll area, for 1:1) with the bar below or beside it."""
 
     actual_size_toggled = Signal(bool)      # the 1:1 button was pressed (the window's View action follows)
     full_screen_toggled = Signal(bool)
@@ -60,10 +66,8 @@ class MirrorPanel(QWidget):
         self._actual_size = False
         self._fit()
 
-        self.overlay_button = QPushButton("Boxes")
-        self.overlay_button.setCheckable(True)
+        self.overlay_button = _tool_button("Boxes", "Show the numbered boxes of the controls (Ctrl+B)", "Boxes")
         self.overlay_button.setChecked(True)
-        self.overlay_button.setToolTip("Show the numbered boxes of the controls (Ctrl+B)")
         self.actual_size_button = _tool_button("1:1", "One phone pixel per screen pixel; scroll to see the rest "
                                                "(Ctrl+1). Off: the phone fits the window.", "Actual size")
         self.actual_size_button.toggled.connect(self.actual_size_toggled)
@@ -78,14 +82,53 @@ class MirrorPanel(QWidget):
         self.manual = ManualControlBar()
         self.manual.add_group(self.overlay_button, self.actual_size_button, self.full_screen_button)
         self.manual.add_group(self.state_label)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(4, 4, 4, 0)
-        layout.setSpacing(2)
-        layout.addWidget(self.mirror_area, 1)
-        layout.addWidget(self.manual)
+        for button in (self.overlay_button, self.actual_size_button, self.full_screen_button):
+            button.setFixedHeight(self.manual.touch_button.maximumHeight())      # one height along the bar
+        self._layout = QBoxLayout(QBoxLayout.Direction.TopToBottom, self)
+        self._layout.setContentsMargins(4, 4, 4, 0)
+        self._layout.setSpacing(2)
+        self.bar_beside = False
+        self._arrange(False)
         self._readout = QTimer(self, interval=READOUT_MS)
         self._readout.timeout.connect(self.refresh_state)
         self.refresh_state()
+
+    # ------------------------------------------------------------------ the bar: below or beside
+
+    def _wants_bar_beside(self) -> bool:
+        """Whether the phone, as tall as the column, still leaves room for the bar beside it (never in 1:1)."""
+        if self._actual_size:
+            return False
+        width, height = self.mirror.device_size
+        aspect = width / height if width and height else PHONE_ASPECT
+        margins = self._layout.contentsMargins()
+        picture = (self.height() - margins.top() - margins.bottom()) * aspect
+        return self.width() - margins.left() - margins.right() - SIDE_BAR_WIDTH - 8 >= picture
+
+    def _arrange(self, beside: bool) -> None:
+        layout = self._layout
+        while layout.count():
+            layout.takeAt(0)
+        self.bar_beside = beside
+        if beside:
+            layout.setDirection(QBoxLayout.Direction.LeftToRight)
+            self.manual.setMaximumWidth(SIDE_BAR_WIDTH)
+            layout.addWidget(self.mirror_area, 1)
+            layout.addWidget(self.manual, 0, Qt.AlignmentFlag.AlignTop)
+        else:
+            layout.setDirection(QBoxLayout.Direction.TopToBottom)
+            self.manual.setMaximumWidth(16777215)
+            layout.addWidget(self.mirror_area, 1)
+            layout.addWidget(self.manual)
+
+    def _place_bar(self) -> None:
+        beside = self._wants_bar_beside()
+        if beside != self.bar_beside:
+            self._arrange(beside)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._place_bar()
 
     # ------------------------------------------------------------------ readout
 
@@ -124,9 +167,11 @@ class MirrorPanel(QWidget):
             self.device_size_changed()
         else:
             self._fit()
+        self._place_bar()
 
     def device_size_changed(self) -> None:
         """The phone's size (or rotation) changed: in 1:1 the mirror takes the phone's size in screen pixels."""
+        self._place_bar()         # a phone turned sideways wants the width: the bar goes below it
         if not self._actual_size:
             return
         width, height = self.mirror.device_size
