@@ -18,6 +18,14 @@ ACTUAL_SIZE_KEY = "Ctrl+1"
 FULL_SCREEN_KEY = "F11"
 
 
+def enlarged_note(max_size: int, device_size: tuple[int, int]) -> str:
+    """What 1:1 cannot show when the stream is capped below the phone's size (its pictures are enlarged)."""
+    if not max_size or max(device_size) <= max_size:
+        return ""
+    return (f"1:1: the stream sends pictures of at most {max_size} px, so the phone's {max(device_size)} px are "
+            "shown enlarged. For its own pixels, set Settings › Mirror › Size limit to Full resolution.")
+
+
 @dataclass
 class _Before:
     """What full screen changed, to put back."""
@@ -60,8 +68,11 @@ class ViewModes(QObject):
         return self._before is not None
 
     def set_actual_size(self, on: bool) -> None:
-        self.window.mirror_panel.set_actual_size(on)
+        window = self.window
+        window.mirror_panel.set_actual_size(on)
         self.actual_size_action.setChecked(bool(on))
+        if on and (note := enlarged_note(window.settings.mirror.max_size, window.mirror.device_size)):
+            window.show_status(note)
 
     def toggle_full_screen(self) -> None:
         self.set_full_screen(not self.full_screen)

@@ -210,6 +210,7 @@ async def test_actual_size_shows_one_phone_pixel_per_screen_pixel_and_scrolls(wi
     scroll = window.mirror_panel.mirror_area
     assert scroll.verticalScrollBar().maximum() > 0, "the rest of the phone is a scroll away"
     assert window.mirror_panel.actual_size_button.isChecked()
+    assert "Full resolution" in window.status.text(), "the stream's 1280-px pictures are enlarged: it says so"
     window.mirror_panel.actual_size_button.click()       # the bar's 1:1 button: back to fitting the window
     await settle()
     assert not window.view_modes.actual_size_action.isChecked()
