@@ -308,6 +308,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.set_defaults(func=lambda a: _agent_command("cmd_run", a))
 
     doctor = sub.add_parser("doctor", help="check adb, phones, ADB Keyboard, the model endpoint and the keyring")
+    doctor.add_argument("--preset", metavar="NAME", help="check this provider preset (as `run --preset` takes it) "
+                        "instead of the server in Settings; --base-url and --model still win")
     doctor.add_argument("--base-url", help="check this OpenAI-compatible endpoint instead of the one in Settings")
     doctor.add_argument("--model", help="check this model instead of the one in Settings")
     doctor.set_defaults(func=lambda a: _agent_command("cmd_doctor", a, "cli_doctor"))

@@ -134,3 +134,14 @@ def test_an_unset_api_key_env_is_named_by_its_flag(cli_env, capsys):
                  "https://llm.invalid/v1"]) == 2
     err = capsys.readouterr().err
     assert "error: --api-key-env NO_SUCH_MODEL_KEY: the environment variable NO_SUCH_MODEL_KEY is not set" in err
+
+
+def test_doctor_names_the_flags_it_was_given_before_settings(cli_env, capsys):
+    url = f"http://127.0.0.1:{closed_port()}/v1"
+    assert main(["doctor", "--preset", "llama.cpp", "--base-url", url]) == 1
+    out = capsys.readouterr().out
+    line = next(line for line in out.splitlines() if "Model endpoint" in line)
+    assert line.split("Model endpoint", 1)[1].strip().startswith(
+        f"--base-url {url} (with --preset llama.cpp) did not answer: start llama-server there")
+    assert line.index("--base-url") < line.index("Settings")
+    assert "ok   API key" in out, "a local server needs no key"
