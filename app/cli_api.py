@@ -58,7 +58,7 @@ def print_token() -> int:
     if running is not None and (token is None or desk_accepts(running.url, token.value) is False):
         mine = f"the token from {token.source} is not its token" if token else "this process knows no token for it"
         print(f"error: a desk runs at {running.url} (process {running.pid}), but {mine}{theirs}. The window shows "
-              "its token (Task API › Token… in its status bar); or set AGENTDESK_API_TOKEN (16+ characters) for the "
+              "its token (API token… in its status bar); or set AGENTDESK_API_TOKEN (16+ characters) for the "
               "desk and its callers alike.", file=sys.stderr)
         return 1
     assert token is not None, "made when no desk runs"

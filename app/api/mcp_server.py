@@ -219,7 +219,7 @@ async def _running_desk() -> tuple[DeskClient | None, str]:
     theirs = f" (the desk's comes from {found.token_source})" if found.token_source else ""
     if token is None:
         return None, (f"a desk runs at {found.url}, but this process knows no token for it{theirs}; set "
-                      "AGENTDESK_API_TOKEN to the token the window shows (Task API › Token… in its status bar)")
+                      "AGENTDESK_API_TOKEN to the token the window shows (API token… in its status bar)")
     client = DeskClient(found.url, token.value, where=found.url)
     try:
         response = await client.http.get("/v1/tasks", params={"status": "queued"}, timeout=3)
@@ -231,7 +231,7 @@ async def _running_desk() -> tuple[DeskClient | None, str]:
     await client.close()
     if response.status_code == 401:
         return None, (f"the desk at {found.url} refused the token from {token.source}{theirs}; set "
-                      "AGENTDESK_API_TOKEN to the token the window shows (Task API › Token… in its status bar)")
+                      "AGENTDESK_API_TOKEN to the token the window shows (API token… in its status bar)")
     return None, f"the desk at {found.url} answered HTTP {response.status_code}"
 
 
