@@ -4,6 +4,7 @@ refused with a sentence saying what to do."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import stat
 import subprocess
@@ -106,3 +107,25 @@ def test_every_command_prints_the_same_kept_token_without_a_keyring(tmp_path):
     unsafe = cli("api", "token", home=tmp_path)
     assert unsafe.returncode == 2 and unsafe.stdout == "" and "other users" in unsafe.stderr
     assert "Traceback" not in unsafe.stderr and token not in unsafe.stderr
+
+
+async def cli_beside(*args: str, home) -> tuple[int, str, str]:
+    """`cli` without blocking the loop a desk of this test serves on."""
+    env = {key: os.environ[key] for key in ("PATH", "PYTHONPATH", "LANG") if key in os.environ}
+    env.update(AGENTDESK_HOME=str(home), PYTHON_KEYRING_BACKEND=NO_KEYRING)
+    process = await asyncio.create_subprocess_exec(sys.executable, "-m", "app.cli", *args, cwd=REPO_ROOT, env=env,
+                                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    out, err = await process.communicate()
+    return process.returncode, out.decode(), err.decode()
+
+
+@pytest.mark.asyncio
+async def test_api_token_prints_the_running_desks_token_and_says_when_it_cannot(make_desk, agent_home, no_keyring):
+    desk = await make_desk(announce=True, token=None)           # a keyring-less desk, as the window's
+    code, out, err = await cli_beside("api", "token", home=agent_home)
+    assert (code, out.strip()) == (0, desk.api.token.value), err
+    await desk.api.stop()
+    other = await make_desk(announce=True)                      # a desk whose token is its own (as from its variable)
+    code, out, err = await cli_beside("api", "token", home=agent_home)
+    assert code == 1 and out == "" and other.api.url in err and "is not its token" in err
+    assert "API token…" in err and "Traceback" not in err and desk.api.token.value not in err
