@@ -46,7 +46,7 @@ def mode(path) -> int:
 def test_without_a_keyring_the_token_lives_in_a_private_file_and_lasts(agent_home, no_keyring):
     path = paths.api_token_path()
     assert not path.exists()
-    os.umask(previous := os.umask(0))           # a permissive umask must not loosen the file
+    previous = os.umask(0)                      # a permissive umask must not loosen the file
     try:
         made = api_token({})
     finally:
