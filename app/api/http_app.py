@@ -162,7 +162,7 @@ class BodyLimit:
 def token_hint(token: ApiToken) -> str:
     """Where the caller finds the token a 401 asks for."""
     if token.kept:
-        return "the desk's window shows it (API token… in its status bar); `agentdesk api token` prints it"
+        return "`agentdesk api token` prints it; the desk's window shows it under “API token…” in its status bar"
     return "this desk made one for its process only and printed it when it started"
 
 
