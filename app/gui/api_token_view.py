@@ -109,6 +109,7 @@ class ApiTokenLink(QLabel):
                                      | Qt.TextInteractionFlag.LinksAccessibleByKeyboard)
         self.setToolTip("The task API's address and token, to copy for scripts and MCP clients")
         self.setAccessibleName("Show the task API's token")
+        self.setFocusPolicy(Qt.FocusPolicy.TabFocus)
         self.linkActivated.connect(lambda _link: self.open_dialog())
         self.hide()
 
