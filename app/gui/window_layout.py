@@ -164,7 +164,8 @@ def first_layout(window: MainWindow) -> None:
     main, right = window.splitters["main"], window.splitters["right"]
     sizes = pane_widths(width - 2 * main.handleWidth(), height, window.mirror.device_size)
     if small_screen(window):       # the inspector pane shut: the mirror and the request get the room
-        sizes = [sizes[0], sizes[1] + sizes[RIGHT], 0]     # (the mirror's bar then fits on one row)
+        left = max(sizes[0], min(LEFT_MAX, sum(sizes) * 30 // 100))     # its words wrap less; the phone
+        sizes = [left, sum(sizes) - left, 0]                             # keeps its height, the bar beside it
         window.setWindowState(window.windowState() | Qt.WindowState.WindowMaximized)
     main.setSizes(sizes)
     window.side_panes.sync()
