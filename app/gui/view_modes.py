@@ -86,6 +86,8 @@ class ViewModes(QObject):
                 self._before = _Before(window.isMaximized(), window.geometry(), main.sizes(),
                                        window.menuBar().isVisible(), window.statusBar().isVisible())
                 main.setSizes([0, sum(self._before.sizes), 0])
+                for index in (1, 2):
+                    main.handle(index).hide()        # no divider to drag at the screen's edges
                 window.menuBar().hide()
                 window.statusBar().hide()
                 window.showFullScreen()
@@ -100,6 +102,8 @@ class ViewModes(QObject):
                 window.menuBar().setVisible(before.menu_bar)
                 window.statusBar().setVisible(before.status_bar)
                 main.setSizes(before.sizes)
+                for index in (1, 2):
+                    main.handle(index).show()
             self.leave_shortcut.setEnabled(on)
             side_panes = getattr(window, "side_panes", None)
             if side_panes is not None:
