@@ -32,6 +32,7 @@ from app.gui.runs.run_controller import RunController
 from app.gui.runs.state_words import state_sentence
 from app.gui.runs.take_over_wiring import PersonInput, connect_take_over
 from app.gui.settings.settings_dialog import SettingsDialog
+from app.gui.side_panes import RIGHT, show_pane
 from app.gui.window_layout import build_panes, first_layout, reveal
 from app.gui.window_menus import apply_appearance, build_menus
 from app.gui.window_state import ScreenLayouts
@@ -392,6 +393,7 @@ class MainWindow(QMainWindow):
         await self.refresh_key_notice()
 
     def open_past_runs(self) -> None:
+        show_pane(self, RIGHT, True)        # the run chosen there opens in the timeline: shown, not in a shut pane
         self.timeline.show_past_runs()
 
     # ------------------------------------------------------------------ life cycle

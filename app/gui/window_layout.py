@@ -24,7 +24,7 @@ from app.gui.runs.approval_panel import ApprovalPanel
 from app.gui.runs.request_panel import RequestPanel
 from app.gui.runs.take_over_bar import TakeOverBar
 from app.gui.runs.timeline import TimelinePanel
-from app.gui.side_panes import RIGHT, small_screen
+from app.gui.side_panes import small_screen
 from app.gui.status_line import StatusLine
 
 if TYPE_CHECKING:

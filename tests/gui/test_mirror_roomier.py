@@ -262,3 +262,17 @@ async def test_closing_in_full_screen_keeps_the_desks_layout_for_next_time(windo
     await settle()
     assert main.sizes()[0] > 0 and main.sizes()[RIGHT] > 0
     assert window.side_panes.buttons[RIGHT].isChecked(), "the toggles follow a restored layout"
+
+
+@pytest.mark.asyncio
+async def test_past_runs_from_the_file_menu_open_the_shut_timeline_pane(window, monkeypatch):
+    from app.gui.side_panes import RIGHT, show_pane
+
+    opened: list[bool] = []
+    monkeypatch.setattr(window.timeline, "show_past_runs", lambda: opened.append(True))   # (the list itself)
+    window.resize(*SMALL)
+    show_pane(window, RIGHT, False)
+    await settle()
+    window.open_past_runs()                   # File › Past runs (Ctrl+O): a run chosen there shows in the timeline
+    await settle()
+    assert opened and window.splitters["main"].sizes()[RIGHT] > 0 and window.timeline.isVisible()
