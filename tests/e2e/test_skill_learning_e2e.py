@@ -23,6 +23,11 @@ from app.core.device.phone_session import PhoneRegistry
 from app.core.learning.skill_store import SkillStore
 from app.core.runs.service import RunRequest, RunService
 from tests.e2e.conftest import API_KEY, QUICK_PHONE_QUIET_SECONDS, ScriptedPerson, approve, e2e_settings
+from tests.e2e.test_agent_tasks import WIFI_SCRIPT
+from tests.e2e.test_replay import put_back
+from tests.e2e.test_skills_e2e import messages
+from tests.e2e.test_take_over import TakingOverPerson, action
+from tests.support.openai_server import act, click, json_reply
 
 pytestmark = pytest.mark.asyncio
 
@@ -167,3 +172,30 @@ async def test_wifi_bluetooth_airplane_then_wifi_already_on_then_off_keeps_the_w
     check(again, WIFI)
     assert again.step_calls == 0 and again.result.verification == "screen"
     assert store.find(WIFI.request).history.successes == 1
+
+
+async def test_after_take_over_and_hand_back_the_skill_stops_and_the_model_goes_on_with_the_note(run_agent,
+                                                                                              phone_server):
+    """The report: after Take over → Hand back with a note, the skill carried on (and proposed undoing what the
+    person had just done)."""
+    phone = phone_server.devices[0].phone
+    await run_agent(WIFI.request, WIFI_SCRIPT, mode="auto")
+    put_back(phone)
+
+    def moves(proposal, _records):          # the skill proposes "Network & internet": the person opens it
+        x, y = next(c for c in proposal.controls if c.name.startswith("Network & internet")).center
+        yield [action("tap", x=x, y=y)]
+
+    note = "I opened the network page myself; go on from here"
+    person = TakingOverPerson(2, moves, note)
+    script = [click("Wi-Fi"), click("Use Wi-Fi"), json_reply(act("", status="FINISH", thought="Wi-Fi is on"))]
+    outcome = await run_agent(WIFI.request, script, person, mode="step")
+
+    assert outcome.result.status == "success", outcome.result
+    assert outcome.state["wifi"] is True
+    assert [type(event).__name__ for event in person.events] == ["TakenOver", "HandedBack"]
+    by = [proposal.proposed_by for proposal in person.shown]
+    assert by[:2] == ["skill “Turn on Wi-Fi”"] * 2 and by[2:] == ["the model"] * 3, by
+    assert note in str(outcome.model.chat_requests[0].body)
+    assert any("the person took over the phone and handed it back" in line for line in messages(outcome))
+    assert SkillStore().find(WIFI.request).history.successes == 0
