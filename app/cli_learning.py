@@ -152,7 +152,8 @@ def _generalise(store, args) -> int:
               + f". Trigger with all of them: “{trigger}”.")
         return 0
     general = skill.generalised(set(args.params))
-    store.save(general, replace=True)
+    path = store.path_of(skill.name)
+    store.save(general, "json" if path is not None and path.suffix.lower() == ".json" else "yaml", replace=True)
     print(f"“{skill.name}” now answers “{general.trigger}”. With a new value it asks you before its first step "
           "until you have approved a run of it.")
     return 0

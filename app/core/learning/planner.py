@@ -28,8 +28,8 @@ from app.core.config import Settings
 
 from .recorded_steps import ReplayScript, script_from_run
 from .replay import ScriptPlayer
-from .skill_store import SkillStore
 from .skill_learning import keep_run
+from .skill_store import SkillStore
 from .skills import Skill, SkillError, SkillMatch, differences, match_request
 
 log = logging.getLogger(__name__)

@@ -6,11 +6,11 @@ back. A skill saved with them repeats them every time (issue 27: a Bluetooth ski
 with "Open the app" and "Navigate up" twice each).
 
 A stretch of steps is a detour when the screen after it is exactly the screen before it (the same
-`screen_fingerprint`: every control's type, name, on/off state and place) and nothing in it typed text
-(typed text may change what the screen does not show) or flipped a switch that was not flipped back the
-same number of times), and that did not open an app for the first time in the run (the first "Open
-Settings" stays even when Settings was in front: the skill must start from anywhere). The longest detour starting at each step is cut, from the first step on; the
-screen after the last step is the one the run finished on.
+`screen_fingerprint`: every control's type, name, on/off state and place), when nothing in it typed text
+(typed text may change what the screen does not show) or flipped a switch that was not flipped back as
+often, and when it does not open an app for the first time in the run (the first "Open Settings" stays
+even when Settings was in front: a skill must start from anywhere). The longest detour starting at each
+step is cut, from the first step on; the screen after the last step is the one the run finished on.
 """
 
 from __future__ import annotations
