@@ -14,8 +14,9 @@ from typing import Any
 
 import pytest
 
+from app.bench import task_suite as suite
 from app.bench.oracle_model import OracleModel, expectation_shown
-from app.bench.task_suite import BenchTask, task_named
+from app.bench.task_suite import NOTES, BenchTask, task_named
 from app.core.agent.completion_check import normalise
 from app.core.agent.llm_client import ModelClient
 from app.core.device.adb_transport import AdbTransport
@@ -38,6 +39,19 @@ ON_THE_WAY = {      # the controls each task's way taps (a row's first part, as 
     BLUETOOTH.request: {"connected devices", "bluetooth", "use bluetooth"},
     AIRPLANE.request: {"network & internet", "airplane mode"},
 }
+
+
+def note_task(title: str, body: str) -> BenchTask:
+    def check(state: dict) -> tuple[bool, str]:
+        notes = [(note.get("title"), note.get("body")) for note in state.get("notes", [])]
+        return (title, body) in notes, f"notes: {notes}"
+    return BenchTask(f"note_{title}", "notes", f"Create a note called {title} with {body}",
+                     (suite.launch(NOTES), suite.click("New note"), suite.type_into("Title", title),
+                      suite.type_into("Note", body), suite.click("Save")), check,
+                     expect={"control": title, "text": body})
+
+
+NOTE_TASKS = [note_task("Groceries", "milk"), note_task("Chores", "laundry"), note_task("Books", "novels")]
 
 
 class SeeingOracle(OracleModel):
@@ -92,7 +106,7 @@ def off_the_way(ran: Ran, request: str) -> list[str]:
 def run_with_oracle(phone_server):
     """Run a request in auto mode through the run service, answered by a seeing oracle; a person approves
     whatever they are asked (and it is recorded)."""
-    oracle = SeeingOracle([WIFI, BLUETOOTH, AIRPLANE]).start()
+    oracle = SeeingOracle([WIFI, BLUETOOTH, AIRPLANE, *NOTE_TASKS]).start()
 
     async def run(task: BenchTask) -> Ran:
         from app.core.agent.trajectory import load_run
@@ -199,3 +213,27 @@ async def test_after_take_over_and_hand_back_the_skill_stops_and_the_model_goes_
     assert note in str(outcome.model.chat_requests[0].body)
     assert any("the person took over the phone and handed it back" in line for line in messages(outcome))
     assert SkillStore().find(WIFI.request).history.successes == 0
+
+
+async def test_two_verified_runs_that_differ_only_in_values_make_a_skill_that_takes_others(run_with_oracle,
+                                                                                          phone_server):
+    phone = phone_server.devices[0].phone
+    groceries, chores, books = NOTE_TASKS
+    first = await run_with_oracle(groceries)
+    assert first.result.status == "success" and groceries.check(phone.state())[0]
+    assert SkillStore().find(groceries.request).trigger == groceries.request          # one run: exact
+    phone.force_stop(NOTES)
+    phone.go_home()
+    second = await run_with_oracle(chores)                # no skill fits: the model's own way, the same steps
+    assert second.result.status == "success" and second.step_calls > 0
+    [skill] = SkillStore().load()[0]
+    assert skill.trigger == "Create a note called {text} with {text_2}", skill.trigger
+    assert skill.runs == [first.result.run_dir, second.result.run_dir]
+
+    phone.force_stop(NOTES)
+    phone.go_home()
+    third = await run_with_oracle(books)                  # the skill with new values: asked first, then no model
+    assert third.result.status == "success", third.result
+    assert books.check(phone.state())[0]
+    assert len(third.person.shown) == 1 and "new values" in third.person.shown[0].sensitive_reason
+    assert third.step_calls == 0
