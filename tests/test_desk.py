@@ -27,7 +27,7 @@ ALLOWED = {
     ("app/core/secrets.py", "SecretStore"),           # resolve_api_key's default store (a caller gave none)
     ("app/api/token.py", "SecretStore"),              # the API token's own keyring entry, not the key store
     ("app/api/desk_api.py", "serve_desk"),            # its definition
-    ("app/cli.py", "start_virtual_phone"),            # `agentdesk virtual-phone`: the virtual phone alone, no desk
+    ("app/cli_virtual_phone.py", "start_virtual_phone"),   # `agentdesk virtual-phone`: the virtual phone alone, no desk
 }
 
 
