@@ -46,7 +46,9 @@ SETTINGS_POLL_SECONDS = 2.0     # how often `serve` looks whether the settings f
 
 def _what() -> str:
     """This process, as the built-in phone lists its users ("agentdesk run", "agentdesk-gui")."""
-    return " ".join([Path(sys.argv[0]).name if sys.argv and sys.argv[0] else "python", *sys.argv[1:2]])[:80]
+    program = Path(sys.argv[0]).name if sys.argv and sys.argv[0] else "python"
+    program = {"__main__.py": "agentdesk-gui", "cli.py": "agentdesk"}.get(program, program)   # (python -m app…)
+    return " ".join([program, *sys.argv[1:2]])[:80]
 
 
 def make_key_store(service: str | None = None) -> SecretStore:
