@@ -35,7 +35,11 @@ def add_command(sub) -> None:
                          "(costs what a mid-range phone costs, screens animate after actions)")
     virtual.add_argument("--time-scale", type=float, default=1.0, metavar="X",
                          help="shrink every realistic cost and animation by X (e.g. 0.25 for tests)")
-    virtual.add_argument("--seed", type=int, default=0, help="seed for the random parts of the realistic profile")
+    virtual.add_argument("--variation", dest="seed", type=int, default=0, metavar="N",
+                         help="which of the realistic profile's random variations of delays and hiccups (the same "
+                              "number gives the same ones; default 0)")
+    virtual.add_argument("--seed", dest="seed", type=int, default=argparse.SUPPRESS,   # the old name, hidden
+                         help=argparse.SUPPRESS)
     virtual.add_argument("--adb-keyboard", action="store_true", help="have ADB Keyboard installed")
     shared = virtual.add_mutually_exclusive_group()
     shared.add_argument("--shared", action="store_true", help="be the built-in phone the window and every "
