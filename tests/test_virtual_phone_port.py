@@ -48,7 +48,11 @@ def test_on_the_taken_default_port_it_serves_on_a_free_one_and_says_so(adb_serve
         assert f"Port {adb_server.port} is taken by an ADB server" in lines[0], said
         free = int(lines[0].rsplit("free port ", 1)[1].split()[0])
         assert free != adb_server.port and f"Virtual phone ADB server on 127.0.0.1:{free}" in lines[1]
-        rest = "".join(iter(phone.stdout.readline, "Press Ctrl+C to stop.\n"))
+        rest = ""
+        while "Press Ctrl+C" not in rest:
+            line = phone.stdout.readline()
+            assert line, f"it ended early, having said: {said}{rest}"
+            rest += line
         assert "Settings › Connections › Other ADB servers" in rest
         assert f"AGENTDESK_ADB_SERVERS=127.0.0.1:{free}" in rest
         with socket.create_connection(("127.0.0.1", free), timeout=5):     # it does serve there

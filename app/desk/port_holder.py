@@ -11,7 +11,7 @@ from pathlib import Path
 
 from .shared_phone_server import STATUS_REQUEST
 
-ASK_TIMEOUT = 1.0
+ASK_TIMEOUT = 3.0        # a busy machine answers a loopback request late
 
 
 def _ask(port: int, request: str) -> tuple[bytes, str]:
