@@ -255,3 +255,19 @@ async def test_naming_the_built_in_phone_by_its_id_holds_it_too(shared_port):
     finally:
         await first.close()
         await second.close()
+
+
+@pytest.mark.asyncio
+async def test_a_command_on_default_settings_does_not_undo_the_saved_keep_setting(shared_port):
+    """`agentdesk controls` builds its desk on default settings: the person's saved choice still holds."""
+    from app.core import paths
+    from app.core.config import save_settings
+
+    save_settings(Settings(adb=AdbSettings(keep_virtual_phone=True)), paths.settings_path())
+    desk = Desk(Settings(), virtual=None)
+    try:
+        await desk.open_phone()
+        status = agentdesk_phone_status(shared_port)
+        assert status is not None and status["keep"] is True
+    finally:
+        await desk.close()

@@ -155,12 +155,22 @@ class Desk:
     def keep_virtual_phone(self) -> bool:
         return self.settings.adb.keep_virtual_phone
 
+    def _keep_wish(self) -> bool:
+        """Whether the built-in phone should stay after its last user: this desk's settings say so, or the saved
+        ones do (a command built on default settings must not undo the person's choice). Blocking: reads the file."""
+        if self.keep_virtual_phone:
+            return True
+        try:
+            return load_settings(paths.settings_path())[0].adb.keep_virtual_phone
+        except Exception:          # an unreadable settings file keeps nothing (it is reported elsewhere)
+            return False
+
     async def start_virtual_phone(self, *, private: bool = False) -> SharedPhone | VirtualAdbServer:  # BuiltInPhone
         """The built-in phone, held and listed: the one every process of this computer shares (on
         AGENTDESK_VIRTUAL_PORT, else 5038), started when none runs; `private`: one of this desk's own."""
         if self.virtual_server is None:
             started, note = await asyncio.to_thread(lambda: built_in_phone(
-                keep=self.keep_virtual_phone, what=_what(), private=private or not self.shared_port))
+                keep=self._keep_wish(), what=_what(), private=private or not self.shared_port))
             self.virtual_server = started
             if note:
                 self.notes.append(note)
@@ -176,8 +186,9 @@ class Desk:
         if named is not None and self.shared_port and named.server.rpartition(":")[0].strip("[]") in LOOPBACK and \
                 named.server.endswith(f":{self.shared_port}"):
             await self.start_virtual_phone()      # the built-in phone by its full id: held, so it stays meanwhile
+        keep = await asyncio.to_thread(self._keep_wish) if self.shared_port and self.virtual is not False else False
         connection = await open_phone(serial, virtual=self.virtual, registry=self.phones,
-                                      local=self.local if local else None, keep=self.keep_virtual_phone,
+                                      local=self.local if local else None, keep=keep,
                                       what=_what())
         if connection.virtual_server is not None:
             self._connections.append(connection)
