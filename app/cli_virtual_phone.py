@@ -127,7 +127,7 @@ def cmd_virtual_phone(args) -> int:
 
 
 def _shared(args) -> int:
-    from app.desk.port_holder import describe_holder
+    from app.desk.port_holder import agentdesk_phone_status, describe_holder
     from app.desk.shared_phone import linger_seconds, shared_port, stop_shared_phone
     from app.desk.shared_phone_server import PhoneUsers, serve_until_unused, shared_phone_server
 
@@ -153,6 +153,10 @@ def _shared(args) -> int:
     try:
         server = shared_phone_server(port, users, **options)
     except OSError as exc:
+        running = agentdesk_phone_status(port) if _in_use(exc) else None
+        if running is not None:
+            print(f"Agent Desk's built-in phone already runs on 127.0.0.1:{port} (process {running.get('pid')}).")
+            return 0
         why = f"taken by {describe_holder(port)}" if _in_use(exc) else (exc.strerror or str(exc))
         print(f"error: the built-in phone cannot serve on 127.0.0.1:{port}: {why}", file=sys.stderr)
         return 2

@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import signal
 import socket
 import subprocess
 import sys
@@ -180,7 +179,7 @@ async def test_the_phone_stops_when_its_last_user_goes_even_a_crashed_one(shared
         status = await asyncio.to_thread(_until, lambda: (s := agentdesk_phone_status(shared_port)) and
                                          s["users"] == 1 and s, "this desk's leaving")
         assert status["holders"][0]["pid"] == holder.pid and process.poll() is None
-        holder.send_signal(signal.SIGKILL)    # the last user crashes: its hold ends with it
+        holder.kill()                         # the last user crashes (SIGKILL): its hold ends with it
         holder.wait(WAIT)
         assert await asyncio.to_thread(process.wait, WAIT) == 0
         assert not _answers(shared_port)
@@ -271,3 +270,18 @@ async def test_a_command_on_default_settings_does_not_undo_the_saved_keep_settin
         assert status is not None and status["keep"] is True
     finally:
         await desk.close()
+
+
+def test_the_command_says_when_the_built_in_phone_runs_already_and_stops_it(shared_port):
+    holder, said = _holder()
+    try:
+        started = _agentdesk("virtual-phone", "--shared", "--port", str(shared_port))
+        assert started.returncode == 0 and started.stderr == ""
+        assert started.stdout == (f"Agent Desk's built-in phone already runs on 127.0.0.1:{shared_port} "
+                                  f"(process {said['pid']}).\n")
+        stopped = _agentdesk("virtual-phone", "--stop")
+        assert stopped.returncode == 0 and stopped.stdout == f"Stopped the built-in phone on 127.0.0.1:{shared_port}.\n"
+        _until(lambda: not _answers(shared_port), "the stop")
+        assert _agentdesk("virtual-phone", "--stop").returncode == 1      # none runs now
+    finally:
+        holder.communicate("", timeout=WAIT)
