@@ -42,6 +42,11 @@ class _TcpServer(socketserver.ThreadingTCPServer):
     daemon_threads = True
     adb: VirtualAdbServer
 
+    def server_bind(self) -> None:
+        if hasattr(socket, "SO_EXCLUSIVEADDRUSE"):       # Windows: nobody else may bind it while it serves
+            self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_EXCLUSIVEADDRUSE, 1)
+        super().server_bind()
+
 
 class VirtualAdbServer:
     """Serves virtual phones over the ADB host protocol on loopback.
