@@ -12,7 +12,9 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QAbstractButton, QLabel, QScrollArea, QWidget
 
 from app.core.perception.xpath_search import XPathScreen
-from app.gui.inspector.inspector import InspectorPanel
+from app.gui.inspector.inspector import TREE_INDENT, InspectorPanel
+from app.gui.mirror.mirror_frames import qimage_from_rgb
+from app.gui.mirror.mirror_view import MirrorView
 from tests.gui.conftest import phone_screen, shown_inspector
 
 TREE, TABLE, DETAILS = 2, 1, 0
@@ -96,23 +98,42 @@ def test_a_bad_or_costly_xpath_says_why_under_the_search_box(panel):
 
 
 def label_in_view(panel: InspectorPanel) -> bool:
-    """The selected node's row is in the tree's view with its whole label (not cut at the pane's edge)."""
+    """The selected node's row is in the tree's view with its label from its start: whole, or (a label wider
+    than the pane) scrolled to within a few indentation steps of the left edge, never cut off at the right."""
     index = panel.tree.currentIndex()
     rect = panel.tree.visualRect(index)
     label = panel.tree.fontMetrics().horizontalAdvance(index.data())
     view = panel.tree.viewport().rect()
-    return index.isValid() and view.intersects(rect) and rect.left() >= 0 and rect.left() + label <= view.right()
+    whole = rect.left() + label <= view.right()
+    return index.isValid() and view.intersects(rect) and 0 <= rect.left() and (whole or rect.left() <= 3 * TREE_INDENT)
 
 
 @pytest.mark.parametrize("tab_when_chosen", [DETAILS, TREE])
-def test_the_hierarchy_opens_to_the_control_chosen_on_the_mirror(qtbot, settings_screen, tab_when_chosen):
-    controls, hierarchy, _ = settings_screen
+@pytest.mark.parametrize("width", [200, 250])
+def test_the_hierarchy_opens_to_the_control_chosen_on_the_mirror(qtbot, settings_screen, tab_when_chosen, width):
+    controls, hierarchy, image = settings_screen
     panel = shown_inspector(qtbot, settings_screen)
-    panel.resize(250, 260)                                    # a narrow, short pane
+    panel.resize(width, 260)                                  # a narrow, short pane
+    mirror = MirrorView()
+    qtbot.addWidget(mirror)
+    mirror.resize(360, 800)
+    mirror.set_device_size((1080, 2400))
+    mirror.set_frame(qimage_from_rgb(image.tobytes(), *image.size))
+    mirror.set_controls(controls)
+    mirror.show()
+    qtbot.waitExposed(mirror)
+    mirror.control_selected.connect(panel.show_control)      # wired as the main window wires them
+    panel.tabs.setCurrentIndex(tab_when_chosen)
     deepest = max(controls, key=lambda c: (len(c.node_path), c.id))
     assert len(deepest.node_path) >= 8
+    with qtbot.waitSignal(mirror.control_selected) as chosen:
+        QTest.mouseClick(mirror, Qt.MouseButton.LeftButton, pos=mirror.device_to_widget(*deepest.center).toPoint())
+    assert len(chosen.args[0].node_path) >= 8
+    panel.tabs.setCurrentIndex(TREE)
+    assert panel.tree_model.control_for_index(panel.tree.currentIndex()) == chosen.args[0]
+    assert label_in_view(panel)
     panel.tabs.setCurrentIndex(tab_when_chosen)
-    panel.show_control(deepest)                               # as the mirror's selection does
+    panel.show_control(deepest)                               # the deepest control there is
     panel.tabs.setCurrentIndex(TREE)
     assert panel.tree_model.control_for_index(panel.tree.currentIndex()) == deepest
     assert label_in_view(panel)

@@ -196,6 +196,7 @@ class InspectorPanel(QWidget):
         if self.tabs.currentIndex() == TREE_TAB and index.isValid():
             self._reveal_in_tree(index)
             self.tree.scrollTo(index, QAbstractItemView.ScrollHint.EnsureVisible)
+            self._show_label_start(index)
         elif self.tabs.currentIndex() == 1:
             row = self.proxy.mapFromSource(self.table_model.index(self.table_model.row_of(control), 0))
             if row.isValid():
