@@ -13,6 +13,7 @@ import threading
 from pathlib import Path
 
 from app import __version__
+from app.cli_options import add_device_option
 from app.core.device.errors import DeviceError
 
 
@@ -196,7 +197,7 @@ def cmd_keyboard(args) -> int:
     async def install() -> str:
         desk = Desk(Settings(), virtual=False, bad_servers_noted=True)
         try:
-            connection = await desk.open_phone(args.serial)
+            connection = await desk.open_phone(args.device)
             return await install_adb_keyboard(connection.device, args.apk,
                                               lambda text: print(text, file=sys.stderr, flush=True))
         finally:
@@ -268,14 +269,18 @@ def build_parser() -> argparse.ArgumentParser:
                          "(costs what a mid-range phone costs, screens animate after actions)")
     virtual.add_argument("--time-scale", type=float, default=1.0, metavar="X",
                          help="shrink every realistic cost and animation by X (e.g. 0.25 for tests)")
-    virtual.add_argument("--seed", type=int, default=0, help="seed for the random parts of the realistic profile")
+    virtual.add_argument("--variation", dest="seed", type=int, default=0, metavar="N",
+                         help="which of the realistic profile's random variations of delays and hiccups (the same "
+                              "number gives the same ones; default 0)")
+    virtual.add_argument("--seed", dest="seed", type=int, default=argparse.SUPPRESS,   # the old name, hidden
+                         help=argparse.SUPPRESS)
     virtual.add_argument("--adb-keyboard", action="store_true", help="have ADB Keyboard installed")
     virtual.set_defaults(func=cmd_virtual_phone)
 
     keyboard = sub.add_parser("keyboard", help="install ADB Keyboard on a phone, so any text can be typed")
     keyboard.add_argument("action", choices=["install"])
     keyboard.add_argument("apk", metavar="APK", help="ADBKeyboard.apk, from github.com/senzhk/ADBKeyBoard/releases")
-    keyboard.add_argument("--serial", metavar="S", help="which phone (default: the first ready one)")
+    add_device_option(keyboard, "which phone (default: the first ready one)", old_serial=True)
     keyboard.set_defaults(func=cmd_keyboard)
 
     run = sub.add_parser("run", help="run a request on the phone, approving each action at the keyboard")
@@ -303,6 +308,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.set_defaults(func=lambda a: _agent_command("cmd_run", a))
 
     doctor = sub.add_parser("doctor", help="check adb, phones, ADB Keyboard, the model endpoint and the keyring")
+    doctor.add_argument("--preset", metavar="NAME", help="check this provider preset (as `run --preset` takes it) "
+                        "instead of the server in Settings; --base-url and --model still win")
     doctor.add_argument("--base-url", help="check this OpenAI-compatible endpoint instead of the one in Settings")
     doctor.add_argument("--model", help="check this model instead of the one in Settings")
     doctor.set_defaults(func=lambda a: _agent_command("cmd_doctor", a, "cli_doctor"))
@@ -312,7 +319,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="allow / disallow ORIGIN: let the key go to one more server (scheme://host:port), or not")
     key.add_argument("origin", nargs="?", metavar="ORIGIN", help="for allow / disallow: the server's origin")
     key.add_argument("--name", default="default", help="which key (default: default)")
-    key.set_defaults(func=lambda a: _agent_command("cmd_key", a))
+    key.set_defaults(func=lambda a: _agent_command("cmd_key", a, "cli_key"))
 
     from app.cli_api import add_commands as add_api_commands
     from app.cli_learning import add_commands as add_learning_commands

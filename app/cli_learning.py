@@ -10,6 +10,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from app.cli_options import add_device_option
+
 EXPORT_FORMATS = ("uiautomator2", "yaml")
 
 
@@ -54,7 +56,7 @@ def add_commands(sub, agent_command) -> None:
     export.add_argument("run_dir", metavar="RUN_DIR", nargs="?", help="the run's folder")
     export.add_argument("--skill", metavar="NAME", help="export this skill instead of a run")
     export.add_argument("--format", choices=EXPORT_FORMATS, default="uiautomator2")
-    export.add_argument("--serial", default="", help="the serial the script connects to (default: any phone)")
+    add_device_option(export, "the phone the script connects to (default: any phone)", old_serial=True, default="")
     export.add_argument("-o", "--output", metavar="FILE", help="write to FILE (default: print)")
     export.set_defaults(func=cmd_export)
 
@@ -137,7 +139,7 @@ def cmd_export(args) -> int:
             script = skill.script()
         else:
             script = script_from_run(args.run_dir)
-        text = export_script(script, args.format, serial=args.serial)
+        text = export_script(script, args.format, serial=args.device)
         if args.output:
             Path(args.output).write_text(text, encoding="utf-8")
             print(f"Wrote {len(script.steps)} steps as {args.format} to {args.output}", file=sys.stderr)

@@ -202,6 +202,7 @@ def test_agentdesk_run_says_what_is_missing_before_it_starts(memory_keys, capsys
                  "--api-key-env", "AGENTDESK_TEST_NO_SUCH_KEY"])
     err = capsys.readouterr().err
     assert code == 2, err
-    assert "error: The API key was to be read from the environment variable AGENTDESK_TEST_NO_SUCH_KEY" in err
-    assert f"warning: The model's server at http://127.0.0.1:{port} cannot be reached" in err
+    assert ("error: --api-key-env AGENTDESK_TEST_NO_SUCH_KEY: the environment variable AGENTDESK_TEST_NO_SUCH_KEY "
+            "is not set") in err                   # named by the flag the person passed
+    assert f"warning: --base-url http://127.0.0.1:{port}/v1 did not answer (" in err
     assert "virtual phone" not in err          # it ended before any phone was opened

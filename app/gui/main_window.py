@@ -113,7 +113,7 @@ class MainWindow(QMainWindow):
         self.desk = Desk(settings, secrets=secrets, bad_servers_noted=True)
         self.phone = WindowPhone(lambda: self.mirror.size(), self.core, self.desk, self)
         self.controller = RunController(self.core, self.service, self)
-        self.api_host = ApiHost(self.core, self.desk)
+        self.api_host = ApiHost(self.core, self.desk, self)
         build_panes(self)
         self.person_input = PersonInput(self)
         self._connect()
