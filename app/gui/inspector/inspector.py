@@ -6,7 +6,7 @@ table and the tree, and a row or node under the mouse here is outlined on the mi
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QItemSelectionModel, QModelIndex, QObject, Qt, Signal
-from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtGui import QFontMetrics, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
@@ -116,9 +116,10 @@ class InspectorPanel(QWidget):
         self.tree.setHeaderHidden(True)
         self.tree.setUniformRowHeights(True)
         self.tree.setIndentation(TREE_INDENT)
-        # As wide as its widest shown label: a deep node's label is scrolled to, never cut at the pane's edge
-        self.tree.header().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
-        self.tree.header().setStretchLastSection(False)
+        # At least as wide as its widest label (`_fit_tree_width`): a deep node's label is scrolled to, never
+        # cut at the pane's edge. Not ResizeToContents: that measures rows again at every change of a row
+        # (a search marking thousands of nodes took minutes)
+        self.tree.header().setStretchLastSection(True)
         self.tree.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         self.tree.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.tree.selectionModel().selectionChanged.connect(self._on_tree_selection)
@@ -153,6 +154,7 @@ class InspectorPanel(QWidget):
             self.tree_model.set_hierarchy(hierarchy, controls)
             self.details.set_screen(controls, hierarchy)
             self._fit_columns()
+            self._fit_tree_width()
             self.tree_stack.setCurrentIndex(1 if hierarchy is not None and hierarchy.windows else 0)
             self.tree.expandToDepth(0)
         finally:
@@ -176,6 +178,16 @@ class InspectorPanel(QWidget):
             if column in (2, 3):
                 width = min(width, NAME_COLUMN_WIDTH)
             self.table.setColumnWidth(column, width)
+
+    def _fit_tree_width(self) -> None:
+        """The tree's column at least as wide as its farthest-reaching labels (bold, as a match is shown)."""
+        font = self.tree.font()
+        font.setBold(True)
+        metrics = QFontMetrics(font)
+        decoration = self.tree.iconSize().width() if self.tree.iconSize().isValid() else 16
+        widest = max((depth * TREE_INDENT + metrics.horizontalAdvance(label)
+                      for depth, label in self.tree_model.widest_labels()), default=0)
+        self.tree.header().setMinimumSectionSize(widest + decoration + 3 * TREE_INDENT)
 
     def show_control(self, control: Control | None) -> None:
         """Show `control` in every tab (from the mirror); never emits `control_selected`."""
