@@ -61,6 +61,21 @@ def test_an_xpath_marks_the_nodes_it_finds_and_enter_selects_each(panel, qtbot, 
     assert panel.count_label.text() == f"2 of {expected.total}"
 
 
+def test_while_an_xpath_is_typed_the_mirror_outlines_its_first_match(panel, qtbot, contacts_screen):
+    _, hierarchy, _ = contacts_screen
+    outlines = []
+    panel.highlight_requested.connect(outlines.append)
+    panel.filter_edit.setText("Alex")                      # words: nothing outlined (Enter chooses)
+    assert outlines == []
+    panel.filter_edit.setText('//*[@clickable="true"][2]')
+    first = XPathScreen(hierarchy).find('//*[@clickable="true"][2]').paths[0]
+    node = next(n for n in hierarchy.iter_nodes() if n.path == first)
+    assert outlines == [node.bounds]
+    panel.filter_edit.setText('//*[@clickable="true"][')   # half typed: no outline
+    panel.filter_edit.setText("")
+    assert outlines == [node.bounds, None]
+
+
 def test_what_copy_xpath_copies_finds_the_same_control_or_node(panel, settings_screen, contacts_screen):
     for controls, hierarchy, _ in (contacts_screen, settings_screen):
         panel.set_snapshot(controls, hierarchy)

@@ -56,6 +56,7 @@ class InspectorPanel(QWidget):
         self._query = SearchQuery()
         self._hierarchy: UiHierarchy | None = None
         self._xpath_screen: XPathScreen | None = None      # built on the first XPath search of a screen
+        self._xpath_outlined = False                       # the mirror outlines an XPath's first match
         self._tree_matches: list[QModelIndex] = []
         self._match_position = -1
         self.details = ControlDetails()
@@ -219,6 +220,10 @@ class InspectorPanel(QWidget):
     def _on_search_changed(self, _text: str) -> None:
         self._apply_search()
         self._preview_first_match()
+        if self._query.xpath or self._xpath_outlined:       # where an XPath points, outlined on the mirror
+            first = self.tree_model.node_for_index(self._tree_matches[0]) if self._tree_matches else None
+            self._xpath_outlined = bool(self._query.xpath and first is not None)
+            self.highlight_requested.emit(first.bounds if self._xpath_outlined and first is not None else None)
 
     def _apply_search(self) -> None:
         """Filter the table and mark the tree's matches; a filter never chooses a control."""
