@@ -7,9 +7,7 @@ import argparse
 import asyncio
 import json
 import logging
-import signal
 import sys
-import threading
 from pathlib import Path
 
 from app import __version__
@@ -148,43 +146,9 @@ def cmd_devices(args) -> int:
         print(f"ADB server {server} is unreachable: {reason}")
     if not phones:
         print("No phones attached. Plug one in with USB debugging on, or connect over Wi-Fi with "
-              "`adb connect HOST:PORT`. `agentdesk virtual-phone` serves a virtual one. Phones of other "
-              "machines: list their ADB servers in AGENTDESK_ADB_SERVERS=host:port,… or the settings' adb.servers.")
-    return 0
-
-
-def cmd_virtual_phone(args) -> int:
-    from app.desk.phone_opening import start_virtual_phone  # the virtual phone alone: no desk around it
-    from app.virtual_phone.latency import latency_named
-    from app.virtual_phone.profiles import profile_named
-
-    try:
-        profile = profile_named(args.profile)
-        latency = latency_named(args.latency, args.time_scale)
-    except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    try:
-        width, height = (int(v) for v in args.size.lower().split("x")) if args.size else (None, None)
-    except ValueError:
-        print(f"error: bad --size {args.size!r}; write it as WIDTHxHEIGHT, e.g. 1080x2400", file=sys.stderr)
-        return 2
-    server = start_virtual_phone(args.port, args.devices, width=width, height=height, density=args.density,
-                                 adb_keyboard_installed=args.adb_keyboard, profile=profile, latency=latency,
-                                 seed=args.seed)
-    serials = ", ".join(d.serial for d in server.devices)
-    print(f"Virtual phone ADB server on 127.0.0.1:{server.port} with {serials}")
-    print(f"  Android {profile.release}, {server.devices[0].phone.width}x{server.devices[0].phone.height}, "
-          f"latency {latency.describe()}")
-    print(f"  adbutils: ANDROID_ADB_SERVER_PORT={server.port}    adb: adb -P {server.port} devices")
-    print("Press Ctrl+C to stop.", flush=True)
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    try:
-        stop.wait()
-    except KeyboardInterrupt:
-        pass
-    server.stop()
+              "`adb connect HOST:PORT`. The built-in virtual phone is listed here while the window or a run "
+              "uses it. Phones of other machines: list their ADB servers in AGENTDESK_ADB_SERVERS=host:port,… or "
+              "Settings › Connections › Other ADB servers.")
     return 0
 
 
@@ -258,24 +222,9 @@ def build_parser() -> argparse.ArgumentParser:
                          "{server: reason}} instead of a table")
     devices.set_defaults(func=cmd_devices)
 
-    virtual = sub.add_parser("virtual-phone", help="serve the virtual phone over the ADB protocol")
-    virtual.add_argument("--port", type=int, default=5037, help="TCP port (default 5037, the ADB default)")
-    virtual.add_argument("--devices", type=int, default=1, help="how many phones (default 1)")
-    virtual.add_argument("--profile", default="android14", help="which phone: android14 (1080x2400, 420 dpi; "
-                         "the default) or android9 (720x1280, 320 dpi, its own dump format)")
-    virtual.add_argument("--size", help="screen size WxH (default: the profile's)")
-    virtual.add_argument("--density", type=int, help="screen density in dpi (default: the profile's)")
-    virtual.add_argument("--latency", default="quick", help="quick (answers at once; the default) or realistic "
-                         "(costs what a mid-range phone costs, screens animate after actions)")
-    virtual.add_argument("--time-scale", type=float, default=1.0, metavar="X",
-                         help="shrink every realistic cost and animation by X (e.g. 0.25 for tests)")
-    virtual.add_argument("--variation", dest="seed", type=int, default=0, metavar="N",
-                         help="which of the realistic profile's random variations of delays and hiccups (the same "
-                              "number gives the same ones; default 0)")
-    virtual.add_argument("--seed", dest="seed", type=int, default=argparse.SUPPRESS,   # the old name, hidden
-                         help=argparse.SUPPRESS)
-    virtual.add_argument("--adb-keyboard", action="store_true", help="have ADB Keyboard installed")
-    virtual.set_defaults(func=cmd_virtual_phone)
+    from app.cli_virtual_phone import add_command as add_virtual_phone_command
+
+    add_virtual_phone_command(sub)
 
     keyboard = sub.add_parser("keyboard", help="install ADB Keyboard on a phone, so any text can be typed")
     keyboard.add_argument("action", choices=["install"])

@@ -21,13 +21,13 @@ from tests.support.openai_server import FakeOpenAIServer
 
 # What only the Desk builds: `Name(` anywhere in app/ outside app/desk is a face composing it itself.
 BUILT_BY_THE_DESK = ("RunService", "PhoneRegistry", "PhoneDirectory", "SecretStore", "open_phone",
-                     "start_virtual_phone", "serve_desk", "list_phones")
+                     "start_virtual_phone", "serve_desk", "list_phones", "built_in_phone", "hold_shared_phone")
 # Where a constructor may appear besides app/desk: its own definition, and the few that are not a desk's part.
 ALLOWED = {
     ("app/core/secrets.py", "SecretStore"),           # resolve_api_key's default store (a caller gave none)
     ("app/api/token.py", "SecretStore"),              # the API token's own keyring entry, not the key store
     ("app/api/desk_api.py", "serve_desk"),            # its definition
-    ("app/cli.py", "start_virtual_phone"),            # `agentdesk virtual-phone`: the virtual phone alone, no desk
+    ("app/cli_virtual_phone.py", "start_virtual_phone"),   # `agentdesk virtual-phone`: the virtual phone alone, no desk
 }
 
 
