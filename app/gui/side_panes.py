@@ -18,6 +18,11 @@ if TYPE_CHECKING:
 LEFT, RIGHT = 0, 2                       # the side panes' places in the main splitter (the mirror is 1)
 SMALL_SCREEN_WIDTH = 1600
 """A screen narrower than this (1280, 1366, 1440, 1536 px) opens with the right pane shut."""
+MIRROR_KEEP = 500
+"""px: opening a side pane, the mirror's column keeps this much (its bar in two rows) if the other side pane,
+above its usual share, can give it."""
+OTHER_FLOOR_PERCENT = 24
+"""The other side pane gives no more than down to this share of the width (the first layout's)."""
 PANE_WORDS = {LEFT: ("Phones and request pane", "◧ Request", "Show or hide the phones and the request (left)"),
               RIGHT: ("Inspector and timeline pane", "Inspector ◨",
                       "Show or hide the inspector and the run's timeline (right)")}
@@ -35,7 +40,15 @@ def show_pane(window: MainWindow, index: int, shown: bool) -> None:
         if pane is None or content is None:     # no pane there: nothing to open
             return
         width = max(widths.pop(index, 0), pane.minimumWidth(), content.minimumSizeHint().width() + 24)
-        sizes[index], sizes[1] = width, max(0, sizes[1] - width)
+        sizes[index], sizes[1] = width, sizes[1] - width
+        other = RIGHT - index                  # the other side pane gives back what it got while this was shut
+        other_pane = main.widget(other)
+        floor = max(other_pane.minimumWidth() if other_pane else 0, sum(sizes) * OTHER_FLOOR_PERCENT // 100)
+        give = min(MIRROR_KEEP - sizes[1], sizes[other] - floor) if sizes[other] > 0 else 0
+        if give > 0:
+            sizes[other] -= give
+            sizes[1] += give
+        sizes[1] = max(0, sizes[1])
     elif not shown and sizes[index] > 0:
         widths[index] = sizes[index]
         sizes[1] += sizes[index]

@@ -175,6 +175,23 @@ async def test_at_1280_by_720_the_inspector_pane_starts_shut_and_the_phone_gets_
 
 
 @pytest.mark.asyncio
+async def test_opening_the_inspector_takes_back_the_width_the_left_pane_got_while_it_was_shut(window):
+    from app.gui.side_panes import RIGHT
+
+    window.resize(*SMALL)
+    show_a_phone(window)
+    main = window.splitters["main"]
+    main.setSizes([369, 863, 0])            # a small screen's first layout: the left pane wider, the right shut
+    await settle()
+    window.side_panes.buttons[RIGHT].click()
+    await settle()
+    left, mirror, right = main.sizes()
+    assert right >= window.right_pane.minimumWidth()
+    assert mirror >= 480, f"the phone's column keeps {mirror} px (its bar in two rows)"
+    assert left >= sum(main.sizes()) * 24 // 100, "the left pane keeps its usual share"
+
+
+@pytest.mark.asyncio
 async def test_a_narrow_column_keeps_the_bar_under_the_phone(window):
     window.resize(*SMALL)
     show_a_phone(window)
