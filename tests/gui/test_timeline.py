@@ -434,3 +434,14 @@ async def test_costs_are_worded_by_the_runs_pricing(panel, screens, agentdesk_ho
     panel.finish_run(RunResult("success", 1, [], 1.0, tokens={"prompt": 10, "completion": 2}, cost_usd=0.0))
     assert tokens_tip(panel, 0).endswith("· cost unknown")
     assert "cost unknown" in panel.status.text() and "$" not in panel.status.text()
+
+
+@pytest.mark.asyncio
+async def test_the_request_stays_readable_in_a_narrow_pane(panel, run_dir, qapp):
+    """The inspector pane's natural width at 1280×720 is ~440 px: beside the three buttons the request
+    used to shrink to one letter ("R…")."""
+    panel.resize(440, 500)
+    await panel.load_run(run_dir)
+    qapp.processEvents()
+    shown = panel.title.text()
+    assert shown.startswith(REQUEST[:20]), shown

@@ -109,12 +109,14 @@ class TimelinePanel(QWidget):
         self._watcher = QFileSystemWatcher(self)
         self._watcher.directoryChanged.connect(self._update_buttons)
 
-        header = QHBoxLayout()
-        header.addWidget(self.title, 1)
+        # the request on a line of its own: beside the three buttons a narrow pane left it one letter ("R…")
+        buttons = QHBoxLayout()
         for button in (self.folder_button, self.report_button, self.past_runs_button):
-            header.addWidget(button)
+            buttons.addWidget(button)
+        buttons.addStretch(1)
         layout = QVBoxLayout(self)
-        layout.addLayout(header)
+        layout.addWidget(self.title)
+        layout.addLayout(buttons)
         layout.addWidget(self.status)
         layout.addWidget(self.view, 1)
         self.clear()
