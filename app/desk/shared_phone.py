@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from app.core.device.errors import DeviceError
+from app.core.device.sync_send import recv_exact
 
 from .port_holder import describe_holder
 from .shared_phone_server import HOLD_REQUEST, KEEP, LET_GO, STOP_REQUEST, STOPPING
@@ -114,16 +115,6 @@ class _Stopping(Exception):
     """The phone there is stopping: wait until its port is free."""
 
 
-def _read(sock: socket.socket, size: int) -> bytes:
-    data = b""
-    while len(data) < size:
-        chunk = sock.recv(size - len(data))
-        if not chunk:
-            raise EOFError("the connection closed")
-        data += chunk
-    return data
-
-
 def _try_hold(port: int, *, keep: bool, what: str) -> SharedPhone | None:
     """Hold the phone on `port`; None when nothing listens there. Raises PortTaken, _Stopping."""
     try:
@@ -134,9 +125,10 @@ def _try_hold(port: int, *, keep: bool, what: str) -> SharedPhone | None:
     try:
         request = HOLD_REQUEST + json.dumps({"pid": os.getpid(), "what": what, "keep": keep})
         sock.sendall(f"{len(request):04x}{request}".encode())
-        status = _read(sock, 4)
-        text = _read(sock, int(_read(sock, 4), 16)).decode("utf-8", "replace") if status in (b"OKAY", b"FAIL") \
-            else ""
+        status = recv_exact(sock, 4)
+        text = ""
+        if status in (b"OKAY", b"FAIL"):
+            text = recv_exact(sock, int(recv_exact(sock, 4), 16)).decode("utf-8", "replace")
         if status == b"FAIL" and text == STOPPING:
             raise _Stopping
         answer = json.loads(text) if status == b"OKAY" else None
@@ -231,6 +223,6 @@ def stop_shared_phone(port: int) -> bool:
     try:
         with socket.create_connection((HOST, port), timeout=2.0) as sock:
             sock.sendall(f"{len(STOP_REQUEST):04x}{STOP_REQUEST}".encode())
-            return _read(sock, 4) == b"OKAY"
+            return recv_exact(sock, 4) == b"OKAY"
     except (OSError, EOFError):
         return False
