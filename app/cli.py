@@ -7,12 +7,11 @@ import argparse
 import asyncio
 import json
 import logging
-import signal
 import sys
-import threading
 from pathlib import Path
 
 from app import __version__
+from app.cli_options import add_device_option
 from app.core.device.errors import DeviceError
 
 
@@ -147,43 +146,9 @@ def cmd_devices(args) -> int:
         print(f"ADB server {server} is unreachable: {reason}")
     if not phones:
         print("No phones attached. Plug one in with USB debugging on, or connect over Wi-Fi with "
-              "`adb connect HOST:PORT`. `agentdesk virtual-phone` serves a virtual one. Phones of other "
-              "machines: list their ADB servers in AGENTDESK_ADB_SERVERS=host:port,… or the settings' adb.servers.")
-    return 0
-
-
-def cmd_virtual_phone(args) -> int:
-    from app.desk.phone_opening import start_virtual_phone  # the virtual phone alone: no desk around it
-    from app.virtual_phone.latency import latency_named
-    from app.virtual_phone.profiles import profile_named
-
-    try:
-        profile = profile_named(args.profile)
-        latency = latency_named(args.latency, args.time_scale)
-    except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    try:
-        width, height = (int(v) for v in args.size.lower().split("x")) if args.size else (None, None)
-    except ValueError:
-        print(f"error: bad --size {args.size!r}; write it as WIDTHxHEIGHT, e.g. 1080x2400", file=sys.stderr)
-        return 2
-    server = start_virtual_phone(args.port, args.devices, width=width, height=height, density=args.density,
-                                 adb_keyboard_installed=args.adb_keyboard, profile=profile, latency=latency,
-                                 seed=args.seed)
-    serials = ", ".join(d.serial for d in server.devices)
-    print(f"Virtual phone ADB server on 127.0.0.1:{server.port} with {serials}")
-    print(f"  Android {profile.release}, {server.devices[0].phone.width}x{server.devices[0].phone.height}, "
-          f"latency {latency.describe()}")
-    print(f"  adbutils: ANDROID_ADB_SERVER_PORT={server.port}    adb: adb -P {server.port} devices")
-    print("Press Ctrl+C to stop.", flush=True)
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    try:
-        stop.wait()
-    except KeyboardInterrupt:
-        pass
-    server.stop()
+              "`adb connect HOST:PORT`. The built-in virtual phone is listed here while the window or a run "
+              "uses it. Phones of other machines: list their ADB servers in AGENTDESK_ADB_SERVERS=host:port,… or "
+              "Settings › Connections › Other ADB servers.")
     return 0
 
 
@@ -196,7 +161,7 @@ def cmd_keyboard(args) -> int:
     async def install() -> str:
         desk = Desk(Settings(), virtual=False, bad_servers_noted=True)
         try:
-            connection = await desk.open_phone(args.serial)
+            connection = await desk.open_phone(args.device)
             return await install_adb_keyboard(connection.device, args.apk,
                                               lambda text: print(text, file=sys.stderr, flush=True))
         finally:
@@ -257,25 +222,14 @@ def build_parser() -> argparse.ArgumentParser:
                          "{server: reason}} instead of a table")
     devices.set_defaults(func=cmd_devices)
 
-    virtual = sub.add_parser("virtual-phone", help="serve the virtual phone over the ADB protocol")
-    virtual.add_argument("--port", type=int, default=5037, help="TCP port (default 5037, the ADB default)")
-    virtual.add_argument("--devices", type=int, default=1, help="how many phones (default 1)")
-    virtual.add_argument("--profile", default="android14", help="which phone: android14 (1080x2400, 420 dpi; "
-                         "the default) or android9 (720x1280, 320 dpi, its own dump format)")
-    virtual.add_argument("--size", help="screen size WxH (default: the profile's)")
-    virtual.add_argument("--density", type=int, help="screen density in dpi (default: the profile's)")
-    virtual.add_argument("--latency", default="quick", help="quick (answers at once; the default) or realistic "
-                         "(costs what a mid-range phone costs, screens animate after actions)")
-    virtual.add_argument("--time-scale", type=float, default=1.0, metavar="X",
-                         help="shrink every realistic cost and animation by X (e.g. 0.25 for tests)")
-    virtual.add_argument("--seed", type=int, default=0, help="seed for the random parts of the realistic profile")
-    virtual.add_argument("--adb-keyboard", action="store_true", help="have ADB Keyboard installed")
-    virtual.set_defaults(func=cmd_virtual_phone)
+    from app.cli_virtual_phone import add_command as add_virtual_phone_command
+
+    add_virtual_phone_command(sub)
 
     keyboard = sub.add_parser("keyboard", help="install ADB Keyboard on a phone, so any text can be typed")
     keyboard.add_argument("action", choices=["install"])
     keyboard.add_argument("apk", metavar="APK", help="ADBKeyboard.apk, from github.com/senzhk/ADBKeyBoard/releases")
-    keyboard.add_argument("--serial", metavar="S", help="which phone (default: the first ready one)")
+    add_device_option(keyboard, "which phone (default: the first ready one)", old_serial=True)
     keyboard.set_defaults(func=cmd_keyboard)
 
     run = sub.add_parser("run", help="run a request on the phone, approving each action at the keyboard")
@@ -303,6 +257,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.set_defaults(func=lambda a: _agent_command("cmd_run", a))
 
     doctor = sub.add_parser("doctor", help="check adb, phones, ADB Keyboard, the model endpoint and the keyring")
+    doctor.add_argument("--preset", metavar="NAME", help="check this provider preset (as `run --preset` takes it) "
+                        "instead of the server in Settings; --base-url and --model still win")
     doctor.add_argument("--base-url", help="check this OpenAI-compatible endpoint instead of the one in Settings")
     doctor.add_argument("--model", help="check this model instead of the one in Settings")
     doctor.set_defaults(func=lambda a: _agent_command("cmd_doctor", a, "cli_doctor"))
@@ -312,7 +268,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="allow / disallow ORIGIN: let the key go to one more server (scheme://host:port), or not")
     key.add_argument("origin", nargs="?", metavar="ORIGIN", help="for allow / disallow: the server's origin")
     key.add_argument("--name", default="default", help="which key (default: default)")
-    key.set_defaults(func=lambda a: _agent_command("cmd_key", a))
+    key.set_defaults(func=lambda a: _agent_command("cmd_key", a, "cli_key"))
 
     from app.cli_api import add_commands as add_api_commands
     from app.cli_learning import add_commands as add_learning_commands

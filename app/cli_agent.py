@@ -1,39 +1,46 @@
-"""agentdesk run / doctor / key: the agent from the terminal. No Qt here."""
+"""agentdesk run and replay: the agent from the terminal. No Qt here (`key` is cli_key.py, `doctor` cli_doctor.py)."""
 
 from __future__ import annotations
 
 import asyncio
-import getpass
 import json
 import logging
 import os
 import signal
 import sys
+from collections.abc import Callable
 
 from pydantic import ValidationError
 
+from app.cli_model_server import missing_key_words, model_failure_words, preflight_reason, unreachable_words
 from app.console import ConsoleSupervisor
 from app.core import paths
-from app.core.agent.events import Message, ModelWords, QuestionAsked, ReviewRequested, StepRecorded
+from app.core.agent.events import (
+    Message,
+    ModelAsked,
+    ModelFailed,
+    ModelWords,
+    ProposalMade,
+    QuestionAsked,
+    ReplyRetried,
+    ReviewRequested,
+    RunFinished,
+    StepFinished,
+    StepRecorded,
+)
 from app.core.agent.run_words import counted, ending_words
 from app.core.agent.spending import SpendingCap, with_spending_caps
-from app.core.config import Settings, describe_validation_error, load_settings, needs_api_key, save_settings
+from app.core.config import Settings, describe_validation_error, load_settings, needs_api_key
 from app.core.data_folder import data_folder_problem
 from app.core.device.errors import DeviceError
-from app.core.key_origins import env_key_origins, origin_of
+from app.core.key_origins import origin_of
 from app.core.providers import pricing_for
 from app.core.redaction import setup_logging
 from app.core.runs.handle import NothingToAnswer, RunHandle
 from app.core.runs.service import MissingApiKey, RunRefused, RunRequest, provider_overrides, settings_for
-from app.core.secrets import (
-    NO_KEYRING_HELP,
-    PROVIDER_KEY_VARIABLES,
-    SESSION_ONLY,
-    SecretStore,
-    env_source,
-    provider_key_variable,
-)
-from app.desk import Desk, make_key_store
+from app.core.secrets import provider_key_variable
+from app.desk import Desk
+from app.desk.preflight import Missing
 
 
 def load_user_settings(err=None) -> Settings:
@@ -73,8 +80,13 @@ def spending_caps_line(settings: Settings) -> str:
     return f"Spending cap: {' and '.join(parts)}" if parts else ""
 
 
-def follow_on_console(handle: RunHandle, console: ConsoleSupervisor) -> None:
-    """Print the run's steps and messages; ask the person at the keyboard when the run waits for them."""
+def follow_on_console(handle: RunHandle, console: ConsoleSupervisor,
+                      explain_failure: Callable[[str], str] | None = None) -> None:
+    """Print the run's steps and messages; ask the person at the keyboard when the run waits for them.
+
+    While the model is asked, the console shows its words (or a ticker); a reply cut off or unusable is said
+    when the model is asked again, and a model that failed for good is explained by `explain_failure(reason)`
+    (the command's words, naming the flags the person passed)."""
     asking: set[asyncio.Task] = set()
 
     def spawn(coro) -> None:
@@ -106,14 +118,34 @@ def follow_on_console(handle: RunHandle, console: ConsoleSupervisor) -> None:
             console.step_finished(event.item)
         elif isinstance(event, Message):
             console.say(f"  {event.text}")
+        elif isinstance(event, ModelAsked):
+            console.progress.asked(event.step)
         elif isinstance(event, ModelWords):
-            console.model_words(event.step, event.text_so_far)
+            console.model_words(event.step, event.text_so_far, event.tokens)
+        elif isinstance(event, ReplyRetried):
+            console.say(f"  step {event.step}: {retry_words(event)}")
+        elif isinstance(event, ModelFailed):
+            console.progress.done()
+            if explain_failure is not None and (words := explain_failure(event.reason)):
+                console.say(f"  ✗ {words}")
+        elif isinstance(event, (ProposalMade, StepFinished, RunFinished)):
+            console.progress.done()
         elif isinstance(event, ReviewRequested):
+            console.progress.done()
             spawn(review(event.proposal))
         elif isinstance(event, QuestionAsked):
+            console.progress.done()
             spawn(ask(event.question, event.question_id))
 
     handle.events.subscribe(on_event)
+
+
+def retry_words(event: ReplyRetried) -> str:
+    """A reply that was not used and the model asked again, in words."""
+    if event.cut_off:
+        return (f"{event.problem}; asking the model again with room for {event.max_output_tokens:,} tokens "
+                "(raise the output budget in Settings if this happens often)")
+    return f"the reply could not be used ({event.problem}); asking the model again"
 
 
 BLOCKING = ("key", "data folder")
@@ -178,6 +210,16 @@ class SignalStop:
         self.handle.stop(f"stopped by {how}")
 
 
+def preflight_words(item: Missing, args, settings: Settings, key_error: MissingApiKey | None) -> str:
+    """A preflight item as `agentdesk run` says it: the model's server and a missing key name the flags the
+    person passed (or could pass) before Settings."""
+    if item.thing == "model":
+        return unreachable_words(args, settings, preflight_reason(item.words))
+    if item.thing == "key" and type(key_error) is MissingApiKey:      # not a key kept for another server
+        return missing_key_words(args, settings, provider_key_variable(settings.provider.base_url))
+    return item.words
+
+
 def key_source_line(key: str | None, source: str, base_url: str) -> str:
     """The console's line saying which API key a run uses and which origin it goes to: its source, never the key."""
     if not key:
@@ -223,16 +265,18 @@ async def _start_and_follow(args, console: ConsoleSupervisor, stopper: SignalSto
 async def _run_on_desk(args, desk: Desk, request: RunRequest, settings: Settings, console: ConsoleSupervisor,
                        stopper: SignalStop) -> int:
     """What the desk says is missing first (a missing key ends it before any phone is touched), then the run."""
+    key_error: MissingApiKey | None = None
     try:
         key, key_source = await desk.api_key(settings, request)
-    except MissingApiKey:
-        key, key_source = None, "none"     # a replay runs without a model; a run is refused just below
+    except MissingApiKey as exc:
+        key, key_source, key_error = None, "none", exc    # a replay runs without a model; a run is refused below
     model_used = request.replay is None or (request.model_takes_over and bool(
         key or not needs_api_key(settings.provider.base_url)))
     missing = await desk.preflight(settings=settings, request=request, display=False, adb=False, phone=False,
                                    key=request.replay is None, model=model_used)
     for item in missing:       # without a key the run cannot start; the model's server may yet come up
-        print(f"{'error' if item.thing in BLOCKING else 'warning'}: {item.words}", file=sys.stderr)
+        words = preflight_words(item, args, settings, key_error)
+        print(f"{'error' if item.thing in BLOCKING else 'warning'}: {words}", file=sys.stderr)
     if any(item.thing in BLOCKING for item in missing):
         return 2
     try:
@@ -247,7 +291,7 @@ async def _run_on_desk(args, desk: Desk, request: RunRequest, settings: Settings
     except (RunRefused, DeviceError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    follow_on_console(handle, console)
+    follow_on_console(handle, console, lambda reason: model_failure_words(reason, args, settings, key_source))
     stopper.attach(handle)
     if request.replay is not None:
         model_set_up = request.model_takes_over and (key or not needs_api_key(settings.provider.base_url))
@@ -261,8 +305,9 @@ async def _run_on_desk(args, desk: Desk, request: RunRequest, settings: Settings
         console.say(key_source_line(key, key_source, settings.provider.base_url))
     if caps := spending_caps_line(settings):
         console.say(caps)
-    with console.clearing_live_line_for_logs():
-        result = await handle.wait()
+    async with console.ticking():
+        with console.clearing_live_line_for_logs():
+            result = await handle.wait()
     if result is None:
         print("error: the run ended unexpectedly without a result", file=sys.stderr)
         return 1
@@ -321,106 +366,3 @@ def cmd_run(args) -> int:
         os._exit(code)
     runner.close()
     return code
-
-
-# ---------------------------------------------------------------------------- doctor
-
-
-# ---------------------------------------------------------------------------- key
-
-
-def cmd_key(args) -> int:
-    """Store, delete or show the API key, or allow it further origins. Storing needs a keyring: a key kept only
-    for this process would be gone when the command ends, so that is an error that names what to install."""
-    if args.action in ("allow", "disallow"):
-        return key_origins_command(args.action, getattr(args, "origin", None))
-    store = make_key_store()
-    name = args.name
-    if args.action == "set":
-        if not store.keyring_available:
-            print(f"error: could not store the API key: no keyring is available on this system. {NO_KEYRING_HELP}",
-                  file=sys.stderr)
-            return 1
-        value = sys.stdin.readline().strip() if not sys.stdin.isatty() else getpass.getpass("API key (not shown): ")
-        if not value:
-            print("error: no key given", file=sys.stderr)
-            return 2
-        where = store.set(name, value)
-        if where == SESSION_ONLY:      # the keyring failed when used (locked, D-Bus gone, …)
-            store.delete(name)
-            print(f"error: could not store the API key: the keyring refused it. {NO_KEYRING_HELP}", file=sys.stderr)
-            return 1
-        print(f"API key '{name}' stored in {where}.")
-        print(key_belongs_to_saved_url(name))
-        return 0
-    if args.action == "delete":
-        store.delete(name)
-        print(f"API key '{name}' deleted from {store.location()}.")
-        return 0
-    return key_status(name, store)
-
-
-def key_belongs_to_saved_url(name: str) -> str:
-    """After `key set`: the key belongs to the base URL in Settings (saved so); what to say about it."""
-    settings, warnings = load_settings(paths.settings_path())
-    if name != settings.provider.key_name:
-        return f"Runs use the key '{settings.provider.key_name}' (Settings), not '{name}'."
-    origin = origin_of(settings.provider.base_url)
-    if not warnings and settings.provider.key_origin != origin:
-        save_settings(settings.model_copy(update={"provider": settings.provider.model_copy(
-            update={"key_origin": origin})}), paths.settings_path())
-    return (f"It goes only to {origin} (the base URL in Settings); allow another server with "
-            "`agentdesk key allow ORIGIN`.")
-
-
-def key_origins_command(action: str, given: str | None) -> int:
-    """`agentdesk key allow|disallow ORIGIN`: let the key go to one more origin, or no longer."""
-    try:
-        origin = origin_of(given or "")
-    except ValueError as exc:
-        print(f"error: {exc}. Give the server's origin, e.g. `agentdesk key {action} https://llm.example.com`.",
-              file=sys.stderr)
-        return 2
-    settings, warnings = load_settings(paths.settings_path())
-    if warnings:
-        for warning in warnings:
-            print(f"warning: {warning}", file=sys.stderr)
-        print("error: the settings file has problems (above); fix them first, so that saving keeps what you wrote.",
-              file=sys.stderr)
-        return 2
-    also = [other for other in settings.provider.key_also_for if other != origin]
-    if action == "allow":
-        also.append(origin)
-    save_settings(settings.model_copy(update={"provider": settings.provider.model_copy(
-        update={"key_also_for": also})}), paths.settings_path())
-    if action == "allow":
-        print(f"The API key (stored, or OPENAI_API_KEY in the environment) may now also go to {origin}.")
-    else:
-        print(f"The API key no longer goes to {origin}." if origin != settings.provider.key_origin else
-              f"{origin} is the server the key was stored for, so it still goes there "
-              "(`agentdesk key delete` forgets the key).")
-    return 0
-
-
-def key_status(name: str, store: SecretStore) -> int:
-    """Say where the key is stored, which origins it goes to, and whether the environment gives runs another one."""
-    settings = load_user_settings()
-    provider = settings.provider
-    variable = provider_key_variable(provider.base_url)
-    stored = store.get(name)
-    print(f"API key '{name}': {'found in ' + store.location() if stored else 'not stored'}.")
-    if stored:
-        print(f"It goes to {provider.key_origin} (the server it was stored for).")
-    if provider.key_also_for:
-        print(f"Also sent to: {', '.join(provider.key_also_for)}.")
-    given = os.environ.get(variable, "").strip()
-    if given:
-        print(f"Runs use the key from {env_source(variable)}" + (", not the stored one." if stored else "."))
-    base = origin_of(provider.base_url)
-    if (stored or given) and base not in {provider.key_origin, *provider.key_also_for} \
-            and base not in env_key_origins(variable, PROVIDER_KEY_VARIABLES):
-        print(f"The base URL in Settings ({base}) is another origin: runs there get no key until you allow it "
-              f"(`agentdesk key allow {base}`).")
-    if store.notice:
-        print(store.notice)
-    return 0 if stored or given else 1

@@ -42,28 +42,30 @@ def cmd_serve(args) -> int:
     return asyncio.run(_serve(args, settings, token))
 
 
-NO_KEPT_TOKEN = ("No keyring is available, so a desk makes a token for its own process only and prints it when it "
-                 "starts (`agentdesk serve` prints `token (this process only, no keyring): …`)")
-
-
 def print_token() -> int:
-    """Print the token a running desk (or the next one) accepts; where it is when this process cannot know it."""
-    from app.api.server import read_discovery
+    """Print the token of the desk running now (the window's or `agentdesk serve`'s), or, when none runs, the one
+    the next desk will use (made now if there is none yet: in the keyring, else in the token file)."""
+    from app.api.server import desk_accepts, read_discovery
     from app.api.token import TokenProblem, api_token
 
+    running = read_discovery()
     try:
-        token = api_token(create=False)
+        token = api_token(create=running is None)
     except TokenProblem as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    if token is not None:
-        show_secret(token.value)           # asked for: the one print that passes the terminal's redactor
-        return 0
-    running = read_discovery()
-    where = f"; the desk running at {running.url} (process {running.pid}) printed its own" if running else ""
-    print(f"error: {NO_KEPT_TOKEN}{where}. Set AGENTDESK_API_TOKEN (16+ characters) for the desk and its callers "
-          "to share one that lasts.", file=sys.stderr)
-    return 1
+    theirs = f" (its token comes from {running.token_source})" if running and running.token_source else ""
+    if running is not None and (token is None or desk_accepts(running.url, token.value) is False):
+        mine = f"the token from {token.source} is not its token" if token else "this process knows no token for it"
+        print(f"error: a desk runs at {running.url} (process {running.pid}), but {mine}{theirs}. The window shows "
+              "its token (API token… in its status bar); or set AGENTDESK_API_TOKEN (16+ characters) for the "
+              "desk and its callers alike.", file=sys.stderr)
+        return 1
+    assert token is not None, "made when no desk runs"
+    show_secret(token.value)           # asked for: the one print that passes the terminal's redactor
+    if not token.kept:
+        print(f"note: this token is kept in {token.source}", file=sys.stderr)
+    return 0
 
 
 def cmd_api_token(args) -> int:
@@ -133,9 +135,9 @@ async def _serve(args, settings, token) -> int:
         phones = ", ".join(f"{e.id} ({e.state})" for e in desk.directory.entries()) or "none yet"
         print(f"  phones: {phones}")
         if token.kept:
-            print(f"  token: from {token.source}; `agentdesk serve --print-token` shows it")
+            print(f"  token: from {token.source}; `agentdesk api token` prints it")
         else:
-            show_secret(f"  token (this process only, no keyring): {token.value}")
+            show_secret(f"  token ({token.source}): {token.value}")
         print("Press Ctrl+C to stop.", flush=True)
         await stop.wait()
         print("Stopping: tasks still running are stopped and recorded…", file=sys.stderr, flush=True)
@@ -170,23 +172,31 @@ def cmd_mcp(args) -> int:
 
 
 def add_commands(sub) -> None:
-    serve = sub.add_parser("serve", help="serve the task API (HTTP, seed 004) for scripts and other programs")
+    serve = sub.add_parser("serve", help="serve the task API (HTTP) for scripts and other programs")
     serve.add_argument("--host", default=None, help="address to listen on (default 127.0.0.1, this machine only)")
     serve.add_argument("--port", type=int, default=None, help="TCP port (default 8765, or the api.port setting)")
-    serve.add_argument("--print-token", action="store_true", help="print the API token (made on first use, "
-                       "kept in the keyring) and exit")
+    serve.add_argument("--print-token", action="store_true", help="print the API token and exit (the same as "
+                       "`agentdesk api token`)")
     serve.add_argument("--virtual", action="store_true", help="serve the built-in virtual phone only")
     _model_options(serve)
     serve.set_defaults(func=cmd_serve)
 
     api = sub.add_parser("api", help="the task API's token")
     api_sub = api.add_subparsers(dest="api_command", required=True)
-    token = api_sub.add_parser("token", help="print the API token, or --rotate it")
+    token = api_sub.add_parser("token", help="print the token of the desk running now (the window's or `agentdesk "
+                               "serve`'s; when none runs, the one the next desk uses), or --rotate it",
+                               description="The token is AGENTDESK_API_TOKEN when set, else the one kept in the OS "
+                               "keyring, else the one in the file api-token in the config folder (readable only "
+                               "by you). It is made on first use.")
     token.add_argument("--rotate", action="store_true", help="replace the token with a new one (printed); the old "
                        "one stops working when the desk restarts")
     token.set_defaults(func=cmd_api_token)
 
-    mcp = sub.add_parser("mcp", help="serve the desk's tasks as MCP tools over stdio (for other agents)")
+    mcp = sub.add_parser("mcp", help="serve the desk's tasks as MCP tools over stdio (for other agents)",
+                         description="Uses the desk running on this machine (the window with its Task API on, or "
+                         "`agentdesk serve`) with your API token (AGENTDESK_API_TOKEN, the keyring, or the token "
+                         "file in the config folder), so a person approves steps there. With no such desk it runs "
+                         "one of its own, where nobody can approve a step, and tells the MCP client so.")
     mcp.add_argument("--own", action="store_true", help="run tasks in this process even when a desk is running")
     mcp.add_argument("--virtual", action="store_true", help="when running tasks itself: the virtual phone only")
     _model_options(mcp)

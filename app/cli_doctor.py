@@ -6,19 +6,23 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from pydantic import ValidationError
 
 from app.cli_agent import load_user_settings
+from app.cli_model_server import missing_key_words, model_failure_words
 from app.core import paths
 from app.core.agent.llm_client import ModelClient, ModelError, ModelImagesRefused
+from app.core.agent.model_errors import failure_reason
 from app.core.config import ProviderSettings, Settings, describe_validation_error
 from app.core.data_folder import data_folder_problem
 from app.core.device.errors import ADB_KEYBOARD_FIX, DeviceError
 from app.core.device.input_commands import ADB_KEYBOARD_IME
 from app.core.key_origins import origin_of
-from app.core.runs.service import MissingApiKey, api_key_for
+from app.core.runs.service import MissingApiKey, RunRefused, api_key_for, provider_overrides
+from app.core.secrets import provider_key_variable
 from app.desk import make_key_store
 from app.display_check import qt_platform_problem
 
@@ -30,7 +34,8 @@ class Check:
     detail: str
 
 
-async def run_checks(settings: Settings, env_key_goes_there: bool = False) -> list[Check]:
+async def run_checks(settings: Settings, env_key_goes_there: bool = False, args=None) -> list[Check]:
+    """Every check; with `args` (the command's flags), a model server or key problem names the flags given."""
     from app.core.device.adb_transport import AdbTransport
     from app.core.device.android_device import AndroidDevice
 
@@ -67,10 +72,14 @@ async def run_checks(settings: Settings, env_key_goes_there: bool = False) -> li
         checks.append(Check("API key", True, f"from {source}, sent to {origin_of(settings.provider.base_url)}"
                             if key else "not needed for a local server"))
     except MissingApiKey as exc:
-        key = None
-        checks.append(Check("API key", False, str(exc)))
+        key, source = None, "none"
+        words = str(exc)
+        if args is not None and type(exc) is MissingApiKey:
+            words = missing_key_words(args, settings, provider_key_variable(settings.provider.base_url))
+        checks.append(Check("API key", False, words))
+    explain = None if args is None else (lambda reason: model_failure_words(reason, args, settings, source))
     async with ModelClient(settings.provider, key) as client:
-        checks.extend(await check_model(client, settings))
+        checks.extend(await check_model(client, settings, explain))
     return checks
 
 
@@ -89,12 +98,14 @@ def probe_image_url() -> str:
     return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
-async def check_model(client: ModelClient, settings: Settings) -> list[Check]:
+async def check_model(client: ModelClient, settings: Settings,
+                      explain: Callable[[str], str] | None = None) -> list[Check]:
     """The endpoint, the model's name, an answer, and whether the model reads images.
 
     The question goes with a tiny picture: a model that answers reads images (and is taken off
     the text-only list); one the server refuses it for reads text only, which is fine when
-    the image setting is "none" and otherwise says how to set it. Then it is asked in text.
+    the image setting is "none" and otherwise says how to set it. Then it is asked in text. A failure is
+    first said by `explain(reason)` when it has words for it (the flags the person passed).
     """
     checks: list[Check] = []
     try:
@@ -121,14 +132,19 @@ async def check_model(client: ModelClient, settings: Settings) -> list[Check]:
         checks.append(Check("Model answers", bool(response.text or response.tool_arguments),
                             f"replied in {response.duration_ms:.0f} ms"))
     except ModelError as exc:
-        checks.append(Check("Model endpoint", False, str(exc)))
+        said = explain(failure_reason(exc)) if explain is not None else ""
+        checks.append(Check("Model endpoint", False, f"{said} ({exc})" if said else str(exc)))
     return checks
 
 
 def doctor_settings(args, settings: Settings) -> Settings:
-    """The saved settings with `--base-url` / `--model` applied (validated like the file; ValueError says why)."""
-    overrides = {name: value for name in ("base_url", "model")
-                 if (value := (getattr(args, name, None) or "").strip())}
+    """The saved settings with `--preset` / `--base-url` / `--model` applied, as `agentdesk run` applies them
+    (validated like the file; ValueError says why)."""
+    given = {name: (getattr(args, name, None) or "").strip() for name in ("preset", "base_url", "model")}
+    try:
+        overrides = provider_overrides(given["preset"] or None, given["base_url"] or None, given["model"] or None)
+    except RunRefused as exc:
+        raise ValueError(str(exc)) from None
     if not overrides:
         return settings
     try:
@@ -145,7 +161,7 @@ def cmd_doctor(args) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     named_here = bool((getattr(args, "base_url", None) or "").strip())   # the person at the terminal named it
-    checks = asyncio.run(run_checks(settings, env_key_goes_there=named_here))
+    checks = asyncio.run(run_checks(settings, env_key_goes_there=named_here, args=args))
     width = max(len(c.name) for c in checks)
     for check in checks:
         print(f"{'ok ' if check.ok else 'FIX'}  {check.name:<{width}}  {check.detail}")

@@ -10,6 +10,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from app.cli_options import add_device_option
+
 EXPORT_FORMATS = ("uiautomator2", "yaml")
 
 
@@ -38,6 +40,12 @@ def add_commands(sub, agent_command) -> None:
     save = actions.add_parser("save", help="save a recorded run as a skill")
     save.add_argument("run_dir", metavar="RUN_DIR")
     save.add_argument("--name", help="the skill's name (default: the run's request)")
+    general = actions.add_parser("generalise", help="let a skill take other values for some of its recorded ones "
+                                 "(without PARAM: list the values it could take)")
+    general.add_argument("name")
+    general.add_argument("params", metavar="PARAM", nargs="*", help="the values' names, as listed (none left: "
+                         "the skill's trigger becomes its request exactly, with --exact)")
+    general.add_argument("--exact", action="store_true", help="take no other values: the request exactly")
     rename = actions.add_parser("rename", help="rename a skill")
     rename.add_argument("name")
     rename.add_argument("new_name")
@@ -54,13 +62,15 @@ def add_commands(sub, agent_command) -> None:
     export.add_argument("run_dir", metavar="RUN_DIR", nargs="?", help="the run's folder")
     export.add_argument("--skill", metavar="NAME", help="export this skill instead of a run")
     export.add_argument("--format", choices=EXPORT_FORMATS, default="uiautomator2")
-    export.add_argument("--serial", default="", help="the serial the script connects to (default: any phone)")
+    add_device_option(export, "the phone the script connects to (default: any phone)", old_serial=True, default="")
     export.add_argument("-o", "--output", metavar="FILE", help="write to FILE (default: print)")
     export.set_defaults(func=cmd_export)
 
 
 def _table(skills) -> str:
-    rows = [("name", "trigger", "steps", "ok/failed", "recorded on")]
+    """One row per skill (its trigger, steps, successes/failures, where it was recorded), and under each row
+    the run folders it was learned from."""
+    rows = [("name", "trigger", "steps", "succeeded/failed", "recorded on")]
     for skill in skills:
         where = " ".join(str(part) for part in (skill.recorded_on.get("model", ""),
                                                  f"Android {skill.recorded_on['android_version']}"
@@ -69,8 +79,14 @@ def _table(skills) -> str:
         rows.append((skill.name + state, skill.trigger or skill.request, str(len(skill.steps)),
                      f"{skill.history.successes}/{skill.history.failures}", where or "?"))
     widths = [min(44, max(len(row[i]) for row in rows)) for i in range(len(rows[0]))]
-    return "\n".join("  ".join(cell[:44].ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
-                     for row in rows)
+    lines = []
+    for index, row in enumerate(rows):
+        lines.append("  ".join(cell[:44].ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
+        if index:
+            runs = [Path(run).name for run in skills[index - 1].runs]
+            lines.append("  learned from " + (f"{len(runs)} run{'s' if len(runs) != 1 else ''}: " + ", ".join(runs)
+                                              if runs else "no recorded run (written or imported by hand)"))
+    return "\n".join(lines)
 
 
 def cmd_skills(args) -> int:
@@ -99,7 +115,10 @@ def cmd_skills(args) -> int:
         elif action == "save":
             skill = skill_from_script(script_from_run(args.run_dir), name=args.name)
             path = store.save(skill)
-            print(f"Saved the skill “{skill.name}” (trigger “{skill.trigger}”) as {path}")
+            print(f"Saved the skill “{skill.name}” for this request exactly as {path}; to let it take other "
+                  "values, generalise them in the Skills panel")
+        elif action == "generalise":
+            return _generalise(store, args)
         elif action == "rename":
             store.rename(args.name, args.new_name)
             print(f"Renamed “{args.name}” to “{args.new_name}”.")
@@ -116,6 +135,29 @@ def cmd_skills(args) -> int:
     except (SkillError, FileNotFoundError, NotADirectoryError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    return 0
+
+
+def _generalise(store, args) -> int:
+    """`skills generalise NAME [PARAM…]`: the person says which recorded values the skill may take others for."""
+    skill = store.find(args.name)
+    if skill is None:
+        print(f"error: there is no skill called {args.name!r} (see `agentdesk skills list`)", file=sys.stderr)
+        return 2
+    trigger, values = skill.candidates()
+    if not args.params and not args.exact:
+        if not values:
+            print(f"“{skill.name}” has no value that its request names and its steps use; it stays exact.")
+            return 0
+        print(f"“{skill.name}” could take other values for: "
+              + ", ".join(f"{name} (now {value})" for name, value in values.items())
+              + f". Trigger with all of them: “{trigger}”.")
+        return 0
+    general = skill.generalised(set(args.params))
+    path = store.path_of(skill.name)
+    store.save(general, "json" if path is not None and path.suffix.lower() == ".json" else "yaml", replace=True)
+    print(f"“{skill.name}” now answers “{general.trigger}”. With a new value it asks you before its first step "
+          "until you have approved a run of it.")
     return 0
 
 
@@ -137,7 +179,7 @@ def cmd_export(args) -> int:
             script = skill.script()
         else:
             script = script_from_run(args.run_dir)
-        text = export_script(script, args.format, serial=args.serial)
+        text = export_script(script, args.format, serial=args.device)
         if args.output:
             Path(args.output).write_text(text, encoding="utf-8")
             print(f"Wrote {len(script.steps)} steps as {args.format} to {args.output}", file=sys.stderr)

@@ -5,17 +5,18 @@ from __future__ import annotations
 import asyncio
 import logging
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 
 from pydantic_core import PydanticUndefined
 
+from app.console_progress import ModelProgress
 from app.core.agent.action_shorthand import SHORTHAND_HELP, ShorthandError, parse_shorthand
 from app.core.agent.actions import ARGUMENT_MODELS, Action
 from app.core.agent.records import StepRecord
 from app.core.agent.run_words import decision_word, result_words, step_action_text
 from app.core.agent.supervisor import Proposal, ReviewAnswer
-from app.core.redaction import redact, redact_partial
+from app.core.redaction import redact
 
 CHOICES = "[Enter]=approve  e=edit (each value in turn)  o=override  r=reject with feedback  s=stop"
 
@@ -53,19 +54,15 @@ async def read_line(prompt: str) -> str | None:
     return await asyncio.to_thread(ask)
 
 
-LIVE_WORDS_WIDTH = 100   # characters of the model's latest words shown on the live line
-
-
 class ConsoleSupervisor:
     """Shows each proposal and reads the person's answer from the keyboard.
 
-    On a terminal, the model's words as they stream in are shown on one line that is rewritten in
-    place (a slow local server is visibly working); the next printed line replaces it. Piped
-    output gets no live line, only the lines that stay."""
+    While the model is asked, `progress` (console_progress.ModelProgress) keeps the console from
+    going silent: on a terminal the model's words as they stream in, piped a ticker line now and then."""
 
     def __init__(self, out=None):
         self.out = out or sys.stdout
-        self._live_line = False
+        self.progress = ModelProgress(self.out, terminal=self.is_terminal)
 
     @property
     def is_terminal(self) -> bool:
@@ -76,23 +73,28 @@ class ConsoleSupervisor:
         self.end_live_line()
         print(redact(text), file=self.out, flush=True)
 
-    def model_words(self, step: int, text_so_far: str) -> None:
-        """The model's reply so far, on the live line (terminals only)."""
-        if not self.is_terminal:
-            return
-        words = redact_partial(" ".join(text_so_far.split()))     # the rest of a key may be on its way
-        if len(words) > LIVE_WORDS_WIDTH:
-            words = "…" + words[-(LIVE_WORDS_WIDTH - 1):]
-        self.out.write(f"\r\x1b[2K  step {step}, the model writes: {words}")
-        self.out.flush()
-        self._live_line = True
+    def model_words(self, step: int, text_so_far: str, tokens: int = 0) -> None:
+        """The model's reply so far (written as it grows on a terminal; piped, it moves the ticker)."""
+        self.progress.words(step, text_so_far, tokens)
 
     def end_live_line(self) -> None:
-        """Clear the live line, so whatever is printed next starts on a clean line."""
-        if self._live_line:
-            self.out.write("\r\x1b[2K")
-            self.out.flush()
-            self._live_line = False
+        """End the model's words (or clear the status line), so whatever is printed next starts on a clean line."""
+        self.progress.end()
+
+    @asynccontextmanager
+    async def ticking(self, every_seconds: float = 1.0) -> AsyncIterator[None]:
+        """While inside, the progress is ticked every `every_seconds` (the status line's seconds, the ticker)."""
+        async def tick() -> None:
+            while True:
+                await asyncio.sleep(every_seconds)
+                self.progress.tick()
+
+        task = asyncio.ensure_future(tick())
+        try:
+            yield
+        finally:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
 
     @contextmanager
     def clearing_live_line_for_logs(self) -> Iterator[None]:

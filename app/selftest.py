@@ -165,7 +165,7 @@ def check_virtual_phone() -> str:
     async def on_the_desks_phone() -> str:
         desk = Desk(Settings(), virtual=True)
         try:
-            server = await desk.start_virtual_phone()
+            server = await desk.start_virtual_phone(private=True)    # its own: never the shared one
             return await look(server.port, "emulator-5554")
         finally:
             await desk.close()

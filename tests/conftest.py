@@ -18,6 +18,9 @@ for _name in ("CONFIG", "DATA", "STATE"):
     os.environ[f"XDG_{_name}_HOME"] = os.path.join(_XDG, _name.lower())
 # adbutils must never start a real adb server: tests talk to the virtual phone only.
 os.environ["ADBUTILS_ADB_PATH"] = "/bin/false"
+# Each desk a test builds gets a private built-in phone in its own process (port 0), never the computer's shared
+# one: xdist's workers must not share a phone. tests/test_shared_phone.py gives its tests a private shared port.
+os.environ["AGENTDESK_VIRTUAL_PORT"] = "0"
 
 import pytest  # noqa: E402  (after the environment above is set)
 

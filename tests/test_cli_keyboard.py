@@ -10,7 +10,7 @@ from tests.virtual_phone.fake_apk import build_apk
 def test_keyboard_install_installs_and_turns_it_on(virtual_adb, tmp_path, capsys):
     apk = write_adb_keyboard_apk(tmp_path)
     serial = virtual_adb.devices[0].serial
-    assert main(["keyboard", "install", str(apk), "--serial", serial]) == 0
+    assert main(["keyboard", "install", str(apk), "--device", serial]) == 0
     out, err = capsys.readouterr()
     assert out.startswith(f"Installed ADB Keyboard (ADBKeyboard.apk) on {serial} and turned it on.")
     assert "Checking ADBKeyboard.apk…" in err and "Turning ADB Keyboard on…" in err     # progress on stderr
@@ -23,5 +23,6 @@ def test_keyboard_install_refuses_another_app_and_names_a_missing_phone(virtual_
     other.write_bytes(build_apk("com.example.other"))
     assert main(["keyboard", "install", str(other)]) == 3
     assert "error: other.apk is another app (com.example.other), not ADB Keyboard" in capsys.readouterr().err
-    assert main(["keyboard", "install", str(other), "--serial", "R58M-NOPE"]) == 3
-    assert "Phone R58M-NOPE is not connected" in capsys.readouterr().err
+    assert main(["keyboard", "install", str(other), "--serial", "R58M-NOPE"]) == 3     # the old name still works
+    err = capsys.readouterr().err
+    assert "Phone R58M-NOPE is not connected" in err and "--serial is now called --device" in err

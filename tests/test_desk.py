@@ -21,13 +21,13 @@ from tests.support.openai_server import FakeOpenAIServer
 
 # What only the Desk builds: `Name(` anywhere in app/ outside app/desk is a face composing it itself.
 BUILT_BY_THE_DESK = ("RunService", "PhoneRegistry", "PhoneDirectory", "SecretStore", "open_phone",
-                     "start_virtual_phone", "serve_desk", "list_phones")
+                     "start_virtual_phone", "serve_desk", "list_phones", "built_in_phone", "hold_shared_phone")
 # Where a constructor may appear besides app/desk: its own definition, and the few that are not a desk's part.
 ALLOWED = {
     ("app/core/secrets.py", "SecretStore"),           # resolve_api_key's default store (a caller gave none)
     ("app/api/token.py", "SecretStore"),              # the API token's own keyring entry, not the key store
     ("app/api/desk_api.py", "serve_desk"),            # its definition
-    ("app/cli.py", "start_virtual_phone"),            # `agentdesk virtual-phone`: the virtual phone alone, no desk
+    ("app/cli_virtual_phone.py", "start_virtual_phone"),   # `agentdesk virtual-phone`: the virtual phone alone, no desk
 }
 
 
@@ -202,6 +202,7 @@ def test_agentdesk_run_says_what_is_missing_before_it_starts(memory_keys, capsys
                  "--api-key-env", "AGENTDESK_TEST_NO_SUCH_KEY"])
     err = capsys.readouterr().err
     assert code == 2, err
-    assert "error: The API key was to be read from the environment variable AGENTDESK_TEST_NO_SUCH_KEY" in err
-    assert f"warning: The model's server at http://127.0.0.1:{port} cannot be reached" in err
+    assert ("error: --api-key-env AGENTDESK_TEST_NO_SUCH_KEY: the environment variable AGENTDESK_TEST_NO_SUCH_KEY "
+            "is not set") in err                   # named by the flag the person passed
+    assert f"warning: --base-url http://127.0.0.1:{port}/v1 did not answer (" in err
     assert "virtual phone" not in err          # it ended before any phone was opened

@@ -50,6 +50,7 @@ async def serve_desk(service: RunService, phones, settings: Callable[[], Setting
     port = port if port is not None else current.api.port
     board = TaskBoard(service, phones, settings, policy=policy)
     app = create_app(board, phones, lambda: desk.token, settings, host=host, preflight=preflight)
-    desk = DeskApi(board, ApiServer(app, host, port, announce=announce), token, exposure_warning(host))
+    server = ApiServer(app, host, port, announce=announce, token_source=lambda: desk.token.source)
+    desk = DeskApi(board, server, token, exposure_warning(host))
     await desk.server.start()
     return desk

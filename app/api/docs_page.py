@@ -25,7 +25,9 @@ def docs_html(document: dict[str, Any]) -> str:
              f"<style>{STYLE}</style></head><body>",
              f"<h1>{title} <small>{html.escape(str(info.get('version', '')))}</small></h1>",
              f"<p>{html.escape(str(info.get('description', '')))}</p>",
-             "<p>Every route but <code>/v1/health</code> needs <code>Authorization: Bearer &lt;token&gt;</code>. "
+             "<p>Every route but <code>/v1/health</code> needs <code>Authorization: Bearer &lt;token&gt;</code> "
+             "(the desk's window shows the token under <em>API token…</em> in its status bar; "
+             "<code>agentdesk api token</code> prints it). "
              "The request and result schemas are in <a href='/openapi.json'>/openapi.json</a>; "
              "docs/api.md has examples.</p>"]
     for tag, routes in _routes_by_tag(document).items():

@@ -12,8 +12,7 @@ import asyncio
 import hmac
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
-from pathlib import Path
-from typing import Annotated, Any, TypeAlias
+from typing import Annotated, Any, TypeAlias, get_args
 
 from fastapi import Depends, FastAPI, Query, Request
 from fastapi import Path as InPath
@@ -28,6 +27,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from app import __version__
 from app.core.config import Settings
 from app.core.device.errors import DeviceError
+from app.core.paths import runs_dir
 
 from .docs_page import docs_html
 from .path_ids import MAX_ID_LENGTH, path_id_problem
@@ -44,7 +44,7 @@ from .schemas import (
     TaskStatus,
 )
 from .server import host_allowed
-from .task_views import event_json
+from .task_views import event_json, report_file
 from .tasks import TaskBoard, TaskProblem
 from .token import ApiToken
 
@@ -162,8 +162,29 @@ class BodyLimit:
 def token_hint(token: ApiToken) -> str:
     """Where the caller finds the token a 401 asks for."""
     if token.kept:
-        return "`agentdesk serve --print-token` shows it"
+        return "`agentdesk api token` prints it; the desk's window shows it under “API token…” in its status bar"
     return "this desk made one for its process only and printed it when it started"
+
+
+STATUSES: tuple[str, ...] = get_args(TaskStatus)
+
+
+def status_filter(value: str | None) -> set[str]:
+    """The statuses `?status=` asks for (comma-separated; empty: every status). TaskProblem 422 naming a wrong one."""
+    wanted = {part.strip() for part in (value or "").split(",") if part.strip()}
+    wrong = sorted(wanted - set(STATUSES))
+    if wrong:
+        raise TaskProblem(422, f"status: {', '.join(wrong)} is not a task status; use one or more (comma-separated) "
+                               f"of {', '.join(STATUSES)}, or leave it empty for every task.", "query.status")
+    return wanted
+
+
+def on_this_api(request: Request, result: MobileTaskResult) -> MobileTaskResult:
+    """`result` with its report's URL on the address the caller reached this API at (the Host check vouches for
+    the name)."""
+    if not result.report_url or not result.report_url.startswith("/"):
+        return result
+    return result.model_copy(update={"report_url": str(request.base_url).rstrip("/") + result.report_url})
 
 
 def create_app(board: TaskBoard, phones, token: Callable[[], ApiToken], settings: Callable[[], Settings], *,
@@ -181,8 +202,7 @@ def create_app(board: TaskBoard, phones, token: Callable[[], ApiToken], settings
 
     api = FastAPI(title="Agent Desk task API", version=__version__, responses=ERRORS, docs_url=None,
                   redoc_url=None, description="Give Agent Desk tasks on Android phones, follow them, approve their "
-                                              "steps. Seed 004's MobileTaskRequest / MobileTaskResult / "
-                                              "SemanticUITree.")
+                                              "steps, and read their phones' screens.")
     guarded = [Depends(authorised)]
 
     def refused(request: Request, status: int, message: str, field: str | None = None,
@@ -243,7 +263,7 @@ def create_app(board: TaskBoard, phones, token: Callable[[], ApiToken], settings
 
     @api.post("/v1/tasks", status_code=202, response_model=TaskAccepted, dependencies=guarded, tags=["tasks"])
     async def post_task(body: MobileTaskRequest) -> TaskAccepted:
-        """Queue a task on a phone (seed 004's MobileTaskRequest). It starts when its phone is free."""
+        """Queue a task on a phone (a MobileTaskRequest). It starts when its phone is free."""
         handle = await board.submit(body)
         base = f"/v1/tasks/{handle.id}"
         return TaskAccepted(task_id=handle.id, status=handle.state, position=board.position(handle),
@@ -251,18 +271,25 @@ def create_app(board: TaskBoard, phones, token: Callable[[], ApiToken], settings
                                    "cancel": f"{base}/cancel", "report": f"{base}/report"})
 
     @api.get("/v1/tasks", response_model=TaskList, dependencies=guarded, tags=["tasks"])
-    async def list_tasks(status: TaskStatus | None = None,
-                         device_id: str | None = Query(None, max_length=300)) -> TaskList:
+    async def list_tasks(request: Request, status: str | None = Query(None, max_length=200, description=(
+                             "only tasks with this status, or one of several comma-separated (e.g. "
+                             "running,waiting_for_person); empty: every task")),
+                         device_id: str | None = Query(None, max_length=300, description=(
+                             "only tasks on this phone (its device_id or serial); empty: every phone"))) -> TaskList:
         """This desk's tasks (the window's runs too), oldest first."""
-        return TaskList(tasks=board.results(status, device_id))
+        wanted = status_filter(status)
+        tasks = [on_this_api(request, task) for task in board.results(None, device_id or None)
+                 if not wanted or task.status in wanted]
+        return TaskList(tasks=tasks)
 
     @api.get("/v1/tasks/{task_id}", response_model=MobileTaskResult, dependencies=guarded, tags=["tasks"])
-    async def get_task(task_id: TaskId, wait_seconds: float = Query(0, ge=0, le=60)) -> MobileTaskResult:
-        """The task's result (seed 004), or where it is while not done. `wait_seconds` waits up to that long
+    async def get_task(request: Request, task_id: TaskId,
+                       wait_seconds: float = Query(0, ge=0, le=60)) -> MobileTaskResult:
+        """The task's result (a MobileTaskResult), or where it is while not done. `wait_seconds` waits up to that long
         for it to end first (a long poll)."""
         if wait_seconds:
-            return await board.wait(task_id, wait_seconds)
-        return board.result(task_id)
+            return on_this_api(request, await board.wait(task_id, wait_seconds))
+        return on_this_api(request, board.result(task_id))
 
     @api.get("/v1/tasks/{task_id}/events", response_class=EventSourceResponse, dependencies=guarded,
              tags=["tasks"])
@@ -289,7 +316,7 @@ def create_app(board: TaskBoard, phones, token: Callable[[], ApiToken], settings
 
     @api.post("/v1/tasks/{task_id}/decision", response_model=MobileTaskResult, dependencies=guarded,
               tags=["tasks"])
-    async def decide(task_id: TaskId, body: DecisionRequest) -> MobileTaskResult:
+    async def decide(request: Request, task_id: TaskId, body: DecisionRequest) -> MobileTaskResult:
         """Answer what the task waits for (its `waiting_for`): approve, edit, reject with feedback, override,
         stop, or answer a question, naming it by `proposal_id` (`waiting_for.proposal_id`). A decision for
         anything else — an older step, one already decided — is 409 and does nothing. A sensitive step
@@ -297,25 +324,25 @@ def create_app(board: TaskBoard, phones, token: Callable[[], ApiToken], settings
         desk's setting api.programs_may_approve_sensitive is on."""
         board.decide(task_id, body)
         await asyncio.sleep(0)      # the run takes the answer in before the result is read
-        return board.result(task_id)
+        return on_this_api(request, board.result(task_id))
 
     @api.post("/v1/tasks/{task_id}/cancel", response_model=MobileTaskResult, dependencies=guarded,
               tags=["tasks"])
-    async def cancel(task_id: TaskId) -> MobileTaskResult:
+    async def cancel(request: Request, task_id: TaskId) -> MobileTaskResult:
         """Stop the task (a queued one never touches the phone); it ends `stopped`."""
         board.cancel(task_id)
-        return await board.wait(task_id, 10.0)
+        return on_this_api(request, await board.wait(task_id, 10.0))
 
     @api.get("/v1/tasks/{task_id}/report", dependencies=guarded, tags=["tasks"],
              responses={200: {"content": {"text/html": {}}}})
     async def report(task_id: TaskId) -> FileResponse:
-        """The task's HTML report, once it has ended."""
-        result = board.result(task_id)
-        ended = board.handle(task_id).result
-        path = Path(ended.report_path) if result.report_url and ended is not None else None
-        if path is None or not path.is_file():
-            raise TaskProblem(404, f"Task {task_id} has no report yet (it is {result.status}).")
-        return FileResponse(path, media_type="text/html")
+        """The task's HTML report, once it has ended (its `report_url`). Only the run's own report.html in its own
+        folder is served."""
+        handle = board.handle(task_id)
+        path = await asyncio.to_thread(report_file, handle, board.service.runs_root or runs_dir(create=False))
+        if path is None:
+            raise TaskProblem(404, f"Task {task_id} has no report yet (it is {board.result(task_id).status}).")
+        return FileResponse(path, media_type="text/html", headers={"Content-Security-Policy": "connect-src 'none'"})
 
     # ------------------------------------------------------------------ phones
 
@@ -327,7 +354,7 @@ def create_app(board: TaskBoard, phones, token: Callable[[], ApiToken], settings
     @api.get("/v1/devices/{device_id}/ui-tree", response_model=SemanticUITree, dependencies=guarded,
              tags=["devices"])
     async def read_ui_tree(device_id: DeviceId) -> SemanticUITree:
-        """The screen's controls (seed 004's SemanticUITree). Read again only when the screen changed since
+        """The screen's controls (a SemanticUITree). Read again only when the screen changed since
         the last reading; `age_seconds` says how old it is."""
         return await ui_tree(phones, device_id)
 

@@ -1,10 +1,12 @@
 """`agentdesk mcp`: the task API's operations as MCP tools over stdio (the official `mcp` SDK).
 
 Every tool is a call to a desk's HTTP API. When a desk is running (the window with the API on,
-or `agentdesk serve`, found through its api.json and the token in the keyring or
-AGENTDESK_API_TOKEN) the tools go there, so its person approves and watches. Otherwise this
-process runs a desk of its own on loopback, with a token nobody else knows, under the
-no-person policy: a step that needs a decision ends the task failed, saying so.
+or `agentdesk serve`, found through its api.json) and accepts the user's token (AGENTDESK_API_TOKEN,
+the keyring, or the token file in the config folder) the tools go there, so its person approves and
+watches. Otherwise this process runs a desk of its own on loopback, with a token nobody else knows,
+under the no-person policy: a step that needs a decision ends the task failed, saying so. The MCP
+client is told that in the `initialize` reply's instructions and in every tool result (`notice`),
+not only on stderr, which an MCP client seldom shows.
 
 stdout belongs to the protocol: nothing here prints to it.
 """
@@ -27,7 +29,7 @@ from app import __version__
 
 from .path_ids import path_segment
 from .server import read_discovery
-from .token import ApiToken, api_token
+from .token import ApiToken, TokenProblem, api_token
 
 log = logging.getLogger(__name__)
 
@@ -38,25 +40,34 @@ DONE = ("success", "failed", "timeout", "stopped")
 class DeskClient:
     """The tools' way to a desk: HTTP with the bearer token; the desk's JSON errors become ToolErrors."""
 
-    def __init__(self, url: str, token: str, *, where: str) -> None:
+    def __init__(self, url: str, token: str, *, where: str, notice: str = "") -> None:
         self.where = where
-        self.http = httpx2.AsyncClient(base_url=url, headers={"Authorization": f"Bearer {token}"}, timeout=90)
+        self.notice = notice        # said with every result when this process runs its own desk
+        self.http = httpx2.AsyncClient(base_url=url, headers={"Authorization": f"Bearer {token}"}, timeout=90,
+                                       trust_env=False)         # never through a proxy: it would see the token
 
     async def call(self, method: str, path: str, **options: Any) -> httpx2.Response:
         try:
             response = await self.http.request(method, path, **options)
         except httpx2.HTTPError as exc:
-            raise ToolError(f"The desk ({self.where}) did not answer: {exc}") from None
+            raise ToolError(self.noted(f"The desk ({self.where}) did not answer: {exc}")) from None
         if response.status_code >= 400:
             try:
                 message = response.json().get("error") or response.text
             except ValueError:
                 message = response.text
-            raise ToolError(f"{message} (HTTP {response.status_code})")
+            raise ToolError(self.noted(f"{message} (HTTP {response.status_code})"))
         return response
 
+    def noted(self, text: str) -> str:
+        return f"{text}\n\n{self.notice}" if self.notice else text
+
     async def json(self, method: str, path: str, **options: Any) -> Any:
-        return (await self.call(method, path, **options)).json()
+        """The desk's JSON answer; with this process's own desk, a dict answer carries the `notice` too."""
+        answer = (await self.call(method, path, **options)).json()
+        if self.notice and isinstance(answer, dict):
+            answer = {**answer, "notice": self.notice}
+        return answer
 
     async def close(self) -> None:
         await self.http.aclose()
@@ -83,12 +94,24 @@ def task_body(ai_prompt: str, device_id: str | None, mode: str, max_steps: int |
     return body
 
 
+INSTRUCTIONS = (
+    "Agent Desk drives Android phones with a supervised LLM agent. run_task does a task in plain words and "
+    "returns its result (status success|failed|timeout|stopped, the actions taken, an optional output "
+    "answered from the final screen, and the report's URL on the desk's task API). Use list_devices for device "
+    "ids, get_ui_tree and take_screenshot to look at a phone without acting.")
+
+
+def own_desk_notice(reason: str) -> str:
+    """What the MCP client is told when this process runs its own desk, and why."""
+    return (f"Note: this MCP server runs tasks in a desk of its own, because {reason}. Nobody can approve its "
+            "steps: a task in step mode, or one that reaches a sensitive action, ends failed at once. For a person "
+            "to approve steps, open the Agent Desk window with its Task API on (Settings › Connections) or run "
+            "`agentdesk serve`, then restart this MCP server.")
+
+
 def build_server(desk: DeskClient) -> MCPServer:
-    server = MCPServer("agentdesk", version=__version__, instructions=(
-        "Agent Desk drives Android phones with a supervised LLM agent. run_task does a task in plain words and "
-        "returns seed 004's result (status success|failed|timeout|stopped, the actions taken, an optional output "
-        "answered from the final screen, and the report's URL). Use list_devices for device ids, get_ui_tree "
-        "and take_screenshot to look at a phone without acting."))
+    instructions = f"{INSTRUCTIONS}\n\n{desk.notice}" if desk.notice else INSTRUCTIONS
+    server = MCPServer("agentdesk", version=__version__, instructions=instructions)
 
     @server.tool()
     async def run_task(ai_prompt: str, ctx: Context, device_id: str | None = None, mode: str = "auto",
@@ -158,15 +181,16 @@ def build_server(desk: DeskClient) -> MCPServer:
 
     @server.tool()
     async def get_ui_tree(device_id: str) -> dict[str, Any]:
-        """The screen's controls (seed 004's SemanticUITree): element_id, text, bounds, type, state."""
+        """The screen's controls (a SemanticUITree): element_id, text, bounds, type, state."""
         return await desk.json("GET", f"/v1/devices/{in_path('device_id', device_id)}/ui-tree")
 
     @server.tool()
-    async def take_screenshot(device_id: str, draw_ids: bool = False) -> Image:
+    async def take_screenshot(device_id: str, draw_ids: bool = False) -> list[Image | str]:
         """The phone's screen as a PNG; draw_ids draws the controls' numbered boxes."""
         response = await desk.call("GET", f"/v1/devices/{in_path('device_id', device_id)}/screenshot",
                                    params={"ids": "true" if draw_ids else "false"})
-        return Image(data=response.content, format="png")
+        shot: list[Image | str] = [Image(data=response.content, format="png")]
+        return [*shot, desk.notice] if desk.notice else shot
 
     return server
 
@@ -181,25 +205,34 @@ def _progress_words(result: dict[str, Any]) -> str:
     return f"{status}, {result['steps_taken']} steps" + (f"; last: {last}" if last else "")
 
 
-async def _running_desk() -> DeskClient | None:
-    """A client of the desk running on this machine, if there is one and we have its token."""
+async def _running_desk() -> tuple[DeskClient | None, str]:
+    """A client of the desk running on this machine when there is one that accepts our token; else None and
+    why this process must run its own."""
     found = read_discovery()
     if found is None:
-        return None
-    token = await anyio.to_thread.run_sync(lambda: api_token(create=False))
+        return None, ("no desk is running on this machine (neither the Agent Desk window with its Task API on nor "
+                      "`agentdesk serve`)")
+    try:
+        token = await anyio.to_thread.run_sync(lambda: api_token(create=False))
+    except TokenProblem as exc:
+        return None, f"a desk runs at {found.url}, but this process has no usable token for it: {exc}"
+    theirs = f" (the desk's comes from {found.token_source})" if found.token_source else ""
     if token is None:
-        print(f"agentdesk mcp: a desk runs at {found.url}, but no API token is known here (set "
-              "AGENTDESK_API_TOKEN); tasks run in this process instead", file=sys.stderr)
-        return None
+        return None, (f"a desk runs at {found.url}, but this process knows no token for it{theirs}; set "
+                      "AGENTDESK_API_TOKEN to the token the window shows (API token… in its status bar)")
     client = DeskClient(found.url, token.value, where=found.url)
     try:
-        response = await client.http.get("/v1/health", timeout=3)
-        if response.status_code == 200 and response.json().get("name") == "agentdesk":
-            return client
-    except (httpx2.HTTPError, ValueError):
-        pass
+        response = await client.http.get("/v1/tasks", params={"status": "queued"}, timeout=3)
+    except httpx2.HTTPError as exc:
+        await client.close()
+        return None, f"the desk at {found.url} did not answer ({type(exc).__name__})"
+    if response.status_code == 200:
+        return client, ""
     await client.close()
-    return None
+    if response.status_code == 401:
+        return None, (f"the desk at {found.url} refused the token from {token.source}{theirs}; set "
+                      "AGENTDESK_API_TOKEN to the token the window shows (API token… in its status bar)")
+    return None, f"the desk at {found.url} answered HTTP {response.status_code}"
 
 
 class OwnDesk(Protocol):
@@ -218,15 +251,15 @@ OpenOwnDesk = Callable[[ApiToken], Awaitable[OwnDesk]]
 
 
 async def serve_stdio(open_own_desk: OpenOwnDesk, *, own: bool = False) -> None:
-    desk = None if own else await _running_desk()
+    desk, why = (None, "it was started with --own") if own else await _running_desk()
     own_desk = None
     if desk is None:
         token = ApiToken(secrets.token_urlsafe(32), "this MCP server only", False)
         own_desk = await open_own_desk(token)
         for note in own_desk.notes:
             print(note, file=sys.stderr)
-        desk = DeskClient(own_desk.url, token.value, where="this MCP server's own desk")
-        print(f"agentdesk mcp: running tasks itself (no desk is running), on {own_desk.url}", file=sys.stderr)
+        desk = DeskClient(own_desk.url, token.value, where="this MCP server's own desk", notice=own_desk_notice(why))
+        print(f"agentdesk mcp: running tasks itself on {own_desk.url}, because {why}", file=sys.stderr)
     else:
         print(f"agentdesk mcp: using the desk at {desk.where}", file=sys.stderr)
     try:

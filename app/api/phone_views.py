@@ -1,4 +1,4 @@
-"""The phone routes' answers: the list of phones, a screen's tree (seed 004's SemanticUITree), a PNG."""
+"""The phone routes' answers: the list of phones, a screen's tree (a SemanticUITree), a PNG."""
 
 from __future__ import annotations
 

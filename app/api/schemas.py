@@ -1,4 +1,4 @@
-"""The task API's bodies: seed 004's MobileTaskRequest / MobileTaskResult / UIAction / SemanticUITree,
+"""The task API's bodies: MobileTaskRequest / MobileTaskResult / UIAction / SemanticUITree,
 with what a supervised desk adds (task states while not done, the decision a task waits for, its
 output, where its report is).
 
@@ -67,7 +67,7 @@ class OutputRequest(_Request):
 
 
 class MobileTaskRequest(_Request):
-    """Seed 004's request."""
+    """A task for the desk: what to do in plain words, on which phone, and how."""
 
     task_id: str | None = Field(None, pattern=TASK_ID_PATTERN, description="your id for the task (letters, "
                                 "digits, . _ -); a new one when absent")
@@ -119,7 +119,7 @@ class ActionResult(BaseModel):
 
 
 class UIAction(BaseModel):
-    """One action the task took (seed 004), with how it went."""
+    """One action the task took, with how it went."""
 
     action_id: str
     step: int
@@ -149,7 +149,7 @@ class PendingDecision(BaseModel):
 
 
 class MobileTaskResult(BaseModel):
-    """Seed 004's result; while the task is not done, `status` says where it is."""
+    """A task's result; while the task is not done, `status` says where it is."""
 
     task_id: str
     device_id: str
@@ -167,7 +167,8 @@ class MobileTaskResult(BaseModel):
     finished_at: float | None = None
     tokens: dict[str, int] = Field(default_factory=dict)
     cost_usd: float = 0.0
-    report_url: str | None = None        # file:// URL of the HTML report (also GET /v1/tasks/{id}/report)
+    report_url: str | None = Field(None, description="the HTML report on this API, once the task has ended "
+                                  "(GET /v1/tasks/{id}/report, with the token)")
     run_dir: str | None = None
 
 
@@ -233,7 +234,7 @@ class UIElement(BaseModel):
 
 
 class SemanticUITree(BaseModel):
-    """Seed 004's tree of one screen, with how old it is."""
+    """The controls of one screen, with how old the reading is."""
 
     screen_id: str
     device_id: str

@@ -16,7 +16,9 @@ import logging
 import os
 import socket
 import time
-from collections.abc import Iterator
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -91,6 +93,7 @@ class _QuietServer(uvicorn.Server):
 class Discovery:
     url: str
     pid: int
+    token_source: str = ""      # where the desk's token comes from, in words (never the token)
 
 
 def discovery_path() -> Path:
@@ -101,7 +104,7 @@ def read_discovery() -> Discovery | None:
     """The running desk's API, if one wrote its address and its process is still alive."""
     try:
         data = json.loads(discovery_path().read_text(encoding="utf-8"))
-        found = Discovery(str(data["url"]), int(data["pid"]))
+        found = Discovery(str(data["url"]), int(data["pid"]), str(data.get("token_source", "")))
     except (OSError, ValueError, KeyError, TypeError):
         return None
     try:
@@ -113,9 +116,27 @@ def read_discovery() -> Discovery | None:
     return found
 
 
+DIRECT = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+"""Straight to the desk: never through a proxy the environment names (it would see the token)."""
+
+
+def desk_accepts(url: str, token: str, timeout: float = 3.0) -> bool | None:
+    """Whether the desk at `url` accepts `token` (None: it did not answer). Blocking."""
+    request = urllib.request.Request(f"{url}/v1/tasks?status=queued", headers={"Authorization": f"Bearer {token}"})
+    try:
+        with DIRECT.open(request, timeout=timeout) as response:
+            return response.status == 200
+    except urllib.error.HTTPError as exc:
+        return False if exc.code == 401 else None
+    except (OSError, ValueError):
+        return None
+
+
 class ApiServer:
-    def __init__(self, app, host: str = "127.0.0.1", port: int = 8765, *, announce: bool = True) -> None:
+    def __init__(self, app, host: str = "127.0.0.1", port: int = 8765, *, announce: bool = True,
+                 token_source: Callable[[], str] = lambda: "") -> None:
         self.app = app
+        self.token_source = token_source    # where the token comes from, in words: api.json says it
         self.host = host
         self.port = port
         self.announce = announce            # write api.json for `agentdesk mcp` (not in tests' own servers)
@@ -163,7 +184,8 @@ class ApiServer:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             temp = path.with_suffix(".tmp")
-            temp.write_text(json.dumps({"url": self.url, "pid": os.getpid()}), encoding="utf-8")
+            temp.write_text(json.dumps({"url": self.url, "pid": os.getpid(),
+                                             "token_source": self.token_source()}), encoding="utf-8")
             temp.replace(path)
         except OSError as exc:
             log.warning("could not write %s (agentdesk mcp will not find this desk): %s", path, exc)

@@ -1,4 +1,4 @@
-"""A run as the API shows it: seed 004's result built from the run's handle, and its events as JSON.
+"""A run as the API shows it: its MobileTaskResult built from the run's handle, and its events as JSON.
 
 Pictures are never sent (the report has them); long texts (prompts, raw replies) stay in the
 trajectory; every string passes through the redactor, so no registered secret (the model's API
@@ -8,9 +8,12 @@ key, the API token) can leave in a response or an event.
 from __future__ import annotations
 
 import dataclasses
+import logging
+import os
 import time
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from app.core.agent.action_kinds import kind_of
 from app.core.agent.events import (
@@ -35,10 +38,13 @@ from app.core.agent.events import (
 )
 from app.core.agent.memory import RunResult
 from app.core.agent.supervisor import Proposal, ReviewAnswer
+from app.core.agent.trajectory import REPORT_FILE
 from app.core.redaction import redact_data
 from app.core.runs.handle import RunHandle
 
 from .schemas import ActionResult, MobileTaskResult, PendingDecision, UIAction
+
+log = logging.getLogger(__name__)
 
 REVIEW_DECISIONS = ["approve", "edit", "reject", "override", "stop"]
 PERSON_ONLY_DECISIONS = ["reject", "stop"]      # what a program may post on a step only a person may approve
@@ -60,7 +66,7 @@ def _steps(handle: RunHandle) -> list[Any]:
 
 
 def ui_action(task_id: str, item: Any) -> UIAction | None:
-    """Seed 004's UIAction for one step that acted (None for a step without an action, and for one whose
+    """The UIAction for one step that acted (None for a step without an action, and for one whose
     action never ran: rejected, stopped at its review, taken over, or refused before it was done — such a
     step's record still names the action it proposed)."""
     action = item.action or {}
@@ -98,16 +104,38 @@ def pending_decision(handle: RunHandle, programs_may_approve_sensitive: bool = F
     return None
 
 
-def report_url(result: RunResult | None) -> str | None:
+def report_url(task_id: str, result: RunResult | None) -> str | None:
+    """Where the task's report is on the API (a path; the route puts the address the caller used before it)."""
     if result is None or not result.report_path:
         return None
-    path = Path(result.report_path)
-    return path.resolve().as_uri() if path.is_absolute() else None
+    return f"/v1/tasks/{quote(task_id, safe='')}/report"
+
+
+def report_file(handle: RunHandle, runs_root: Path) -> Path | None:
+    """The run's own report.html, when it has one: never a file outside its own folder under `runs_root` (a report
+    path naming another run's folder, a `..` or a link out of the folder gives None). Blocking (looks at the disk)."""
+    result = handle.result
+    if result is None or not result.report_path or not handle.run_dir:
+        return None
+    own = Path(handle.run_dir) / REPORT_FILE
+    if os.path.abspath(result.report_path) != os.path.abspath(own) or own.is_symlink():
+        log.warning("run %s names a report outside its own folder; not served", handle.id)
+        return None
+    try:
+        real = own.resolve(strict=True)
+        folder = Path(handle.run_dir).resolve(strict=True)
+        root = runs_root.resolve(strict=True)
+    except (OSError, RuntimeError):
+        return None
+    if real.parent != folder or not folder.is_relative_to(root) or folder == root or not real.is_file():
+        log.warning("run %s's report is not in its folder under the runs folder; not served", handle.id)
+        return None
+    return real
 
 
 def task_result(handle: RunHandle, finished_at: float | None = None, *,
                 programs_may_approve_sensitive: bool = False) -> MobileTaskResult:
-    """The task as seed 004's result. The steps' part is built once per new event (status polls are many)."""
+    """The task as a MobileTaskResult. The steps' part is built once per new event (status polls are many)."""
     result = handle.result
     steps, actions = _steps_and_actions(handle)
     if result is not None:
@@ -127,7 +155,7 @@ def task_result(handle: RunHandle, finished_at: float | None = None, *,
         "created_at": handle.created, "finished_at": finished_at,
         "tokens": dict(result.tokens) if result is not None else {},
         "cost_usd": result.cost_usd if result is not None else 0.0,
-        "report_url": report_url(result), "run_dir": handle.run_dir or None}
+        "report_url": report_url(handle.id, result), "run_dir": handle.run_dir or None}
     return MobileTaskResult.model_validate(redact_data(view))
 
 

@@ -234,6 +234,9 @@ class AdbSettings(_Section):
 
     servers: list[str] = Field(default_factory=list, description="more ADB servers as host:port, besides this "
                                "machine's (ANDROID_ADB_SERVER_PORT or 5037); AGENTDESK_ADB_SERVERS adds more")
+    keep_virtual_phone: bool = Field(False, description="the built-in virtual phone (shared by every Agent Desk "
+                                     "program on this computer, port 5038) keeps running after the last one using "
+                                     "it closes; off: it stops some seconds later")
 
     @field_validator("servers", mode="before")
     @classmethod

@@ -47,6 +47,11 @@ def settings_path() -> Path:
     return config_dir() / "settings.json"
 
 
+def api_token_path() -> Path:
+    """The task API's token where no keyring exists (mode 0600; it may not exist yet; its folder does)."""
+    return config_dir() / "api-token"
+
+
 def data_dir(create: bool = True) -> Path:
     """The folder for data the app produces (run trajectories)."""
     home = _home()

@@ -106,7 +106,7 @@ class RedactingWriter:
 
 
 def show_secret(text: str) -> None:
-    """Print a secret the person asked to see (`agentdesk serve --print-token`) on stdout, past the redactor."""
+    """Print a secret the person asked to see (`agentdesk api token`) on stdout, past the redactor."""
     out = sys.stdout
     print(text, file=out.stream if isinstance(out, RedactingWriter) else out, flush=True)
 

@@ -13,21 +13,24 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
+import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from app.core import paths
 from app.core.agent.llm_client import ModelClient
 from app.core.config import Settings, load_settings
 from app.core.device.adb_servers import PhoneDirectory, adb_servers
-from app.core.device.local_adb import LocalAdbServer
+from app.core.device.local_adb import LOOPBACK, LocalAdbServer
+from app.core.device.phone_id import PhoneId
 from app.core.device.phone_session import PhoneRegistry
 from app.core.runs.handle import PersonPolicy
 from app.core.runs.service import MissingApiKey, RunRequest, RunService, api_key_for
 from app.core.secrets import SecretStore
 
-from .phone_opening import PhoneConnection, open_phone, start_virtual_phone
+from .phone_opening import BuiltInPhone, PhoneConnection, built_in_phone, open_phone
+from .shared_phone import PORT_VARIABLE, SharedPhone, shared_port
 
 if TYPE_CHECKING:        # the API (FastAPI, uvicorn) loads when it is served, not with the window
     from app.api.desk_api import DeskApi
@@ -37,7 +40,15 @@ from .preflight import Missing, preflight
 
 log = logging.getLogger(__name__)
 
-VIRTUAL_PORT_VARIABLE = "AGENTDESK_VIRTUAL_PORT"
+VIRTUAL_PORT_VARIABLE = PORT_VARIABLE
+SETTINGS_POLL_SECONDS = 2.0     # how often `serve` looks whether the settings file changed
+
+
+def _what() -> str:
+    """This process, as the built-in phone lists its users ("agentdesk run", "agentdesk-gui")."""
+    program = Path(sys.argv[0]).name if sys.argv and sys.argv[0] else "python"
+    program = {"__main__.py": "agentdesk-gui", "cli.py": "agentdesk"}.get(program, program)   # (python -m app…)
+    return " ".join([program, *sys.argv[1:2]])[:80]
 
 
 def make_key_store(service: str | None = None) -> SecretStore:
@@ -49,6 +60,15 @@ def make_key_store(service: str | None = None) -> SecretStore:
 def load_desk_settings() -> tuple[Settings, list[str]]:
     """The saved settings and what was wrong with the file (each a sentence)."""
     return load_settings(paths.settings_path())
+
+
+def _stamp(path: Path) -> tuple[int, int] | None:
+    """When a file last changed, and its size (None: it is not there)."""
+    try:
+        info = path.stat()
+    except OSError:
+        return None
+    return info.st_mtime_ns, info.st_size
 
 
 class Desk:
@@ -75,11 +95,21 @@ class Desk:
             self.notes.append(f"Other machines' phones are not listed: {exc}")
             servers = [self.local.address]
         self.directory = PhoneDirectory(self.phones, servers, self.local)
+        try:
+            self.shared_port = shared_port()
+        except ValueError as exc:
+            if not bad_servers_noted:
+                raise
+            self.notes.append(f"The built-in phone is not shared: {exc}")
+            self.shared_port = 0
+        if self.shared_port:        # the built-in phone another process started is listed as any phone is
+            self.directory.add_server(f"127.0.0.1:{self.shared_port}", virtual=True, quiet=True)
         options: dict[str, Any] = {"client_factory": client_factory} if client_factory is not None else {}
         self.service = service_type(self.phones, lambda: self.settings, secrets=secrets, **options)
         self.api: DeskApi | None = None
-        self.virtual_server: VirtualAdbServer | None = None     # the built-in virtual phone, when one was started
+        self.virtual_server: BuiltInPhone | None = None     # the built-in phone, while this desk holds it
         self._connections: list[PhoneConnection] = []
+        self._following: asyncio.Task | None = None
 
     # ------------------------------------------------------------------ keys
 
@@ -114,19 +144,37 @@ class Desk:
             entries = await self.directory.refresh()
             for server, reason in self.directory.unreachable().items():
                 self.notes.append(f"ADB server {server} did not answer ({reason}).")
-        if virtual is not False and not any(entry.ready for entry in entries):
-            await self.start_virtual_phone()
+        if virtual is not False and not any(entry.ready and not entry.virtual for entry in entries):
+            await self.start_virtual_phone()     # (another process's built-in phone is held, so it stays)
             await self.directory.refresh()
             self.notes.append("No phone is attached: tasks go to the built-in virtual phone." if not virtual
                               else "Using the built-in virtual phone.")
         self.directory.start()
 
-    async def start_virtual_phone(self) -> VirtualAdbServer:
-        """The built-in virtual phone's ADB server (AGENTDESK_VIRTUAL_PORT, else any free port), listed."""
+    @property
+    def keep_virtual_phone(self) -> bool:
+        return self.settings.adb.keep_virtual_phone
+
+    def _keep_wish(self) -> bool:
+        """Whether the built-in phone should stay after its last user: this desk's settings say so, or the saved
+        ones do (a command built on default settings must not undo the person's choice). Blocking: reads the file."""
+        if self.keep_virtual_phone:
+            return True
+        try:
+            return load_settings(paths.settings_path())[0].adb.keep_virtual_phone
+        except Exception:          # an unreadable settings file keeps nothing (it is reported elsewhere)
+            return False
+
+    async def start_virtual_phone(self, *, private: bool = False) -> SharedPhone | VirtualAdbServer:  # BuiltInPhone
+        """The built-in phone, held and listed: the one every process of this computer shares (on
+        AGENTDESK_VIRTUAL_PORT, else 5038), started when none runs; `private`: one of this desk's own."""
+        if self.virtual_server is None:
+            started, note = await asyncio.to_thread(lambda: built_in_phone(
+                keep=self._keep_wish(), what=_what(), private=private or not self.shared_port))
+            self.virtual_server = started
+            if note:
+                self.notes.append(note)
         server = self.virtual_server
-        if server is None:
-            port = int(os.environ.get(VIRTUAL_PORT_VARIABLE, "0"))
-            server = self.virtual_server = await asyncio.to_thread(start_virtual_phone, port)
         self.directory.add_server(f"127.0.0.1:{server.port}", virtual=True)
         return server
 
@@ -134,8 +182,14 @@ class Desk:
         """One phone to work with, its session in the desk's registry: `serial` (a serial or a full id), else the
         first ready one of this machine's server, else the virtual phone (see `phone_opening.open_phone`).
         `local`: start this machine's ADB server when none runs. Raises DeviceError."""
+        named = PhoneId.parse(serial) if serial else None
+        if named is not None and self.shared_port and named.server.rpartition(":")[0].strip("[]") in LOOPBACK and \
+                named.server.endswith(f":{self.shared_port}"):
+            await self.start_virtual_phone()      # the built-in phone by its full id: held, so it stays meanwhile
+        keep = await asyncio.to_thread(self._keep_wish) if self.shared_port and self.virtual is not False else False
         connection = await open_phone(serial, virtual=self.virtual, registry=self.phones,
-                                      local=self.local if local else None)
+                                      local=self.local if local else None, keep=keep,
+                                      what=_what())
         if connection.virtual_server is not None:
             self._connections.append(connection)
             if self.virtual_server is None:
@@ -143,17 +197,46 @@ class Desk:
                 self.directory.add_server(f"127.0.0.1:{connection.virtual_server.port}", virtual=True)
         return connection
 
-    def watch_settings_servers(self) -> None:
-        """Also list the servers the settings name now (after Settings changed; a bad list changes nothing)."""
+    def watch_settings_servers(self) -> list[str]:
+        """After the settings changed: also list the servers they and AGENTDESK_ADB_SERVERS name now (a bad list
+        changes nothing), and tell the built-in phone whether to stay. Returns the servers new to the list."""
+        for holder in [self.virtual_server, *(c.virtual_server for c in self._connections)]:
+            if isinstance(holder, SharedPhone):
+                holder.keep(self.keep_virtual_phone)
         if self.virtual:
-            return
+            return []
         try:
             servers = adb_servers(self.settings.adb)
         except ValueError as exc:
             log.info("the ADB servers in the settings are not listed: %s", exc)
-            return
+            return []
+        new = [address for address in servers if address not in self.directory.servers]
         for address in servers:
             self.directory.add_server(address)
+        return new
+
+    def follow_settings_file(self, path: Path | None = None, every: float = SETTINGS_POLL_SECONDS) -> None:
+        """Watch the settings file (a command without a window, `serve`): when the window or a person changes
+        it, the ADB servers it names are listed and the keep setting applies, without a restart. Other settings
+        stay as the command was started with. Call on the desk's loop; `close()` ends it."""
+        if self._following is None:
+            path = path or paths.settings_path()
+            self._following = asyncio.ensure_future(self._follow_settings(path, _stamp(path), every))
+
+    async def _follow_settings(self, path: Path, seen: tuple[int, int] | None, every: float) -> None:
+        while True:
+            await asyncio.sleep(every)
+            now = await asyncio.to_thread(_stamp, path)
+            if now == seen:
+                continue
+            seen = now
+            saved, problems = await asyncio.to_thread(load_settings, path)
+            if problems:
+                log.info("the changed settings file is not used: %s", "; ".join(problems))
+                continue
+            self.settings = self.settings.model_copy(update={"adb": saved.adb})
+            for address in self.watch_settings_servers():
+                log.info("now listing the phones of ADB server %s (named in the settings)", address)
 
     def watch(self, address: str | None = None) -> None:
         """Watch every server the desk lists (and `address` too); call on the desk's loop."""
@@ -213,6 +296,10 @@ class Desk:
 
     async def close(self) -> None:
         """Stop the runs (recorded), the API, the watchers, the phones and the virtual phone."""
+        following, self._following = self._following, None
+        if following is not None:
+            following.cancel()
+            await asyncio.gather(following, return_exceptions=True)
         await self.service.shutdown()
         await self.stop_serving()
         await self.directory.stop()
@@ -240,6 +327,7 @@ async def open_served_desk(settings: Settings, *, virtual: bool | None = None, h
     desk = Desk(settings, virtual=virtual, client_factory=client_factory)
     try:
         await desk.open()
+        desk.follow_settings_file()          # servers the window (or a person) adds to the settings, at once
         await desk.serve(host=host, port=port, token=token, policy=policy, announce=announce)
     except BaseException:
         await desk.close()

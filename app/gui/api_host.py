@@ -4,6 +4,8 @@ The API is the Desk's: it lives on the core's loop beside the run service, so a 
 is a run of this desk like the window's own: the window follows it live and the person approves its
 steps here. Its phones are the desk's directory (every ADB server the settings name, plus the
 window's virtual phone), the same one the window lists: one `track-devices` connection per server.
+While it is served, "API token…" in the status bar shows its address and token to copy
+(`api_token_view.py`).
 """
 
 from __future__ import annotations
@@ -11,8 +13,11 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
+from PySide6.QtWidgets import QMainWindow
+
 from app.core.loop_thread import LoopThread
 from app.desk import Desk
+from app.gui.api_token_view import LINK_TEXT, ApiTokenLink
 
 if TYPE_CHECKING:        # the API itself loads when it is first served
     from app.api.desk_api import DeskApi
@@ -22,9 +27,11 @@ log = logging.getLogger(__name__)
 
 
 class ApiHost:
-    def __init__(self, core: LoopThread, desk: Desk) -> None:
+    def __init__(self, core: LoopThread, desk: Desk, window: QMainWindow | None = None) -> None:
         self.core = core
         self.desk = desk
+        self.window = window
+        self.token_link: ApiTokenLink | None = None     # "API token…" in the window's status bar while serving
         self._serving: tuple[str, int] | None = None
 
     @property
@@ -47,7 +54,25 @@ class ApiHost:
             log.warning("the task API did not start: %s", exc)
             return f"The task API could not start: {exc}"
         self._serving = wanted
-        return f"Task API on {api.url} (token: `agentdesk serve --print-token`). " + api.warning
+        self._show_link(True)
+        return f"Task API on {api.url} — its token: “{LINK_TEXT}” at the right of this bar. " + api.warning
+
+    def serving(self) -> tuple[str, ApiToken] | None:
+        """The API's address and its token now (None while it is not served)."""
+        api = self.desk.api
+        return (api.url, api.token) if api is not None else None
+
+    def _show_link(self, shown: bool) -> None:
+        if self.window is None:
+            return
+        if self.token_link is None:
+            if not shown:
+                return
+            self.token_link = ApiTokenLink(self.serving)
+            self.window.statusBar().addPermanentWidget(self.token_link)
+        self.token_link.setVisible(shown)
+        if not shown and self.token_link.dialog is not None:
+            self.token_link.dialog.close()
 
     async def _start(self) -> DeskApi:
         await self.desk.directory.refresh()     # the phones now, before the watchers' first lists
@@ -61,4 +86,5 @@ class ApiHost:
 
     async def stop(self) -> None:
         self._serving = None
+        self._show_link(False)
         await self.core.run(self.desk.stop_serving())

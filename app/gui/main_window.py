@@ -25,6 +25,7 @@ from app.desk import Desk, load_desk_settings
 from app.gui.api_host import ApiHost
 from app.gui.dialogs import run_dialog
 from app.gui.inspector.inspector_wiring import connect_inspector
+from app.gui.mirror.phone_extras import connect_phone_extras
 from app.gui.phones.phone_grid import phones_window_open
 from app.gui.phones.window_phone import WindowPhone
 from app.gui.runs.past_run_actions import connect_learning
@@ -32,25 +33,29 @@ from app.gui.runs.run_controller import RunController
 from app.gui.runs.state_words import state_sentence
 from app.gui.runs.take_over_wiring import PersonInput, connect_take_over
 from app.gui.settings.settings_dialog import SettingsDialog
+from app.gui.side_panes import RIGHT, show_pane
 from app.gui.window_layout import build_panes, first_layout, reveal
 from app.gui.window_menus import apply_appearance, build_menus
 from app.gui.window_state import ScreenLayouts
 
 if TYPE_CHECKING:     # the panes' types, for the attributes other modules set on the window
     from PySide6.QtGui import QAction
-    from PySide6.QtWidgets import QLabel, QPushButton, QSplitter, QWidget
+    from PySide6.QtWidgets import QLabel, QSplitter, QToolButton, QWidget
 
     from app.gui.inspector.inspector import InspectorPanel
     from app.gui.inspector.inspector_wiring import RunTrees
     from app.gui.mirror.manual_controls import ManualControlBar
     from app.gui.mirror.mirror_panel import MirrorPanel
     from app.gui.mirror.mirror_view import MirrorView
+    from app.gui.phones.adb_keyboard import AdbKeyboardInstall
     from app.gui.phones.device_panel import DevicePanel
     from app.gui.runs.approval_panel import ApprovalPanel
     from app.gui.runs.request_panel import RequestPanel
     from app.gui.runs.take_over_bar import TakeOverBar
     from app.gui.runs.timeline import TimelinePanel
+    from app.gui.side_panes import SidePanes
     from app.gui.status_line import StatusLine
+    from app.gui.view_modes import ViewModes
     from app.gui.window_layout import PaneBalancer, ScrollingPane
 
 log = logging.getLogger(__name__)
@@ -81,9 +86,8 @@ class MainWindow(QMainWindow):
     mirror_panel: MirrorPanel
     mirror: MirrorView
     manual: ManualControlBar
-    overlay_button: QPushButton
-    fps_label: QLabel
-    source_label: QLabel
+    overlay_button: QToolButton
+    state_label: QLabel
     take_over_bar: TakeOverBar
     inspector: InspectorPanel
     timeline: TimelinePanel
@@ -93,6 +97,9 @@ class MainWindow(QMainWindow):
     status_line: StatusLine
     status: QLabel
     # Set by build_menus (window_menus.py), connect_inspector and connect_take_over
+    side_panes: SidePanes
+    adb_keyboard: AdbKeyboardInstall        # set by connect_phone_extras (mirror/phone_extras.py)
+    view_modes: ViewModes
     ctrl_enter_action: QAction
     overlay_action: QAction
     theme_actions: dict[str, QAction]
@@ -114,7 +121,7 @@ class MainWindow(QMainWindow):
         self.desk = Desk(settings, secrets=secrets, bad_servers_noted=True)
         self.phone = WindowPhone(lambda: self.mirror.size(), self.core, self.desk, self)
         self.controller = RunController(self.core, self.service, self)
-        self.api_host = ApiHost(self.core, self.desk)
+        self.api_host = ApiHost(self.core, self.desk, self)
         build_panes(self)
         self.person_input = PersonInput(self)
         self._connect()
@@ -122,6 +129,7 @@ class MainWindow(QMainWindow):
         first_layout(self)
         self.layouts = ScreenLayouts(self, self.splitters)
         self.layouts.restore()        # the layout this screen had last time, if any
+        self.side_panes.sync()
         for warning in warnings:
             self.show_status(warning)
 
@@ -153,7 +161,6 @@ class MainWindow(QMainWindow):
         phone.devices_changed.connect(self.devices.set_devices)
         phone.device_changed.connect(self._device_changed)
         phone.status.connect(self.show_status)
-        phone.fps.connect(self.mirror_panel.show_fps)
         phone.frame_source.connect(self._show_frame_source)
         self.devices.device_chosen.connect(phone.choose)
         self.devices.connect_requested.connect(phone.connect_wifi)
@@ -173,7 +180,7 @@ class MainWindow(QMainWindow):
         self.manual.key_requested.connect(person.press_key)
         self.manual.text_requested.connect(person.type_text)
         self.manual.screenshot_requested.connect(phone.save_screenshot)
-        self._connect_phone_extras()
+        connect_phone_extras(self)       # the mirror's keyboard, wheel and drops, and the bar's More menu
 
         self.request.run_requested.connect(lambda text, mode, steps: self._start_run(text, mode, steps, paused=False))
         self.request.step_requested.connect(self._step)
@@ -198,25 +205,6 @@ class MainWindow(QMainWindow):
         self.approval.pick_requested.connect(self._pick_mode)
         connect_learning(self)      # the past runs list's Replay; Replay waits while a run is going
         connect_take_over(self)     # Take over, the bar over the mirror, Hand back
-
-    def _connect_phone_extras(self) -> None:
-        """The mirror's keyboard, wheel, buttons and drops, and the bar's More menu (scrcpy's extras)."""
-        phone, manual, keys = self.phone, self.manual, self.mirror.phone_input
-        keys.key_requested.connect(self.person_input.press_key)
-        keys.text_requested.connect(self.person_input.type_text)
-        keys.wheel_requested.connect(self.person_input.wheel)
-        keys.files_dropped.connect(phone.send_files)
-        manual.rotate_requested.connect(phone.rotate)
-        manual.screen_off_changed.connect(lambda off: phone.set_screen_power(
-            not off, lambda: manual.set_toggle("screen_off", not off)))
-        manual.show_touches_changed.connect(lambda on: phone.set_show_touches(
-            on, lambda: manual.set_toggle("show_touches", not on)))
-        manual.copy_clipboard_requested.connect(phone.copy_clipboard)
-        manual.paste_clipboard_requested.connect(phone.paste_to_phone)
-        from app.gui.phones.adb_keyboard import AdbKeyboardInstall
-        self.adb_keyboard = AdbKeyboardInstall(self)     # its offer in the status bar when typing needs it
-        manual.install_keyboard_requested.connect(self.adb_keyboard.start)
-        manual.set_toggle("show_touches", self.settings.mirror.show_touches)
 
     def open_about(self) -> None:
         """Version and every bundled library's licence."""
@@ -407,6 +395,7 @@ class MainWindow(QMainWindow):
         await self.refresh_key_notice()
 
     def open_past_runs(self) -> None:
+        show_pane(self, RIGHT, True)        # the run chosen there opens in the timeline: shown, not in a shut pane
         self.timeline.show_past_runs()
 
     # ------------------------------------------------------------------ life cycle
@@ -450,6 +439,7 @@ class MainWindow(QMainWindow):
         self.phone.set_mirror_visible(self.isVisible() and not self.isMinimized())
 
     def closeEvent(self, event) -> None:
+        self.view_modes.set_full_screen(False)     # the layout saved is the desk's, not full screen's
         self.layouts.save()
         self._closed.set()
         super().closeEvent(event)

@@ -1,6 +1,9 @@
 """The main window's panes and how they share its width: phones, request and approval on the left,
 the mirror in the middle, the inspector over the timeline on the right.
 
+On a small screen the window first opens maximized with the right pane shut (side_panes.py); the
+mirror's bar sits below it and nothing above, so the phone's picture gets the height.
+
 The side panes never force the window wider than a small screen allows: their rows wrap, and
 below their natural width they scroll (or collapse, dragged to the edge). The mirror takes the
 width that is left — it alone grows when the window grows. The window's minimum size is the
@@ -21,6 +24,7 @@ from app.gui.runs.approval_panel import ApprovalPanel
 from app.gui.runs.request_panel import RequestPanel
 from app.gui.runs.take_over_bar import TakeOverBar
 from app.gui.runs.timeline import TimelinePanel
+from app.gui.side_panes import small_screen
 from app.gui.status_line import StatusLine
 from app.gui.window_fit import fit_window
 
@@ -108,7 +112,7 @@ def build_panes(window: MainWindow) -> None:
     mirror_panel = MirrorPanel()
     window.mirror, window.manual, window.overlay_button = mirror_panel.mirror, mirror_panel.manual, \
         mirror_panel.overlay_button
-    window.fps_label, window.source_label = mirror_panel.fps_label, mirror_panel.source_label
+    window.state_label = mirror_panel.state_label
     window.mirror_panel = mirror_panel
     window.take_over_bar = TakeOverBar()        # over the mirror while the person has the phone
     center = QWidget()
@@ -151,7 +155,8 @@ def minimum_size(main: QSplitter) -> QSize:
 
 
 def first_layout(window: MainWindow) -> None:
-    """A first-run size that fits the screen and pane widths that suit it (a saved layout replaces both)."""
+    """A first-run size that fits the screen and pane widths that suit it (a saved layout replaces both). On a
+    small screen the window opens maximized with the inspector pane shut (View or the status bar opens it)."""
     width, height = FIRST_SIZE.width(), FIRST_SIZE.height()
     screen = window.screen().availableGeometry() if window.screen() else None
     if screen is not None:
@@ -159,7 +164,13 @@ def first_layout(window: MainWindow) -> None:
     width, height = max(width, window.minimumWidth()), max(height, window.minimumHeight())
     window.resize(width, height)
     main, right = window.splitters["main"], window.splitters["right"]
-    main.setSizes(pane_widths(width - 2 * main.handleWidth(), height, window.mirror.device_size))
+    sizes = pane_widths(width - 2 * main.handleWidth(), height, window.mirror.device_size)
+    if small_screen(window):       # the inspector pane shut: the mirror and the request get the room
+        left = max(sizes[0], min(LEFT_MAX, sum(sizes) * 30 // 100))     # its words wrap less; the phone
+        sizes = [left, sum(sizes) - left, 0]                             # keeps its height, the bar beside it
+        window.setWindowState(window.windowState() | Qt.WindowState.WindowMaximized)
+    main.setSizes(sizes)
+    window.side_panes.sync()
     right.setSizes([height * 45 // 100, height * 55 // 100])
 
 

@@ -2,9 +2,11 @@
 
 Ctrl+Enter (either Enter key) does the next thing a person would confirm: answer the agent's
 question or approve the waiting action when there is one, otherwise run the request.
-View › Theme picks the look (saved with the settings); Help has the user guide (F1), the keyboard
-shortcuts (Ctrl+/) and About. Building the menus is the window's last step: it also applies the saved
-look and names, for screen readers, any control still without a name.
+View › Actual size (1:1) and Full screen (F11) show the phone as scrcpy does; the side panes open and
+shut there and from the status bar's ends (side_panes.py). View › Theme picks the look (saved with the
+settings); Help has the user guide (F1), the keyboard shortcuts (Ctrl+/) and About. Building the menus
+is the window's last step: it also applies the saved look and names, for screen readers, any control
+still without a name.
 """
 
 from __future__ import annotations
@@ -15,7 +17,6 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QUrl
 from PySide6.QtGui import QAction, QActionGroup, QDesktopServices, QKeySequence
-from PySide6.QtWidgets import QScrollArea
 
 from app.core import paths
 from app.core.config import AppearanceSettings, save_settings
@@ -24,8 +25,10 @@ from app.gui.help_dialogs import show_help
 from app.gui.map.map_window import show_map
 from app.gui.phones.phone_grid import show_phone_grid
 from app.gui.runs.approval_panel import PAGE_QUESTION
+from app.gui.side_panes import SidePanes
 from app.gui.skills.skills_dialog import show_skills
 from app.gui.theme import THEME_CHOICES, ThemeChoice, apply_theme_choice
+from app.gui.view_modes import ViewModes
 
 if TYPE_CHECKING:
     from app.gui.main_window import MainWindow
@@ -82,12 +85,14 @@ def build_menus(window: MainWindow) -> None:
     window.overlay_action = action(view_menu, "Control boxes", window.overlay_button.toggle, "Ctrl+B", checkable=True)
     window.overlay_action.setChecked(True)
     window.overlay_button.toggled.connect(window.overlay_action.setChecked)
+    window.view_modes = ViewModes(window)
+    view_menu.addAction(window.view_modes.actual_size_action)
+    view_menu.addAction(window.view_modes.full_screen_action)
     view_menu.addSeparator()
-    main = window.splitters["main"]
-    for index, text in ((0, "Phones and request pane"), (2, "Inspector and timeline pane")):
-        item = action(view_menu, text, lambda on, i=index: show_pane(window, i, on), checkable=True)
-        item.setChecked(True)
-        main.splitterMoved.connect(lambda *_args, i=index, it=item: it.setChecked(main.sizes()[i] > 0))
+    window.side_panes = SidePanes(window)
+    window.side_panes.place_buttons()
+    for item in window.side_panes.actions.values():
+        view_menu.addAction(item)
     view_menu.addSeparator()
     theme_menu = view_menu.addMenu("&Theme")
     themes = QActionGroup(window)
@@ -126,23 +131,3 @@ def choose_theme(window: MainWindow, choice: ThemeChoice) -> None:
         except OSError as exc:
             window.show_status(f"The theme applies now but could not be saved for next time: {exc}")
     window.spawn(save())
-
-
-def show_pane(window: MainWindow, index: int, shown: bool) -> None:
-    """Open or collapse a side pane (the mirror gives or takes the width). A pane opens as wide as it
-    was, or as wide as its content needs."""
-    main = window.splitters["main"]
-    sizes = main.sizes()
-    widths: dict[int, int] = window.__dict__.setdefault("_collapsed_pane_widths", {})
-    if shown and sizes[index] == 0:
-        pane = main.widget(index)
-        content = pane.widget() if isinstance(pane, QScrollArea) else pane
-        if pane is None or content is None:     # no pane there: nothing to open
-            return
-        width = widths.pop(index, 0) or max(pane.minimumWidth(), content.minimumSizeHint().width() + 24)
-        sizes[index], sizes[1] = width, max(0, sizes[1] - width)
-    elif not shown and sizes[index] > 0:
-        widths[index] = sizes[index]
-        sizes[1] += sizes[index]
-        sizes[index] = 0
-    main.setSizes(sizes)

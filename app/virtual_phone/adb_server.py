@@ -11,12 +11,14 @@ connection's requests and serves the device services.
 from __future__ import annotations
 
 import logging
+import os
 import select
 import socket
 import socketserver
 import struct
 import threading
 import time
+from collections.abc import Callable
 
 from .adb_connection import AdbConnection, protocol_string, serve_device_service
 from .attached_device import DEVICE_STATES, AttachedDevice
@@ -35,9 +37,15 @@ UNAUTHORIZED_MESSAGE = (
 
 
 class _TcpServer(socketserver.ThreadingTCPServer):
-    allow_reuse_address = True
+    # On Windows SO_REUSEADDR lets a second server bind a port in use: there the bind must fail instead.
+    allow_reuse_address = os.name != "nt"
     daemon_threads = True
     adb: VirtualAdbServer
+
+    def server_bind(self) -> None:
+        if hasattr(socket, "SO_EXCLUSIVEADDRUSE"):       # Windows: nobody else may bind it while it serves
+            self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_EXCLUSIVEADDRUSE, 1)
+        super().server_bind()
 
 
 class VirtualAdbServer:
@@ -59,6 +67,8 @@ class VirtualAdbServer:
         self._next_transport_id = 1
         self.forwards = HostForwards()
         self._open_services: dict[int, set[socket.socket]] = {}   # transport id -> its open connections
+        # More host services, by request prefix: the handler answers on the socket (and may hold it open).
+        self.host_services: dict[str, Callable[[socket.socket, str], None]] = {}
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -214,6 +224,10 @@ class VirtualAdbServer:
 
     def handle_host_request(self, sock: socket.socket, request: str) -> AttachedDevice | None:
         """Answer one host request. Returns the device when the connection switches to it."""
+        for prefix, serve in list(self.host_services.items()):
+            if request.startswith(prefix):
+                serve(sock, request)
+                return None
         if request == "host:version":
             sock.sendall(b"OKAY" + protocol_string(f"{ADB_SERVER_VERSION:04x}"))
         elif request == "host:kill":

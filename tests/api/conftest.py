@@ -25,6 +25,7 @@ from tests.support.openai_server import FakeOpenAIServer
 
 TOKEN = "test-token-0123456789abcdefghij"
 API_KEY = "sk-test-API-never-leaks-0123456789abcdef"
+FIXED_TOKEN = ApiToken(TOKEN, "the test", False)
 
 
 @pytest.fixture(autouse=True)
@@ -76,7 +77,9 @@ async def make_desk(monkeypatch):
     """make_desk(script, phones=1, **api settings) → a Desk; everything is stopped after the test."""
     made: list = []
 
-    async def make(script=(), phones: int = 1, announce: bool = False, agent: dict | None = None, **api) -> Desk:
+    async def make(script=(), phones: int = 1, announce: bool = False, agent: dict | None = None,
+                   token: ApiToken | None = FIXED_TOKEN, **api) -> Desk:
+        """`token`: None lets the desk find or make its own, as the window's does."""
         monkeypatch.setenv("OPENAI_API_KEY", API_KEY)
         servers = []
         for _ in range(phones):        # each on its own ADB server, each an emulator-5554: two machines' phones
@@ -93,14 +96,14 @@ async def make_desk(monkeypatch):
         directory.start()
         service = RunService(registry, settings, client_factory=functools.partial(ModelClient, backoff_seconds=0.01))
         api_desk = await serve_desk(service, directory, lambda: settings, host="127.0.0.1", port=0,
-                                    token=ApiToken(TOKEN, "the test", False), announce=announce)
+                                    token=token, announce=announce)
         desk = Desk(None, api_desk, model, servers, directory, service, settings)
 
         async def keep(response: httpx2.Response) -> None:
             await response.aread()
             desk.bodies.append(response.text)
-        desk.http = httpx2.AsyncClient(base_url=api_desk.url, headers={"Authorization": f"Bearer {TOKEN}"},
-                                      timeout=30, event_hooks={"response": [keep]})
+        desk.http = httpx2.AsyncClient(base_url=api_desk.url, timeout=30, event_hooks={"response": [keep]},
+                                      headers={"Authorization": f"Bearer {api_desk.token.value}"})
 
         async def close() -> None:
             await desk.http.aclose()

@@ -50,13 +50,14 @@ async def test_a_wifi_task_in_auto_mode_ends_success_with_its_actions_and_report
     assert [a["action_type"] for a in actions] == ["launch_app", "click_control", "click_control", "click_control"]
     assert all(a["result"]["success"] for a in actions)
     assert actions[1]["element_id"] is not None and actions[0]["action_id"] == "wifi-1-1"
-    report = Path(result["report_url"].removeprefix("file://"))
-    assert report.is_file() and result["run_dir"] and Path(result["run_dir"]).is_dir()
-    page = await desk.http.get("/v1/tasks/wifi-1/report")
+    assert result["report_url"] == f"{desk.api.url}/v1/tasks/wifi-1/report"      # on the API, not a file path
+    assert result["run_dir"] and Path(result["run_dir"]).is_dir()
+    page = await desk.http.get(result["report_url"])
     assert page.status_code == 200 and "Turn on Wi-Fi" in page.text
     assert any(run.request == "Turn on Wi-Fi" for run in desk.service.past())      # a run like any other
     listed = (await desk.http.get("/v1/tasks", params={"status": "success"})).json()["tasks"]
     assert [task["task_id"] for task in listed] == ["wifi-1"]
+    assert listed[0]["report_url"] == result["report_url"]
     assert all(API_KEY not in body for body in desk.bodies)
 
 

@@ -180,3 +180,24 @@ def test_agentdesk_run_timeout_sets_the_runs_limit():
         request = run_request_from_args(build_parser().parse_args(["run", "x", f"--timeout={bad}"]))
         with pytest.raises(RunRefused, match="timeout_seconds"):
             settings_for(Settings(), request)
+
+
+@pytest.mark.asyncio
+async def test_a_steps_phases_are_timed_on_the_agents_clock():
+    """Two seconds of work, ten minutes waiting for the person, one more second: the phase took three."""
+    from app.core.agent.pipeline import ProcessingPhase, StepContext, StepProcessor, Strategy
+
+    now = FakeTime()
+    clock = AgentClock(now)
+
+    class ActWithAReview(Strategy):
+        async def run(self, ctx: StepContext) -> None:
+            now.now += 2
+            with clock.waiting():
+                now.now += 600
+            now.now += 1
+
+    processor = StepProcessor([(ProcessingPhase.ACTION_EXECUTION, ActWithAReview(False))], initial=set())
+    ctx = StepContext(1, clock=lambda: clock.agent_seconds)
+    await processor.process(ctx)
+    assert ctx.timings_ms == {"ActWithAReview": 3000.0, "action_execution": 3000.0}

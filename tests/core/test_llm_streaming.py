@@ -21,7 +21,8 @@ TOOL = {"type": "function", "function": {"name": "act", "parameters": {"type": "
 
 def make_client(server: FakeOpenAIServer, words: list[str] | None, **fields) -> ModelClient:
     provider = ProviderSettings(**{"base_url": server.base_url, "model": "fake-model", "http_retries": 0, **fields})
-    client = ModelClient(provider, None, backoff_seconds=0.01, on_words=None if words is None else words.append)
+    listen = None if words is None else lambda text, _tokens: words.append(text)
+    client = ModelClient(provider, None, backoff_seconds=0.01, on_words=listen)
     client.words_interval_seconds = 0.0          # every chunk, so the test sees the words grow
     return client
 

@@ -20,8 +20,9 @@ from app.core.device import phone_frames
 from app.core.device.android_device import ScreenInfo
 from app.core.device.errors import DeviceError
 from app.core.device.phone_frames import SCREENSHOTS, STREAM, PhoneFrames
-from app.core.device.scrcpy_client import ScrcpyUnavailable, StreamLag
+from app.core.device.scrcpy_client import ScrcpyUnavailable
 from app.core.device.screen_capture import Screenshot
+from app.core.device.stream_lag import StreamLag
 
 
 class FakeDevice:

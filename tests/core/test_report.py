@@ -12,6 +12,7 @@ from PIL import Image
 from app.core.agent.memory import ActionOutcome, Decision, MemoryItem, RunResult
 from app.core.agent.records import ModelReplyRecord
 from app.core.agent.report import REPORT_TEXT_LIMIT, write_report
+from app.core.agent.run_words import thought_and_comment
 from app.core.agent.trajectory import TrajectoryWriter
 
 REQUEST = "Send <b>hello</b> to Ann"
@@ -162,3 +163,26 @@ def test_the_time_is_split_into_the_agents_and_the_persons():
     writer.finish(RunResult("success", 0, [], 95.0, agent_seconds=20.0, waiting_seconds=75.0))
     page = write_report(writer.run_dir).read_text(encoding="utf-8")
     assert "1 min 35 s (the agent 20 s, waiting for you 1 min 15 s)" in page
+
+
+@pytest.mark.parametrize("thought, comment, shown", [
+    ("Opening Settings.", "opening  settings", [("Thought", "Opening Settings.")]),
+    ("Open Settings, then Wi-Fi", "Open Settings", [("Thought", "Open Settings, then Wi-Fi")]),
+    ("Open Settings", "Open Settings, then Wi-Fi.", [("Comment", "Open Settings, then Wi-Fi.")]),
+    ("Wi-Fi is under Network", "Opening Settings", [("Thought", "Wi-Fi is under Network"),
+                                                     ("Comment", "Opening Settings")]),
+    ("", "Opening Settings", [("Comment", "Opening Settings")]),
+    ("  ", "", []),
+])
+def test_thought_and_comment_are_each_said_once(thought, comment, shown):
+    assert thought_and_comment(thought, comment) == shown
+
+
+def test_the_report_shows_a_thought_the_comment_repeats_once():
+    writer = new_writer()
+    writer.append_step(MemoryItem(step=1, request=REQUEST, thought="Opening Settings to find Wi-Fi.",
+                                  comment="Opening Settings to find Wi-Fi", decision=Decision("approve")))
+    writer.finish(RunResult("success", 1, [], 1.0))
+    (section,) = step_sections(write_report(writer.run_dir).read_text(encoding="utf-8"))
+    assert section.count("Opening Settings to find Wi-Fi") == 1
+    assert '<span class="label">Comment</span>' not in section and '<span class="label">Thought</span>' in section

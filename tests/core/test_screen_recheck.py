@@ -24,7 +24,7 @@ class Tree:
     def __init__(self, controls: list[Control] | None = None, error: Exception | None = None):
         self.controls, self.error = controls, error
 
-    async def read(self):
+    async def read_now(self):
         if self.error is not None:
             raise self.error
         return SimpleNamespace(controls=self.controls)

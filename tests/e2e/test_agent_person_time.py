@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pytest
 
@@ -104,3 +105,60 @@ async def test_an_agent_slower_than_the_time_limit_times_out_and_acts_no_more(ru
     steps = outcome.steps()
     assert [s.step for s in steps] == [1, 2] and steps[1].waiting_seconds == 0
     assert outcome.trajectory_problems() == []
+
+
+class JumpingClock:
+    """The machine's monotonic clock, moved forward by hand: a person who decides in "ten minutes" at once."""
+
+    def __init__(self) -> None:
+        self.offset = 0.0
+        self.real = time.monotonic
+
+    def __call__(self) -> float:
+        return self.real() + self.offset
+
+
+@dataclass
+class TenMinutePerson(ScriptedPerson):
+    """Approves each review once its clocks have moved ten minutes on (the answer comes after the run has
+    begun waiting, as a real person's does)."""
+
+    clock: JumpingClock = field(default_factory=JumpingClock)
+
+    def attach(self, handle: RunHandle) -> None:
+        loop = asyncio.get_running_loop()
+
+        def decide() -> None:
+            self.clock.offset += 600
+            handle.answer(handle.pending_id, ReviewAnswer.approve())
+
+        def on_event(event) -> None:
+            if isinstance(event, ReviewRequested):
+                self.shown.append(event.proposal)
+                loop.call_soon(decide)
+        handle.events.subscribe(on_event)
+
+
+async def test_the_time_a_step_waited_for_the_decision_is_waiting_not_acting_on_the_phone(run_agent, monkeypatch):
+    """Every clock a run reads (the agent's, the step's waits, the phases' timers) jumps ten minutes while the
+    person decides step 1: the step records them as "waiting for you", and acting on the phone as the seconds
+    the phone took."""
+    from app.core.agent.supervisor import AgentClock
+    from app.core.runs.recorder import PersonWaits
+
+    person = TenMinutePerson()
+    monkeypatch.setattr(AgentClock.__init__, "__defaults__", (person.clock,))
+    monkeypatch.setattr(PersonWaits.__init__, "__defaults__", (person.clock,))
+    monkeypatch.setattr(time, "perf_counter", person.clock)
+    outcome = await run_agent("Open the settings", [OPEN_SETTINGS, FINISH], person)
+    assert outcome.result.status == "success", outcome.result
+    first = outcome.steps()[0]
+    assert first.waiting_seconds >= 600
+    assert first.timings_ms["action_execution"] < 60_000, first.timings_ms
+    assert all(ms < 60_000 for ms in first.timings_ms.values()), first.timings_ms
+    assert outcome.result.waiting_seconds >= 1200 and outcome.result.agent_seconds < 60
+    report = (Path(outcome.result.run_dir) / "report.html").read_text(encoding="utf-8")
+    step_one = report[report.index("Step 1"):report.index("Step 2")]
+    assert "waiting for you 10 min" in step_one
+    acting = step_one[step_one.index("acting on the phone"):].split("·")[0].split("|")[0]
+    assert "min" not in acting, acting

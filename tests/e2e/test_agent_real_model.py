@@ -110,7 +110,8 @@ async def test_the_real_server_is_held_to_the_reply_schema_when_tools_are_off(re
 
 async def test_the_real_server_streams_its_words_and_counts_its_tokens(real_model, tmp_path):
     seen: list[str] = []
-    async with ModelClient(real_provider(real_model, max_output_tokens=64), None, on_words=seen.append,
+    async with ModelClient(real_provider(real_model, max_output_tokens=64), None,
+                           on_words=lambda text, _tokens: seen.append(text),
                            text_only_models=TextOnlyModels(tmp_path / "t.json")) as client:
         client.words_interval_seconds = 0
         response = await client.complete([{"role": "user", "content": "Name three colours."}])

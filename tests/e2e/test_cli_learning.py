@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import yaml
 
@@ -42,7 +43,12 @@ def test_skills_list_show_rename_export_and_delete(cli_env, capsys, tmp_path):
     run_dir = record(capsys)                      # a successful run is saved as a skill by itself
     assert main(["skills", "list"]) == 0
     listing = capsys.readouterr().out
-    assert "Turn on Wi-Fi" in listing and "Turn on {item}" in listing and "0/0" in listing
+    assert "Turn on Wi-Fi" in listing and "0/0" in listing and "{item}" not in listing    # one run: exact
+    assert f"learned from 1 run: {Path(run_dir).name}" in listing               # its source run, by folder
+    assert main(["skills", "generalise", "Turn on Wi-Fi"]) == 0                  # the values it could take
+    assert "item (now Wi‑Fi)" in capsys.readouterr().out
+    assert main(["skills", "generalise", "Turn on Wi-Fi", "item"]) == 0          # the person says so
+    assert "“Turn on {item}”" in capsys.readouterr().out
     assert main(["skills", "show", "Turn on Wi-Fi"]) == 0
     shown = yaml.safe_load(capsys.readouterr().out)
     assert shown["trigger"] == "Turn on {item}" and len(shown["steps"]) == 4

@@ -291,3 +291,21 @@ async def test_a_blinking_cursor_in_the_focused_field_makes_no_dump(phone, monke
     hidden = await _frame_unlike(phone, shown)
     again = await phone.tree.read(hidden)
     assert again.from_cache is True and phone.dumps() == dumps
+
+
+@pytest.mark.asyncio
+async def test_read_now_dumps_a_change_the_pictures_have_not_shown_yet(phone, monkeypatch):
+    """A check before acting on an approval reads the screen afresh: the frames can lag behind a change
+    (a loaded machine), and a picture that looks the same proves nothing then."""
+    phone.phone.launch(SETTINGS)
+    await phone.tree.read()                   # kept, with the picture of Settings
+    stale = await phone.session.frames.frame_after()
+    phone.phone.go_home()                     # the phone moved; the frames below still show Settings
+
+    async def frame_that_has_not_caught_up(moment=None):
+        return stale
+    monkeypatch.setattr(phone.session.frames, "frame_after", frame_that_has_not_caught_up)
+    assert (await phone.tree.read()).package == SETTINGS          # what the pictures alone would say
+    dumps = phone.dumps()
+    now = await phone.tree.read_now()
+    assert now.package != SETTINGS and phone.dumps() == dumps + 1

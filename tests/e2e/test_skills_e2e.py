@@ -28,7 +28,7 @@ async def test_a_successful_run_becomes_a_skill_and_the_repeat_needs_no_model(ru
     assert first.result.status == "success"
     skills, problems = SkillStore().load()
     assert problems == [] and [skill.name for skill in skills] == ["Turn on Wi-Fi"]
-    assert skills[0].trigger == "Turn on {item}" or "{" in skills[0].trigger
+    assert skills[0].trigger == "Turn on Wi-Fi" and skills[0].parameters == {}     # one run: this request exactly
     assert any("Saved as the skill" in line for line in messages(first))
 
     put_back(phone_server.devices[0].phone)
@@ -91,7 +91,7 @@ async def test_the_model_may_choose_an_offered_skill(run_agent, phone_server):
     requests = outcome.model.chat_requests
     assert len(requests) == 2, "after choosing the skill, its steps need no model call"
     first = str(requests[0].body)
-    assert "use_skill(name: str" in first and "Saved skills" in first and "Turn on {item}" in first
+    assert "use_skill(name: str" in first and "Saved skills" in first and "Turn on Wi-Fi" in first
     assert "There is no skill called 'Turn on WiFi'" in str(requests[1].body)
     assert any("the model chose to use the skill “Turn on Wi-Fi”" in line for line in messages(outcome))
     assert SkillStore().find("Turn on Wi-Fi").history.successes == 1

@@ -288,3 +288,21 @@ async def test_a_click_on_step_1s_approve_that_arrives_after_step_2_began_waitin
         controller.stop()
         result = await asyncio.wait_for(controller.task, 30)
     assert result.status == "stopped"
+
+
+def test_a_thought_the_comment_repeats_is_shown_once(panel):
+    widget, _ = panel
+    shown = lambda label: label.text() if label.isVisible() else None      # noqa: E731
+    repeated = proposal(Action(function="click_control", arguments={"control_id": 4}))
+    repeated.thought, repeated.comment = "Opening Settings to find Wi-Fi.", "Opening settings to find Wi-Fi"
+    widget.show_proposal(repeated)
+    assert shown(widget.thought) == "Thought: Opening Settings to find Wi-Fi." and shown(widget.comment) is None
+    inside = proposal(Action(function="click_control", arguments={"control_id": 4}), step=2)
+    inside.thought, inside.comment = "Open Settings", "Open Settings, then Network & internet."
+    widget.show_proposal(inside)
+    assert shown(widget.thought) is None and shown(widget.comment) == "Comment: Open Settings, then Network & internet."
+    different = proposal(Action(function="click_control", arguments={"control_id": 4}), step=3)
+    different.thought, different.comment = "Wi-Fi lives under Network.", "Opening Settings"
+    widget.show_proposal(different)
+    assert shown(widget.thought) == "Thought: Wi-Fi lives under Network."
+    assert shown(widget.comment) == "Comment: Opening Settings"

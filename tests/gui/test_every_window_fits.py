@@ -66,7 +66,6 @@ def make_windows(main, tmp: Path) -> dict[str, object]:
     from app.gui.about_dialog import AboutDialog
     from app.gui.error_dialog import ErrorDialog
     from app.gui.help_dialogs import ShortcutsDialog, UserGuideDialog
-    from app.gui.dialogs import LoadingDialog
     from app.gui.map.map_window import MapWindow
     from app.gui.phones.phone_grid import PhoneGridWindow
     from app.gui.runs.past_runs import PastRunsDialog

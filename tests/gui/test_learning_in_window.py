@@ -29,6 +29,7 @@ from app.core.secrets import SecretStore
 from app.gui.runs.past_run_actions import export_target
 from app.gui.runs.past_runs import PastRunsDialog
 from app.gui.settings.settings_dialog import SettingsDialog
+from app.gui.skills.skill_values import ValuesDialog
 from app.gui.skills.skills_dialog import EMPTY_TEXT, SkillsDialog
 from tests.gui.conftest import shown_window
 from tests.support.dialogs import answer_input_dialog
@@ -223,7 +224,7 @@ async def test_the_skills_are_listed_with_their_steps_and_a_broken_file_is_named
     listed = rows(dialog)
     assert [row[0] for row in listed] == ["Display", "Turn on Wi-Fi"]
     wifi = listed[1]
-    assert wifi[1] == store.find("Turn on Wi-Fi").trigger == "Turn on {switch}"
+    assert wifi[1] == store.find("Turn on Wi-Fi").trigger == "Turn on Wi-Fi"     # one run: its request exactly
     assert wifi[2:] == ["2", "not used yet", "Pixel 7 · Android 14"]
     warning = dialog.problems.text()
     assert dialog.problems.isVisible() and "broken.yaml" in warning and "'steps'" in warning
@@ -267,6 +268,26 @@ async def test_a_bad_edit_is_refused_with_the_file_and_field_and_writes_nothing(
     await actions_done(dialog)
     assert store.find("Turn on Wi-Fi").enabled is False and path.read_bytes() != before
     assert "Saved" in dialog.notice.text() and "(disabled)" in rows(dialog)[1][0]
+
+
+async def test_the_person_lets_a_skill_take_other_values(qtbot, store):
+    """Issue 27: one run makes an exact trigger; the person ticks the value the skill may change."""
+    dialog = await open_skills(qtbot, store)
+    choose(dialog, "Turn on Wi-Fi")
+    assert "learned from 1 run(s)" in dialog.facts.text()
+    QTest.mouseClick(dialog.values_button, Qt.MouseButton.LeftButton)
+    shown: list[ValuesDialog] = []
+    await until(lambda: shown.extend(w for w in QApplication.topLevelWidgets()
+                                     if isinstance(w, ValuesDialog) and w.isVisible()) or shown)
+    values = shown[0]
+    assert list(values.boxes) == ["switch"] and "Turn on Wi-Fi" in values.trigger.text()
+    values.boxes["switch"].setChecked(True)
+    assert values.trigger.text() == "Trigger: Turn on {switch}"
+    values.accept()
+    await actions_done(dialog)
+    skill = store.find("Turn on Wi-Fi")
+    assert skill.trigger == "Turn on {switch}" and skill.parameters == {"switch": "Wi-Fi"}
+    assert "now answers “Turn on {switch}”" in dialog.notice.text() and rows(dialog)[1][1] == "Turn on {switch}"
 
 
 async def test_rename_enable_and_delete_change_the_files(qtbot, store):

@@ -170,8 +170,8 @@ async def test_a_minimized_window_stops_capturing_the_phone_and_resumes_when_res
     await until(lambda: window.mirror.device_size != (0, 0))
     frames = window.phone.session.frames
     assert frames.subscriber_count == 1
-    await until(lambda: window.source_label.text() == "Screenshots")     # the mirror says where frames come from
-    assert "Settings" in window.source_label.toolTip() and "Mirror: screenshots" in window.status.text()
+    await until(lambda: window.state_label.text().startswith("Screenshots · "))   # where frames come from
+    assert "Settings" in window.state_label.toolTip() and "Mirror: screenshots" in window.status.text()
     window.showMinimized()
     await until(lambda: frames.subscriber_count == 0)
     await asyncio.sleep(0.3)                       # a capture in flight may finish
@@ -193,8 +193,8 @@ async def test_a_minimized_window_lets_the_stream_stop_and_restored_starts_it_ag
     await window.start()
     await until(lambda: window.mirror.device_size != (0, 0))
     frames = window.phone.session.frames
-    await until(lambda: frames.streaming and window.source_label.text() == "Stream")
-    assert "H264" in window.source_label.toolTip()
+    await until(lambda: frames.streaming and window.state_label.text().startswith("Live · "))
+    assert "H264" in window.state_label.toolTip()
     window.showMinimized()
     await until(lambda: not frames.streaming)
     assert frames.session is None and frames.subscriber_count == 0

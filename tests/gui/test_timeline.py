@@ -12,7 +12,7 @@ import pytest
 import pytest_asyncio
 import shiboken6
 from PySide6.QtCore import QCoreApplication, QItemSelectionModel, Qt
-from PySide6.QtGui import QDesktopServices
+from PySide6.QtGui import QDesktopServices, QGuiApplication
 from PySide6.QtTest import QTest
 
 import app.core.agent.run_words as run_words
@@ -254,6 +254,42 @@ async def test_open_buttons_hand_the_paths_to_the_desktop(panel, run_dir, monkey
 
 
 @pytest.mark.asyncio
+async def test_open_report_says_where_the_report_is_when_no_browser_starts(panel, run_dir, monkeypatch):
+    monkeypatch.setattr(QDesktopServices, "openUrl", staticmethod(lambda url: False))
+    await panel.load_run(run_dir)
+    QTest.mouseClick(panel.report_button, Qt.MouseButton.LeftButton)
+    told = panel.not_opened
+    assert told is not None and told.isVisible() and not told.isModal()
+    assert told.path_label.text() == str(run_dir / "report.html") and "report" in told.windowTitle()
+    QGuiApplication.clipboard().clear()
+    QTest.mouseClick(told.copy_button, Qt.MouseButton.LeftButton)
+    assert QGuiApplication.clipboard().text() == str(run_dir / "report.html")
+    assert told.isVisible()                                   # copying leaves the window open
+    told.close()
+    monkeypatch.setattr(QDesktopServices, "openUrl", staticmethod(lambda url: True))
+    QTest.mouseClick(panel.report_button, Qt.MouseButton.LeftButton)
+    assert panel.not_opened is None                           # opened: nothing to say
+
+
+@pytest.mark.asyncio
+async def test_the_step_detail_says_a_repeated_thought_once_and_the_wait_apart(panel, agentdesk_home, screens):
+    writer = TrajectoryWriter.create(REQUEST, {"serial": "emulator-5554"}, {"model": "scripted"}, {})
+    item = MemoryItem(1, REQUEST, thought="Opening Settings to find Wi-Fi.", comment="opening settings to find Wi-Fi",
+                      action=click("Settings", 5), action_text="Tap “Settings” (#5)", decision=Decision("approve"),
+                      result=ActionOutcome(True, "tapped"), timings_ms={"action_execution": 380.0},
+                      waiting_seconds=612.0)
+    item.screenshot, item.annotated_screenshot = writer.save_screens(1, *screens[0])
+    writer.append_step(item)
+    writer.finish(RunResult("success", 1, [item.action_text], 1.0))
+    await panel.load_run(writer.run_dir)
+    dialog = panel.open_step_detail(panel.model.steps[0])
+    shown = facts(dialog)
+    assert shown["Thought"] == "Opening Settings to find Wi-Fi." and "Comment" not in shown
+    assert shown["Timings"].splitlines() == ["acting on the phone: 0.4 s", "waiting for you: 10 min 12 s"]
+    await until(lambda: dialog._images_task.done())
+
+
+@pytest.mark.asyncio
 async def test_activating_a_row_opens_its_detail_and_navigates(panel, run_dir):
     activated = []
     panel.step_activated.connect(activated.append)
@@ -398,3 +434,14 @@ async def test_costs_are_worded_by_the_runs_pricing(panel, screens, agentdesk_ho
     panel.finish_run(RunResult("success", 1, [], 1.0, tokens={"prompt": 10, "completion": 2}, cost_usd=0.0))
     assert tokens_tip(panel, 0).endswith("· cost unknown")
     assert "cost unknown" in panel.status.text() and "$" not in panel.status.text()
+
+
+@pytest.mark.asyncio
+async def test_the_request_stays_readable_in_a_narrow_pane(panel, run_dir, qapp):
+    """The inspector pane's natural width at 1280×720 is ~440 px: beside the three buttons the request
+    used to shrink to one letter ("R…")."""
+    panel.resize(440, 500)
+    await panel.load_run(run_dir)
+    qapp.processEvents()
+    shown = panel.title.text()
+    assert shown.startswith(REQUEST[:20]), shown

@@ -221,11 +221,13 @@ def test_screen_keys_name_the_screen_and_its_size(qapp):
 
 @pytest.mark.asyncio
 async def test_a_side_pane_collapses_from_the_view_menu_and_comes_back(window):
-    from app.gui.window_menus import show_pane
+    from app.gui.side_panes import show_pane
 
     window.resize(*SMALL)
     await settle()
     main = window.splitters["main"]
+    show_pane(window, 2, True)                # shut at first on a small screen (test_mirror_roomier.py)
+    await settle()
     mirror_before = main.sizes()[1]
     show_pane(window, 2, False)
     await settle()

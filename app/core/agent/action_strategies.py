@@ -21,9 +21,10 @@ from .actions import (
 )
 from .collection_strategies import RunStrategy
 from .coordinates import CoordinateMapper
-from .events import ActionExecuted, ModelWords, ProposalMade, StepFinished
+from .events import ActionExecuted, ModelAsked, ModelFailed, ModelWords, ProposalMade, ReplyRetried, StepFinished
 from .memory import ActionOutcome, Decision, MemoryItem
 from .model_decision import ReplyUnusable, ask_for_action
+from .model_errors import ModelError, failure_reason
 from .pipeline import StepContext
 from .prompts import ScreenContext
 from .records import ModelReplyRecord
@@ -156,18 +157,23 @@ class Decide(RunStrategy):
         replies: list[ModelReplyRecord] = []
         assert rc.system_message is not None      # AgentRun builds it with the run
         if rc.settings.provider.stream:   # the words are shown as they arrive (console, window)
-            rc.client.on_words = lambda text: rc.events.emit(ModelWords(ctx.step, text))
+            rc.client.on_words = lambda text, tokens: rc.events.emit(ModelWords(ctx.step, text, tokens))
+        step = ctx.step
         try:
             rc.control.check()    # a run stopped by now asks nothing (and leaves no request coroutine unawaited)
             outcome = await rc.control.interruptible(rc.control.take_over.or_taken(ask_for_action(
                 rc.client, rc.prompts, [rc.system_message, user], validate=validate,
-                retries=rc.settings.agent.reply_retries,
-                replies=replies)))
+                retries=rc.settings.agent.reply_retries, replies=replies,
+                on_asking=lambda budget: rc.events.emit(ModelAsked(step, budget)),
+                on_asking_again=lambda problem, cut_off, budget: rc.events.emit(
+                    ReplyRetried(step, problem, cut_off, budget)))))
         except PersonTookOver:              # the person took the phone while the model thought
             ctx.set("decision", Decision("take_over"))
             self._keep_usage(ctx, replies, 0, user, None)
             raise
         except BaseException as error:      # a failed step keeps its replies, tokens and prompt too
+            if isinstance(error, ModelError):
+                rc.events.emit(ModelFailed(step, failure_reason(error), str(error)))
             attempts = error.attempts if isinstance(error, ReplyUnusable) else 0
             self._keep_usage(ctx, replies, attempts, user, getattr(error, "raw_text", None))
             raise

@@ -114,6 +114,10 @@ class AgentRun:
     def status(self) -> AgentStatus:
         return self.machine.status
 
+    def _agent_time(self) -> float:
+        """The clock a step's phases are timed with: the agent's own seconds (still while the person decides)."""
+        return self.control.clock.agent_seconds
+
     async def run(self) -> RunResult:
         started = time.monotonic()
         machine, rc = self.machine, self.rc
@@ -138,7 +142,7 @@ class AgentRun:
                     break
                 step += 1
                 rc.events.emit(StepStarted(step))
-                ctx = StepContext(step)
+                ctx = StepContext(step, clock=self._agent_time)
                 try:
                     await self.processor.process(ctx)
                 except PersonTookOver:                   # the step is set aside, recorded as such

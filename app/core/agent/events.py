@@ -184,6 +184,7 @@ class ModelWords(RunEvent):
     kind: ClassVar[str] = "model_words"
     step: int
     text_so_far: str
+    tokens: int = 0                 # pieces of the reply received so far (a server streams about one token each)
 
     def for_history(self) -> ModelWords:
         """Late readers get the tail only: the whole reply is in the step's record."""
@@ -191,6 +192,39 @@ class ModelWords(RunEvent):
 
 
 MODEL_WORDS_HISTORY_CHARS = 200
+
+
+@dataclass(frozen=True)
+class ModelAsked(RunEvent):
+    """The model is asked for the step's action (each try, the first and every one after `ReplyRetried`):
+    a face can say how long the model has been thinking, since a local server may take minutes."""
+
+    kind: ClassVar[str] = "model_asked"
+    step: int
+    max_output_tokens: int = 0      # the reply's budget for this try
+
+
+@dataclass(frozen=True)
+class ReplyRetried(RunEvent):
+    """A reply was not used and the model is asked again: cut off by the output budget (asked again with
+    a larger one), or not a valid action (asked again with the problem named)."""
+
+    kind: ClassVar[str] = "reply_retried"
+    step: int
+    problem: str                    # e.g. "the reply was cut off at 1024 tokens (the output budget)"
+    cut_off: bool = False
+    max_output_tokens: int = 0      # the next try's budget
+
+
+@dataclass(frozen=True)
+class ModelFailed(RunEvent):
+    """Asking the model failed for good (its client's retries are spent): `reason` says how, so a face can
+    name what to change the way its person gave it (a flag, a setting)."""
+
+    kind: ClassVar[str] = "model_failed"
+    step: int
+    reason: str                     # one of model_errors.FAILURE_REASONS' values: "unreachable", "key_refused", …
+    message: str = ""
 
 
 @dataclass(frozen=True)

@@ -118,9 +118,10 @@ class ModelClient:
     def __init__(self, provider: ProviderSettings, api_key: str | None, *, backoff_seconds: float = 1.0,
                  on_retry: Callable[[str], None] | None = None,
                  text_only_models: TextOnlyModels | None = None,
-                 on_words: Callable[[str], None] | None = None) -> None:
+                 on_words: Callable[[str, int], None] | None = None) -> None:
         self.provider = provider
-        # Set (here or later) to stream replies: it gets the reply so far, a few times a second.
+        # Set (here or later) to stream replies: it gets the reply so far and how many pieces (about one
+        # token each) came, a few times a second.
         self.on_words = on_words
         self.words_interval_seconds = WORDS_INTERVAL_SECONDS
         self.backoff_seconds = backoff_seconds

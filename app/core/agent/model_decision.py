@@ -66,12 +66,16 @@ def cut_off_problem(response: ModelResponse, budget: int) -> str:
 
 async def ask_for_action(client: ModelClient, builder: PromptBuilder, messages_base: Sequence[dict[str, Any]], *,
                          validate: Callable[[ModelReply], None], retries: int,
-                         replies: list[ModelReplyRecord] | None = None) -> DecisionOutcome:
+                         replies: list[ModelReplyRecord] | None = None,
+                         on_asking: Callable[[int], None] | None = None,
+                         on_asking_again: Callable[[str, bool, int], None] | None = None) -> DecisionOutcome:
     """Up to `retries` tries for a reply that passes `validate`; raises `ReplyUnusable` when none does.
 
     `messages_base` (system + this step's user message) is not modified. `validate` raises
     `ReplyInvalid` or `ActionRejected` with a message for the model. A cut-off reply is retried
     once with a larger budget (not counted as a try); every call is appended to `replies`.
+    `on_asking(budget)` is told before each request, `on_asking_again(problem, cut_off, budget)` when a
+    reply was not used and the model is asked again (a face says so: a retry is not silence).
     """
     replies = [] if replies is None else replies
     messages = list(messages_base)
@@ -92,6 +96,8 @@ async def ask_for_action(client: ModelClient, builder: PromptBuilder, messages_b
     while attempt < tries:
         attempt += 1
         first_call = len(replies)
+        if on_asking is not None:
+            on_asking(budget)
         response = await client.complete(messages, tools, max_output_tokens=budget, replies=replies)
         for record in replies[first_call:]:
             record.correction = correction
@@ -108,6 +114,8 @@ async def ask_for_action(client: ModelClient, builder: PromptBuilder, messages_b
             larger_budget_tried = True
             budget = min(MAX_OUTPUT_TOKENS_CAP, budget * 2)
             attempt -= 1          # the same prompt again, with a larger budget: not a try of its own
+            if on_asking_again is not None:
+                on_asking_again(problem, True, budget)
             continue
         try:
             reply = parse_reply_dict(decode_reply(response))
@@ -118,6 +126,8 @@ async def ask_for_action(client: ModelClient, builder: PromptBuilder, messages_b
             correction = str(error)
             messages += [{"role": "assistant", "content": raw_text or "(empty reply)"},
                          builder.retry_message(str(error))]
+            if on_asking_again is not None and attempt < tries:
+                on_asking_again(str(error), False, budget)
             continue
         return DecisionOutcome(reply, attempt, prompt_tokens, completion_tokens, raw_text, errors)
     raise ReplyUnusable(tries, errors, raw_text, prompt_tokens, completion_tokens)

@@ -60,6 +60,19 @@ class ModelReplyTooLarge(ModelError):
     """The reply was over `provider.max_reply_mb`: refused before it was all read, never stored."""
 
 
+FAILURE_REASONS: dict[type[ModelError], str] = {
+    ModelAuthError: "key_refused", ModelRateLimited: "rate_limited", ModelServerError: "server_failed",
+    ModelTimeout: "timeout", ModelUnreachable: "unreachable", ModelNotFound: "not_found",
+    ModelImagesRefused: "images_refused", ModelBadRequest: "bad_request", ModelReplyTooLarge: "reply_too_large",
+}
+"""How a model call failed, in one word a face can act on (`events.ModelFailed.reason`)."""
+
+
+def failure_reason(error: ModelError) -> str:
+    """The word of FAILURE_REASONS for `error` (its nearest listed class; "failed" for none)."""
+    return next((FAILURE_REASONS[kind] for kind in type(error).__mro__ if kind in FAILURE_REASONS), "failed")
+
+
 ADVICE: dict[type[ModelError], str] = {
     ModelRateLimited: "Wait a minute and try again, or check the rate limits and quota of your account.",
     ModelServerError: "This is a problem on the provider's side; try again later.",

@@ -5,6 +5,11 @@ run's initial values or by an earlier strategy, so a wrong assembly fails at sta
 mid-run. Running a step: a failing fail-fast strategy stops the step (`PhaseFailed`); any
 other failure is recorded, the strategy's fallback fills in what it should have
 provided, and the step goes on. Middleware sees each phase start and end.
+
+Phases and strategies are timed with the step's `clock`: in a run, the agent's own time, which
+stands still while the person is waited for (a review, a question, a pause). So a step's
+"acting on the phone" is the phone's time, and the minutes a proposal waited for the person's
+decision are the step's `waiting_seconds`, told apart in the record and the report.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ import asyncio
 import enum
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
@@ -44,12 +50,18 @@ class MissingValue(KeyError):
 
 @dataclass
 class StepContext:
-    """The values of one step, by name, plus what went wrong and how long each phase took."""
+    """The values of one step, by name, plus what went wrong and how long each phase took, timed by
+    `clock` (seconds; a run's is the agent's own time, which stands still while the person decides)."""
 
     step: int
     values: dict[str, Any] = field(default_factory=dict)
     errors: list[tuple[str, BaseException]] = field(default_factory=list)
     timings_ms: dict[str, float] = field(default_factory=dict)
+    clock: Callable[[], float] | None = None      # None: the wall clock (a person's own step is their time)
+
+    def now(self) -> float:
+        """Seconds on the step's clock."""
+        return self.clock() if self.clock is not None else time.perf_counter()
 
     def get(self, name: str) -> Any:
         try:
@@ -138,7 +150,7 @@ async def cancel_and_wait(task: asyncio.Future) -> None:
 
 
 async def run_strategy(strategy: Strategy, ctx: StepContext) -> None:
-    started = time.perf_counter()
+    started = ctx.now()
     try:
         await strategy.run(ctx)
     except ControlFlow:
@@ -153,7 +165,7 @@ async def run_strategy(strategy: Strategy, ctx: StepContext) -> None:
         strategy.fallback(ctx, exc)
     finally:
         if not isinstance(strategy, ComposedStrategy):   # its children and its phase are timed already
-            ctx.timings_ms[strategy.name] = round((time.perf_counter() - started) * 1000, 1)
+            ctx.timings_ms[strategy.name] = round((ctx.now() - started) * 1000, 1)
 
 
 class Middleware(Protocol):
@@ -197,7 +209,7 @@ class StepProcessor:
                 continue
             for mw in self.middleware:
                 mw.before_phase(phase, ctx)
-            started = time.perf_counter()
+            started = ctx.now()
             error: BaseException | None = None
             try:
                 await run_strategy(strategy, ctx)
@@ -209,7 +221,7 @@ class StepProcessor:
                 error = exc
                 raise
             finally:
-                ms = (time.perf_counter() - started) * 1000
+                ms = (ctx.now() - started) * 1000
                 ctx.timings_ms[phase.value] = round(ms, 1)
                 for mw in self.middleware:
                     mw.after_phase(phase, ctx, ms, error)

@@ -55,7 +55,7 @@ async def within_total_time(client: Any, request: dict[str, Any], provider: Prov
         raise openai.APITimeoutError(request=httpx2.Request("POST", url)) from None
 
 
-async def read_capped(raw: Any, provider: ProviderSettings, on_words: Callable[[str], None] | None,
+async def read_capped(raw: Any, provider: ProviderSettings, on_words: Callable[[str, int], None] | None,
                       words_interval_seconds: float, redact: Callable[[str], str]) -> Any:
     """The chat completion of a streamed HTTP reply, read up to `provider.max_reply_mb` (decoded bytes, so a
     compressed bomb is caught too); over it, `ReplyOverCap` before the rest is read. None when the body is

@@ -1,7 +1,8 @@
 """A streamed chat completion (server-sent events) put back together as one completion, telling the
 model's words as they arrive.
 
-`ModelClient` asks for a streamed reply when someone listens for the words (`on_words`); a server
+`ModelClient` asks for a streamed reply when someone listens for the words (`on_words(text so far,
+pieces so far)`, a piece being about one token); a server
 that ignores `stream` answers with plain JSON, which the client reads as before. Each event's data is
 one chunk: `choices[0].delta` carries the text (`content`, or `reasoning_content` while a thinking
 model thinks) and the tool call's arguments piece by piece; the last chunks carry `finish_reason`
@@ -26,12 +27,13 @@ WORDS_INTERVAL_SECONDS = 0.25
 class StreamedReply:
     """Chunks in (`feed`, as bytes arrive), one chat-completion dict out (`completion`)."""
 
-    def __init__(self, on_words: Callable[[str], None] | None = None,
+    def __init__(self, on_words: Callable[[str, int], None] | None = None,
                  interval_seconds: float = WORDS_INTERVAL_SECONDS) -> None:
         self.on_words = on_words
         self.interval_seconds = interval_seconds
         self.error = ""                     # the server's words when it failed mid-reply
         self.chunks = 0
+        self.pieces = 0                     # chunks that brought words: about one token each
         self._pending = b""
         self._data_lines: list[str] = []
         self._content: list[str] = []
@@ -122,6 +124,10 @@ class StreamedReply:
 
     def _choice(self, choice: dict[str, Any]) -> None:
         delta = choice.get("delta") or {}
+        if any(isinstance(delta.get(name), str) and delta[name] for name in ("content", "reasoning_content")) or \
+                any(isinstance(call, dict) and (call.get("function") or {}).get("arguments")
+                    for call in delta.get("tool_calls") or []):
+            self.pieces += 1
         if isinstance(delta.get("content"), str):
             self._content.append(delta["content"])
         if isinstance(delta.get("reasoning_content"), str):
@@ -150,6 +156,6 @@ class StreamedReply:
         if text and text != self._told:
             self._told_at, self._told = now, text
             try:
-                self.on_words(text)
+                self.on_words(text, self.pieces)
             except Exception:        # a broken listener must not break the reply
                 log.exception("telling the model's words failed")

@@ -31,6 +31,7 @@ from .run_words import (
     result_words,
     step_outcome_word,
     target_words,
+    thought_and_comment,
 )
 from .trajectory import step_file
 
@@ -226,10 +227,8 @@ def step_card(pictures: Pictures, run_dir: Path, step: StepRecord, after_step: S
         app = step.foreground + (f" / {step.activity}" if step.activity else "")
         heading.append(f'<span class="meta">{esc(app)}</span>')
     rows = []
-    if step.thought:
-        rows.append(row("Thought", f'<span class="text">{esc(step.thought)}</span>'))
-    if step.comment:
-        rows.append(row("Comment", f'<span class="text">{esc(step.comment)}</span>'))
+    rows += [row(label, f'<span class="text">{esc(text)}</span>')
+             for label, text in thought_and_comment(step.thought, step.comment)]
     rows += _history_rows(step)
     executed = step.action_text or action_words(step.action)
     proposed = action_words(step.proposed_action)

@@ -156,3 +156,21 @@ def ending_words(result: RunResult) -> str:
     if result.status != "success" or word is None:
         return ""
     return word.text + (f": {result.verification_note}" if result.verification_note else "")
+
+
+def _said(text: str) -> str:
+    return " ".join(text.split()).casefold().rstrip(" .!…")
+
+
+def thought_and_comment(thought: str, comment: str) -> list[tuple[str, str]]:
+    """("Thought", …) and ("Comment", …) as a view shows them, each said once: models often put the same
+    words in both, or one inside the other; then only the longer is shown (under its own label, "Thought"
+    when they are the same). Empty ones are left out."""
+    thought, comment = thought or "", comment or ""
+    said_thought, said_comment = _said(thought), _said(comment)
+    if said_thought and said_comment:
+        if said_comment in said_thought:
+            return [("Thought", thought)]
+        if said_thought in said_comment:
+            return [("Comment", comment)]
+    return [(label, text) for label, text in (("Thought", thought), ("Comment", comment)) if text.strip()]

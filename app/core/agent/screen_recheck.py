@@ -3,7 +3,8 @@
 A review can take minutes; meanwhile a dialog may open, a list may scroll, a notification may
 push a row down. The approved action's target (the control it names, or the one under its point)
 must still be where the person saw it, with the same words; otherwise the step does nothing and
-says so, and the next step looks again. The screen tree's read is cheap when nothing moved.
+says so, and the next step looks again. The check dumps the screen afresh: the mirror's pictures
+can prove a change but not its absence (a change from a moment ago may not have been streamed yet).
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ async def screen_moved_since_review(tree: ScreenTree, action: Action, controls: 
     if target is None:      # a key, a launch, a tap on nothing: no control to compare
         return ""
     try:
-        now = (await tree.read()).controls
+        now = (await tree.read_now()).controls
     except DeviceError as exc:
         return (f"Nothing was done: the screen could not be read again to check that it still shows "
                 f"“{target.name}” as you approved it ({exc}).")

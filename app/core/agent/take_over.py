@@ -51,6 +51,7 @@ class TakeOver:
         self._taken = asyncio.Event()
         self._queue: asyncio.Queue[_Act | str] | None = None
         self.steps: list[str] = []          # what the person did, as the record says it (passwords masked)
+        self.turns = 0                      # turns handed back so far (a skill being replayed stops at one)
 
     @property
     def active(self) -> bool:
@@ -82,6 +83,7 @@ class TakeOver:
         item = await self._queue.get()
         if isinstance(item, str):
             self._end()
+            self.turns += 1
             return item
         if item.action.function == "type_text":
             item = await self._gather_text(item)

@@ -291,6 +291,7 @@ class _Server:
     problem: str = ""                                              # why it is unreachable ("" = it answers)
     watcher: ServerWatcher | None = None
     listed: bool = False                                           # it has sent a list at least once
+    quiet: bool = False     # a server that is often not there (the built-in phone's): away, it simply has no phones
 
     def entries(self) -> list[PhoneEntry]:
         return [_entry(self.address, listing, virtual=self.virtual, unreachable=self.problem)
@@ -298,8 +299,11 @@ class _Server:
 
 
 def _note_answer(server: _Server, answer: list[DeviceListing] | str) -> None:
-    """A server's device list, or why it did not answer (then its phones stay listed, as offline)."""
-    if isinstance(answer, str):
+    """A server's device list, or why it did not answer (then its phones stay listed, as offline; a quiet
+    server's are gone)."""
+    if isinstance(answer, str) and server.quiet:
+        server.problem, server.listings = "", []
+    elif isinstance(answer, str):
         server.problem = answer
     else:
         server.problem, server.listings, server.listed = "", answer, True
@@ -358,10 +362,11 @@ class PhoneDirectory:
                 watcher.join(ASK_TIMEOUT + 1)
         await asyncio.to_thread(join_all)
 
-    def add_server(self, address: str, *, virtual: bool = False) -> None:
-        """One more server to list (the built-in virtual phone's, when one was started)."""
+    def add_server(self, address: str, *, virtual: bool = False, quiet: bool = False) -> None:
+        """One more server to list (the built-in virtual phone's). `quiet`: one that is often not there (the
+        built-in phone's, while no process runs it): when it does not answer, it has no phones and no problem."""
         address = parse_adb_servers([address])[0]
-        server = self._servers.setdefault(address, _Server(address))
+        server = self._servers.setdefault(address, _Server(address, quiet=quiet))
         server.virtual = server.virtual or virtual
         if self._started:
             self._watch(server)

@@ -7,6 +7,7 @@ seconds and any input invalidates them (the screen has probably changed).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 import struct
 import time
@@ -250,6 +251,16 @@ class AndroidDevice(DeviceInputMixin):
             dumping.add_done_callback(_retrieve)    # its error reaches the callers; none left is no leak
         # shield: one caller giving up (a stopped run) does not cancel the others' dump
         return await asyncio.shield(dumping)
+
+    async def controls_dumped_from_now(self) -> ControlsSnapshot:
+        """Controls from a dump that began after this call: never the cache, nor a dump already under way
+        (it may have read the screen before a change that came just now). For a check that must see the
+        screen as it is, whatever the mirror's stream has or has not shown yet."""
+        dumping = self._dumping
+        if dumping is not None and not dumping.done():
+            with contextlib.suppress(Exception, asyncio.CancelledError):
+                await asyncio.shield(dumping)    # its callers have its result; this one wants a newer dump
+        return await self.controls(refresh=True)
 
     def prefetch_controls(self) -> None:
         """Start reading the controls now, for whoever asks next: right after an action, while the

@@ -106,6 +106,14 @@ class ScreenTree:
             snapshot, front = await self._dump_and_foreground(self.device.controls(refresh=True))
             return self._keep(snapshot, front, generation, picture)
 
+    async def read_now(self) -> TreeReading:
+        """The tree from a dump begun now, whatever the pictures say. A picture proves a change, but not its
+        absence: a change made a moment ago may not have reached the stream yet (a loaded machine, a slow
+        phone). A check before acting on what the person approved must not act on such a moment."""
+        async with self._reading:
+            snapshot, front = await self._dump_and_foreground(self.device.controls_dumped_from_now())
+            return make_reading(snapshot, front)
+
     async def read_during(self, frame: Awaitable[Frame]) -> TreeReading:
         """After input (the kept tree is stale anyway): the dump starts at once - or the one
         `prefetch_controls` started goes on - while `frame` (a frame request already under way)

@@ -6,9 +6,10 @@ decided without a model call — or nothing (the model decides from the start). 
 runs like a replay; the completion check judges its result (seed 003, algorithm 3), and where
 it stops fitting, the model takes over.
 
-After the run, `learn_from_run` keeps what it taught: the skill's success history; a new skill
-from a successful run that the model drove (settings: learning.save_skills); a skill whose
-steps stopped fitting is renewed from the run that finished the job. Reading and writing skill
+After the run, `learn_from_run` keeps what it taught: the skill's success history; and, by the rules of
+`skill_learning` (a verified ending, steps that made progress, an exact trigger until two runs differ in a
+value, a skill replaced only by a run that did at least as much), a new skill from a successful run that the
+model drove (settings: learning.save_skills), or a renewed one when a skill stopped fitting. Reading and writing skill
 files happens in a worker thread; a problem with them is told on the run's stream and never
 fails the run.
 """
@@ -27,8 +28,9 @@ from app.core.config import Settings
 
 from .recorded_steps import ReplayScript, script_from_run
 from .replay import ScriptPlayer
+from .skill_learning import keep_run
 from .skill_store import SkillStore
-from .skills import Skill, SkillError, SkillMatch, differences, match_request, skill_from_script
+from .skills import Skill, SkillError, SkillMatch, differences, match_request
 
 log = logging.getLogger(__name__)
 
@@ -134,37 +136,23 @@ def _person_approved(run_dir: Path, step: int) -> bool:
 def _learn(plan: RunPlan, result: RunResult, run_dir: Path, settings: Settings, store: SkillStore,
            request: str) -> list[str]:
     """The blocking part of learn_from_run; returns what to tell."""
-    told: list[str] = []
     player, skill = plan.player, plan.skill
     for earlier, _ in plan.used[:-1]:      # a skill another one followed did not do the job
         store.record_outcome(earlier.name, False)
     if skill is not None and player is not None:
         worked = result.succeeded and player.finished
         store.record_outcome(skill.name, worked, approved=worked and _person_approved(run_dir, player.first_step))
-        if worked or not result.succeeded or not settings.learning.save_skills:
-            return told
-        if plan.exact:       # the model finished what the skill began: the skill learns the way that works now
-            renewed = skill_from_script(script_from_run(run_dir), name=skill.name)
-            if renewed.steps:
-                stored = store.find(skill.name) or skill
-                renewed.history, renewed.created_at = stored.history, skill.created_at
-                renewed.imported, renewed.approved_runs = stored.imported, stored.approved_runs
-                store.save(renewed, replace=True)
-                told.append(f"Skill “{skill.name}” was renewed from this run (its old steps stopped fitting).")
-            return told
-    elif plan.replays or not result.succeeded or not settings.learning.save_skills:
-        return told
+        if worked:
+            return []
+    elif plan.replays:
+        return []
+    if not result.succeeded or not settings.learning.save_skills:
+        return []
     script = script_from_run(run_dir)
     if not script.steps:
-        return told
-    skills, _ = store.load()
-    match = match_request(request, skills)
-    if match is not None and match.exact:
-        return told
-    skill = skill_from_script(script)
-    path = store.save(skill)
-    told.append(f"Saved as the skill “{skill.name}” ({path.name} in the skills folder), trigger “{skill.trigger}”.")
-    return told
+        return []
+    # the model finished what a skill for this very request began: that skill may be renewed from the run
+    return keep_run(store, script, request, result.verification, used=skill if plan.exact else None)
 
 
 async def learn_from_run(plan: RunPlan, result: RunResult | None, run_dir: str, settings: Settings,

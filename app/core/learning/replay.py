@@ -206,6 +206,7 @@ class ReplayOrDecide(RunStrategy):
         self.adopt = adopt          # the model chose an offered skill: its player, or why it cannot be used
         self.guide = guide          # the map of screens: where the phone is, and known screens to go to
         self._told_model = False
+        self._turns = 0             # the person's turns handed back when this last looked
 
     @property
     def name(self) -> str:
@@ -213,6 +214,11 @@ class ReplayOrDecide(RunStrategy):
 
     async def run(self, ctx: StepContext) -> None:
         rc, player = self.rc, self.player
+        turns = rc.control.take_over.turns
+        if player is not None and turns != self._turns:    # after Take over → Hand back the person's note leads
+            player.hand_over("the person took over the phone and handed it back; the recorded steps do not "
+                             "know what they did")
+        self._turns = turns
         replayed: RecordedStep | None = ctx.get_or("replayed_step")
         if replayed is not None and player is not None and ctx.get_or("rejections"):   # a recorded step rejected
             feedback = ctx.get("rejections")[-1]

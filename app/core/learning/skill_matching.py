@@ -101,6 +101,13 @@ def escape_literal(text: str) -> str:
     return text.replace("{", "{{").replace("}", "}}")
 
 
+def narrow_trigger(trigger: str, values: dict[str, str], keep: set[str]) -> str:
+    """The trigger with only the placeholders named in `keep`; each other one written out as its value."""
+    return "".join(escape_literal(value) if kind == "text" else
+                   ("{" + value + "}" if value in keep else escape_literal(values.get(value, "")))
+                   for kind, value in parse_trigger(trigger))
+
+
 def fill_trigger(trigger: str, values: dict[str, str]) -> str:
     """The trigger with each placeholder replaced by its value (a missing one stays `{name}`)."""
     return "".join(value if kind == "text" else values.get(value, "{" + value + "}")

@@ -27,13 +27,16 @@ from app.core.learning.skill_matching import (
     TriggerError,
     differences,
     dump_text,
+    escape_literal,
     fill_trigger,
     mask_password,
     match_request,
+    narrow_trigger,
     parse_text,
     pull_parameters,
     trigger_problems,
 )
+from app.core.learning.step_trimming import trimmed_steps
 from app.core.redaction import redact_data
 
 __all__ = ["Skill", "SkillHistory", "SkillMatch", "SkillError", "SkillNotFound", "SkillExists",
@@ -92,6 +95,7 @@ class Skill:
     history: SkillHistory = field(default_factory=SkillHistory)
     recorded_on: dict[str, Any] = field(default_factory=dict)   # model, android, screen size, app versions…
     source_run: str = ""                                         # the run folder it was made from
+    source_runs: list[str] = field(default_factory=list)         # every run folder it was learned from, oldest first
     created_at: str = field(default_factory=lambda: now_iso("milliseconds"))   # also the skill's identity
     version: int = SKILL_VERSION
     steps: list[RecordedStep] = field(default_factory=list, metadata=REQUIRED)
@@ -123,6 +127,33 @@ class Skill:
             except TriggerError:
                 pass                         # a loaded skill's trigger was checked; the swapped request stands
         return script
+
+    def candidates(self) -> tuple[str, dict[str, str]]:
+        """The trigger with every value that could be a parameter pulled out, and those values as recorded:
+        the values the steps used (a typed text, the label a tapped control was recorded by) that the request
+        names as whole words. A skill uses only those a person chose or two verified runs differed in."""
+        return pull_parameters(self.request, self.steps)
+
+    def generalised(self, names: set[str] | list[str] | tuple[str, ...]) -> Skill:
+        """A copy whose trigger has a placeholder for each candidate value named in `names` (see `candidates`),
+        the other values written out; no names: an exact trigger. Raises SkillError for a name that is no
+        candidate."""
+        trigger, values = self.candidates()
+        unknown = sorted(set(names) - set(values))
+        if unknown:
+            have = ", ".join(f"{name} = {value}" for name, value in values.items()) or "none"
+            raise SkillError(f"the skill {self.name!r} has no value {', '.join(unknown)} to generalise "
+                             f"(it has: {have})")
+        skill = copy.deepcopy(self)
+        keep = set(names)
+        skill.trigger = narrow_trigger(trigger, values, keep) if keep else escape_literal(self.request)
+        skill.parameters = {name: value for name, value in values.items() if name in keep}
+        return skill
+
+    @property
+    def runs(self) -> list[str]:
+        """The run folders it was learned from (older files name one, in `source_run`)."""
+        return self.source_runs or ([self.source_run] if self.source_run else [])
 
     def approval_needed(self, same_values: bool = True) -> str:
         """Why a person approves its first step even in auto mode ("": no need): until a person has approved
@@ -186,26 +217,24 @@ def _check(skill: Skill, data: dict, where: str, found: list[str]) -> list[str]:
 # ---------------------------------------------------------------- making a skill from a run
 
 def skill_from_script(script: ReplayScript, name: str | None = None) -> Skill:
-    """A skill from a run's replayable steps; its trigger and parameters are pulled out of the request.
-
-    Each value the steps used (a typed text, a tapped control's text, description or name) that
-    appears in the request as whole words, ignoring case, becomes a parameter named after its role:
-    `text` for typed text, else the tail of the control's resource-id, else `item` (then `_2`, `_3`…).
-    Raises SkillError when the script has no steps."""
-    if not script.steps:
+    """A skill from a run's replayable steps, their detours cut (`step_trimming`), with an exact trigger: the
+    request itself. One run does not say which of its values may change; a value becomes a parameter when two
+    verified runs differ in it, or a person says so (`Skill.generalised`; `candidates` lists the values:
+    `text` for typed text, else the tail of the control's resource-id, else `item`, then `_2`, `_3`…).
+    Raises SkillError when the script has no steps (or none left once its detours are cut)."""
+    steps = trimmed_steps(copy.deepcopy(script.steps), script.final_screen)
+    if not steps:
         where = script.source or "the run"
-        raise SkillError(f"{where} has no steps that can be done again (none was executed successfully), "
-                         "so it cannot be saved as a skill")
-    steps = copy.deepcopy(script.steps)
+        why = "none was executed successfully" if not script.steps else "each came back to where it started"
+        raise SkillError(f"{where} has no steps that can be done again ({why}), so it cannot be saved as a skill")
     for step in steps:
         mask_password(step)
     request = " ".join(script.request.split())
-    trigger, parameters = pull_parameters(request, steps)
     fallback = f"skill from {Path(script.source).name}" if script.source else "skill"
-    return Skill(name=(name or "").strip() or request or fallback, trigger=trigger, parameters=parameters,
+    return Skill(name=(name or "").strip() or request or fallback, trigger=escape_literal(request), parameters={},
                  request=request, imported=bool(script.approval_needed), steps=steps,
-                 recorded_on=copy.deepcopy(script.recorded_on),
-                 source_run=script.source, final_screen=script.final_screen,
+                 recorded_on=copy.deepcopy(script.recorded_on), source_run=script.source,
+                 source_runs=[script.source] if script.source else [], final_screen=script.final_screen,
                  finish_comment=script.finish_comment)
 
 

@@ -70,9 +70,12 @@ def annotate(image: Image.Image, controls: Iterable[Control], *, scale: float | 
 
 
 def is_labelled_box(control: Control) -> bool:
-    """Whether the control shows words inside its box (its text, a content-description, a field):
-    a badge over it would hide them."""
-    return bool(control.text or control.content_desc) or "Edit" in control.type
+    """Whether the control shows words inside its box (its text, a content-description, a field, or a list
+    row named after the text it holds): a badge over it would hide them."""
+    if control.text or control.content_desc or "Edit" in control.type:
+        return True
+    fallbacks = (control.resource_id.rpartition("/")[2], control.type, control.class_name)
+    return bool(control.name) and control.name not in fallbacks    # named after its descendants' text
 
 
 @lru_cache(maxsize=4096)

@@ -17,6 +17,10 @@ at its top, inside its other corners (top-right, bottom-left, bottom-right). A s
   control (a list, a card around it) are not counted: every spot near the control is inside them anyway;
 - OWN_LABEL for a spot inside the box of a labelled control (it would hide the first letters).
 
+A badge that still lies over words (a labelled box that does not enclose its control, or its own when
+it went inside) is one `labels_covered` reports: the mirror draws it see-through, so the letters under
+it stay readable (a list row's first letters under the badge of the row below).
+
 The cheapest spot wins (the earlier on a tie). Spots off the drawing area are not taken; when
 none fits, the badge goes to its box's top-left corner pushed inside the area. Boxes and
 badges are (left, top, right, bottom) with right and bottom exclusive; the work per badge is a few
@@ -52,6 +56,15 @@ def place_badges(boxes: Sequence[Box], sizes: Sequence[tuple[float, float]], lab
         grid.add_badge((corner[0], corner[1], corner[0] + width, corner[1] + height))
         corners.append(corner)
     return corners
+
+
+def labels_covered(boxes: Sequence[Box], badges: Sequence[Box], labelled: Sequence[bool]) -> list[bool]:
+    """For each control's badge, whether it lies over a labelled box: another's that does not enclose the
+    control, or its own. Such a badge may hide the first letters of a label."""
+    grid = _Grid()
+    for index, box in enumerate(boxes):
+        grid.add_box(index, box)
+    return [grid.covers_label(badge, index, boxes[index], labelled) for index, badge in enumerate(badges)]
 
 
 def _spots(box: Box, width: float, height: float) -> tuple[tuple[float, float], ...]:
@@ -135,3 +148,11 @@ class _Grid:
             if limit is not None and cost >= limit:
                 return cost
         return cost
+
+    def covers_label(self, badge: Box, index: int, own: Box, labelled: Sequence[bool]) -> bool:
+        """Whether `badge` lies over a labelled box (its own included; enclosing ones are not counted)."""
+        for cell in self._cells(badge):
+            for other, box in self.boxes.get(cell, ()):
+                if labelled[other] and _overlap(badge, box) and (other == index or not _encloses(box, own)):
+                    return True
+        return False

@@ -37,6 +37,7 @@ from app.gui.mirror.mirror_overlay import control_qcolor
 FLAGS = ("clickable", "long_clickable", "scrollable", "checkable", "checked", "enabled",
          "focusable", "focused", "selected", "password")
 COPIED_MS = 1200
+ROW_GAP = 4   # px between the form's rows and the Flags grid's rows (a nested grid would get none of its own)
 MENU_PREVIEW_CHARS = 48
 _BREAK = "\u200b"  # zero-width space: lets long ids and XPaths wrap in a narrow panel
 
@@ -114,6 +115,7 @@ class ControlDetails(QWidget):
         form = QFormLayout()
         form.setLabelAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop)
         form.setHorizontalSpacing(12)
+        form.setVerticalSpacing(ROW_GAP + 2)
         form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.DontWrapRows)
         self.fields: dict[str, QLabel] = {}
         monospace = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
@@ -129,6 +131,9 @@ class ControlDetails(QWidget):
         self.flag_labels: dict[str, QLabel] = {}
         flags = QGridLayout()
         flags.setHorizontalSpacing(16)
+        # Set here: a grid inside a form whose two spacings differ inherits no spacing, and its rows touched
+        # (with ✓ drawn from a taller fallback font they overlapped)
+        flags.setVerticalSpacing(ROW_GAP)
         for position, flag in enumerate(FLAGS):
             label = QLabel()
             label.setMinimumHeight(label.fontMetrics().height())    # rows never squeezed over each other
@@ -168,7 +173,8 @@ class ControlDetails(QWidget):
         scroll.setAccessibleName("The selected control's attributes")
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QFrame.Shape.NoFrame)
-        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        # narrower than the buttons and flags need: it scrolls sideways rather than cutting them off
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         scroll.setWidget(body)
         return scroll
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass, field
 from typing import overload
 
@@ -211,6 +212,13 @@ class HierarchyModel(QAbstractItemModel):
                 self._items[parent_item].children.append(position)
             stack.extend((child, position, child_row) for child_row, child in reversed(list(enumerate(node.children))))
         return first
+
+    def widest_labels(self, count: int = 40) -> list[tuple[int, str]]:
+        """(depth, label) of the `count` items likely to reach farthest right (a level's indentation counted
+        as two characters), to size the tree's column once per screen without measuring every label."""
+        def reach(item: _TreeItem) -> int:
+            return 2 * len(item.node.path) + len(item.label)
+        return [(len(item.node.path), item.label) for item in heapq.nlargest(count, self._items, key=reach)]
 
     def index_for_control(self, control: Control | None) -> QModelIndex:
         """The tree index of a control's node (matched by node path and window), else invalid."""

@@ -6,18 +6,14 @@ table and the tree, and a row or node under the mouse here is outlined on the mi
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QItemSelectionModel, QModelIndex, QObject, Qt, Signal
-from PySide6.QtGui import QKeyEvent, QKeySequence, QPalette, QShortcut
+from PySide6.QtGui import QFontMetrics, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QHBoxLayout,
     QHeaderView,
-    QLabel,
-    QLineEdit,
     QStackedWidget,
     QStyle,
     QTableView,
     QTabWidget,
-    QToolButton,
     QTreeView,
     QVBoxLayout,
     QWidget,
@@ -25,34 +21,19 @@ from PySide6.QtWidgets import (
 
 from app.core.perception.controls import Control
 from app.core.perception.hierarchy import UiHierarchy
+from app.core.perception.xpath_search import XPathScreen
 from app.gui.inspector.control_details import ControlDetails, empty_state
 from app.gui.inspector.hierarchy_model import CONTROL_ROLE, ControlTableModel, HierarchyModel, control_filter_proxy
-from app.gui.inspector.search_query import HINT, SearchQuery
+from app.gui.inspector.search_bar import SearchBar, SearchEdit
+from app.gui.inspector.search_query import SearchQuery
 
 NAME_COLUMN_WIDTH = 180   # px: name and resource-id columns show their start; the rest is elided
 TREE_TAB = 2
+TREE_INDENT = 12          # px per level: a node 25 levels down still starts within a narrow pane
 REVEALED_MATCHES = 200
 """Tree matches whose ancestors a search expands (a search for "View" on a huge screen expands no more)."""
 
 __all__ = ["ControlDetails", "InspectorPanel", "SearchEdit"]
-
-
-class SearchEdit(QLineEdit):
-    """The search box: Enter goes to the next match, Shift+Enter to the previous, Escape clears."""
-
-    next_requested = Signal()
-    previous_requested = Signal()
-
-    def keyPressEvent(self, event: QKeyEvent) -> None:
-        key = event.key()
-        if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_F3):
-            shifted = bool(event.modifiers() & Qt.KeyboardModifier.ShiftModifier)
-            (self.previous_requested if shifted else self.next_requested).emit()
-            return
-        if key == Qt.Key.Key_Escape and self.text():
-            self.clear()
-            return
-        super().keyPressEvent(event)
 
 
 class InspectorPanel(QWidget):
@@ -73,6 +54,9 @@ class InspectorPanel(QWidget):
         self._screen_key: tuple | None = None
         self._syncing = False
         self._query = SearchQuery()
+        self._hierarchy: UiHierarchy | None = None
+        self._xpath_screen: XPathScreen | None = None      # built on the first XPath search of a screen
+        self._xpath_outlined = False                       # the mirror outlines an XPath's first match
         self._tree_matches: list[QModelIndex] = []
         self._match_position = -1
         self.details = ControlDetails()
@@ -85,45 +69,21 @@ class InspectorPanel(QWidget):
         self.tabs.addTab(self.details, "Control")
         self.tabs.addTab(self._build_table_tab(), "Controls")
         self.tabs.addTab(self._build_tree_tab(), "Hierarchy")
-        self.tabs.currentChanged.connect(lambda _index: self._restart_matches())
+        self.tabs.currentChanged.connect(self._on_tab_changed)
+        self.search_bar = SearchBar()
+        self.filter_edit: SearchEdit = self.search_bar.edit
+        self.previous_button, self.next_button = self.search_bar.previous_button, self.search_bar.next_button
+        self.count_label = self.search_bar.count_label
+        self.filter_edit.textChanged.connect(self._on_search_changed)
+        self.search_bar.step_requested.connect(self.step_match)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
-        layout.addLayout(self._build_search_bar())
+        layout.addWidget(self.search_bar)
         layout.addWidget(self.tabs)
         self.find_shortcut = QShortcut(QKeySequence(QKeySequence.StandardKey.Find), self, self.focus_search,
                                        context=Qt.ShortcutContext.WindowShortcut)
         self.set_snapshot([], None)
-
-    def _build_search_bar(self) -> QHBoxLayout:
-        self.filter_edit = SearchEdit()
-        self.filter_edit.setPlaceholderText("Search text, id, desc, class…")
-        self.filter_edit.setToolTip(HINT + "\nCtrl+F: search · Enter: next match · Shift+Enter: previous · Esc: clear")
-        self.filter_edit.setAccessibleName("Search the controls and the hierarchy")
-        self.filter_edit.setClearButtonEnabled(True)
-        self.filter_edit.textChanged.connect(self._on_search_changed)
-        self.filter_edit.next_requested.connect(lambda: self.step_match(1))
-        self.filter_edit.previous_requested.connect(lambda: self.step_match(-1))
-        self.previous_button, self.next_button = QToolButton(), QToolButton()
-        for button, arrow, tip, step in (
-                (self.previous_button, Qt.ArrowType.UpArrow, "Previous match (Shift+Enter)", -1),
-                (self.next_button, Qt.ArrowType.DownArrow, "Next match (Enter)", 1)):
-            button.setArrowType(arrow)
-            button.setToolTip(tip)
-            button.setAccessibleName(tip)
-            button.setAutoRaise(True)
-            button.clicked.connect(lambda _=False, s=step: self.step_match(s))
-        self.count_label = QLabel()
-        self.count_label.setForegroundRole(QPalette.ColorRole.PlaceholderText)
-        row = QHBoxLayout()
-        row.setContentsMargins(6, 6, 6, 0)
-        row.setSpacing(2)
-        row.addWidget(self.filter_edit, 1)
-        row.addWidget(self.previous_button)
-        row.addWidget(self.next_button)
-        row.addSpacing(4)
-        row.addWidget(self.count_label)
-        return row
 
     def _build_table_tab(self) -> QWidget:
         self.table = QTableView()
@@ -156,6 +116,12 @@ class InspectorPanel(QWidget):
         self.tree.setModel(self.tree_model)
         self.tree.setHeaderHidden(True)
         self.tree.setUniformRowHeights(True)
+        self.tree.setIndentation(TREE_INDENT)
+        # At least as wide as its widest label (`_fit_tree_width`): a deep node's label is scrolled to, never
+        # cut at the pane's edge. Not ResizeToContents: that measures rows again at every change of a row
+        # (a search marking thousands of nodes took minutes)
+        self.tree.header().setStretchLastSection(True)
+        self.tree.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         self.tree.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.tree.selectionModel().selectionChanged.connect(self._on_tree_selection)
         self.tree_stack = QStackedWidget()
@@ -182,12 +148,14 @@ class InspectorPanel(QWidget):
             self.details.set_screen(controls, hierarchy)
             return
         self._screen_key = key
+        self._hierarchy, self._xpath_screen = hierarchy, None
         self._syncing = True
         try:
             self.table_model.set_controls(controls)
             self.tree_model.set_hierarchy(hierarchy, controls)
             self.details.set_screen(controls, hierarchy)
             self._fit_columns()
+            self._fit_tree_width()
             self.tree_stack.setCurrentIndex(1 if hierarchy is not None and hierarchy.windows else 0)
             self.tree.expandToDepth(0)
         finally:
@@ -212,6 +180,16 @@ class InspectorPanel(QWidget):
                 width = min(width, NAME_COLUMN_WIDTH)
             self.table.setColumnWidth(column, width)
 
+    def _fit_tree_width(self) -> None:
+        """The tree's column at least as wide as its farthest-reaching labels (bold, as a match is shown)."""
+        font = self.tree.font()
+        font.setBold(True)
+        metrics = QFontMetrics(font)
+        decoration = self.tree.iconSize().width() if self.tree.iconSize().isValid() else 16
+        widest = max((depth * TREE_INDENT + metrics.horizontalAdvance(label)
+                      for depth, label in self.tree_model.widest_labels()), default=0)
+        self.tree.header().setMinimumSectionSize(widest + decoration + 3 * TREE_INDENT)
+
     def show_control(self, control: Control | None) -> None:
         """Show `control` in every tab (from the mirror); never emits `control_selected`."""
         self._current = control
@@ -231,6 +209,7 @@ class InspectorPanel(QWidget):
         if self.tabs.currentIndex() == TREE_TAB and index.isValid():
             self._reveal_in_tree(index)
             self.tree.scrollTo(index, QAbstractItemView.ScrollHint.EnsureVisible)
+            self._show_label_start(index)
         elif self.tabs.currentIndex() == 1:
             row = self.proxy.mapFromSource(self.table_model.index(self.table_model.row_of(control), 0))
             if row.isValid():
@@ -241,10 +220,14 @@ class InspectorPanel(QWidget):
     def _on_search_changed(self, _text: str) -> None:
         self._apply_search()
         self._preview_first_match()
+        if self._query.xpath or self._xpath_outlined:       # where an XPath points, outlined on the mirror
+            first = self.tree_model.node_for_index(self._tree_matches[0]) if self._tree_matches else None
+            self._xpath_outlined = bool(self._query.xpath and first is not None)
+            self.highlight_requested.emit(first.bounds if self._xpath_outlined and first is not None else None)
 
     def _apply_search(self) -> None:
         """Filter the table and mark the tree's matches; a filter never chooses a control."""
-        self._query = SearchQuery.parse(self.filter_edit.text())
+        self._query = self._evaluated(SearchQuery.parse(self.filter_edit.text()))
         self._syncing = True
         try:
             self.proxy.set_query(self._query)
@@ -254,6 +237,32 @@ class InspectorPanel(QWidget):
             self._syncing = False
         self._match_position = -1
         self._update_count()
+
+    def _evaluated(self, query: SearchQuery) -> SearchQuery:
+        """An XPath query with the nodes it finds on this screen (and what it has to say about them,
+        under the search box); any other query as it is."""
+        if not query.xpath:
+            self.search_bar.say("")
+            return query
+        if self._hierarchy is None or not self._hierarchy.windows:
+            self.search_bar.say("This screen has no UI hierarchy to search by XPath.", error=True)
+            return query
+        if self._xpath_screen is None:
+            self._xpath_screen = XPathScreen(self._hierarchy)
+        found = self._xpath_screen.find(query.xpath)
+        query = query.with_found(found.paths)
+        if found.error:
+            self.search_bar.say(found.error, error=True)
+        elif found.total:
+            controls = sum(1 for control in self.table_model.controls if query.matches_control(control))
+            words = f"XPath: {found.total:,} node{'s' if found.total != 1 else ''}, " \
+                    f"{controls} of them numbered control{'s' if controls != 1 else ''}"
+            if found.cut:
+                words += f"; the first {len(found.paths):,} are marked"
+            self.search_bar.say(words + ".")
+        else:
+            self.search_bar.say("")
+        return query
 
     def _preview_first_match(self) -> None:
         """While typing: every tree match shown (its ancestors expanded, up to REVEALED_MATCHES) and
@@ -267,12 +276,13 @@ class InspectorPanel(QWidget):
                 ancestor = ancestor.parent()
         if self.tabs.currentIndex() == TREE_TAB and self._tree_matches:
             self.tree.scrollTo(self._tree_matches[0], QAbstractItemView.ScrollHint.PositionAtCenter)
+            self._show_label_start(self._tree_matches[0])
 
     def _matches(self) -> list[QModelIndex]:
         """The matches Enter steps through: the tree's nodes on the Hierarchy tab, else the table's rows."""
         if self._query.empty:
             return []
-        if self.tabs.currentIndex() == TREE_TAB:
+        if self._in_tree():
             return self._tree_matches
         return [self.proxy.index(row, 0) for row in range(self.proxy.rowCount())]
 
@@ -293,10 +303,11 @@ class InspectorPanel(QWidget):
             position = (current + step) % len(matches)
         self._match_position = position
         index = matches[position]
-        if self.tabs.currentIndex() == TREE_TAB:
+        if self._in_tree():
             self._reveal_in_tree(index)
             self.tree.selectionModel().setCurrentIndex(index, QItemSelectionModel.SelectionFlag.ClearAndSelect)
             self.tree.scrollTo(index, QAbstractItemView.ScrollHint.PositionAtCenter)
+            self._show_label_start(index)
         else:
             self._choose(index.data(CONTROL_ROLE))
             self.table.scrollTo(index)
@@ -305,10 +316,30 @@ class InspectorPanel(QWidget):
     def _position_of_current(self, matches: list[QModelIndex]) -> int | None:
         if 0 <= self._match_position < len(matches):
             return self._match_position
-        if self.tabs.currentIndex() == TREE_TAB:
+        if self._in_tree():
             current = self.tree.currentIndex()
             return next((i for i, index in enumerate(matches) if index == current), None)
         return next((i for i, index in enumerate(matches) if index.data(CONTROL_ROLE) == self._current), None)
+
+    def _in_tree(self) -> bool:
+        """Matches are the tree's nodes: on the Hierarchy tab, and for an XPath (which finds nodes) anywhere."""
+        return self.tabs.currentIndex() == TREE_TAB or bool(self._query.xpath)
+
+    def _on_tab_changed(self, index: int) -> None:
+        """To the Hierarchy tab: the selected node in view (it was chosen while the tree was hidden)."""
+        self._restart_matches()
+        current = self.tree.currentIndex()
+        if index == TREE_TAB and current.isValid() and self.tree.selectionModel().isSelected(current):
+            self.tree.scrollTo(current, QAbstractItemView.ScrollHint.PositionAtCenter)
+            self._show_label_start(current)
+
+    def _show_label_start(self, index: QModelIndex) -> None:
+        """Scroll the tree sideways so that the node's label starts in view (a deep node sits far right)."""
+        bar = self.tree.horizontalScrollBar()
+        rect = self.tree.visualRect(index)
+        label = self.tree.fontMetrics().horizontalAdvance(str(index.data())) + 3 * TREE_INDENT   # and its swatch
+        if rect.left() < 0 or rect.left() + label > self.tree.viewport().width():
+            bar.setValue(bar.value() + rect.left() - 2 * TREE_INDENT)
 
     def _restart_matches(self) -> None:
         self._match_position = -1
@@ -363,6 +394,7 @@ class InspectorPanel(QWidget):
         self._reveal_in_tree(index)
         self.tree.selectionModel().setCurrentIndex(index, QItemSelectionModel.SelectionFlag.ClearAndSelect)
         self.tree.scrollTo(index, QAbstractItemView.ScrollHint.PositionAtCenter)
+        self._show_label_start(index)
 
     def _choose(self, control: Control | None) -> None:
         """The person chose a control in the table or the tree."""

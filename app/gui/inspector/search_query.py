@@ -2,20 +2,25 @@
 
 Plain words match, case-insensitively, anywhere in the text, resource-id, content-desc or class
 (and, for a control, its name, type and bounds). A prefix narrows the search to one attribute:
-`text:`, `id:` (resource-id), `desc:` (content-desc), `class:`; `#12` finds control 12. No Qt here.
+`text:`, `id:` (resource-id), `desc:` (content-desc), `class:`; `#12` finds control 12. A text that
+starts with "/" or "(" is an XPath: evaluated on the screen's hierarchy (`xpath_search`), it matches
+the nodes it finds (`with_found`). No Qt here.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
 
 from app.core.perception.controls import Control
 from app.core.perception.hierarchy import UiNode
+from app.core.perception.xpath_search import looks_like_xpath
 
 PREFIXES = {"text": "text", "id": "resource-id", "rid": "resource-id", "resource-id": "resource-id",
             "desc": "content-desc", "content-desc": "content-desc", "class": "class"}
 """Prefix typed → the attribute it searches."""
-HINT = "Search text, resource-id, content-desc, class — or text: id: desc: class: #12"
+HINT = ("Search text, resource-id, content-desc, class — or text: id: desc: class: #12 — "
+        "or an XPath starting with / or ( such as //*[@text=\"OK\"], as Copy XPath writes it")
 
 
 def _rect_text(rect) -> str:
@@ -24,15 +29,20 @@ def _rect_text(rect) -> str:
 
 @dataclass(frozen=True)
 class SearchQuery:
-    """One parsed search: `needle` (casefolded) in `attribute` ("" = any of them), or a control id."""
+    """One parsed search: `needle` (casefolded) in `attribute` ("" = any of them), a control id, or an
+    `xpath` whose matches (`found`, node paths) are set once it has been evaluated."""
 
     needle: str = ""
     attribute: str = ""
     control_id: int | None = None
+    xpath: str = ""
+    found: frozenset[tuple[int, ...]] = frozenset()
 
     @classmethod
     def parse(cls, text: str) -> SearchQuery:
         text = text.strip()
+        if looks_like_xpath(text):
+            return cls(text, xpath=text)
         if text.startswith("#") and text[1:].isdigit():
             return cls(text, "", int(text[1:]))
         key, colon, rest = text.partition(":")
@@ -44,9 +54,15 @@ class SearchQuery:
     def empty(self) -> bool:
         return not self.needle
 
+    def with_found(self, paths: Iterable[tuple[int, ...]]) -> SearchQuery:
+        """This XPath query, matching the nodes at `paths`."""
+        return replace(self, found=frozenset(paths))
+
     def matches_control(self, control: Control) -> bool:
         if self.empty:
             return True
+        if self.xpath:
+            return control.node_path in self.found
         if self.control_id is not None:
             return control.id == self.control_id
         values = {"text": control.text, "resource-id": control.resource_id, "content-desc": control.content_desc,
@@ -60,6 +76,8 @@ class SearchQuery:
         """A node of the tree (with its control, when it is one)."""
         if self.empty:
             return False
+        if self.xpath:
+            return node.path in self.found
         if self.control_id is not None:
             return control is not None and control.id == self.control_id
         attributes = node.attributes

@@ -106,12 +106,19 @@ class ManualControlBar(QWidget):
         typing = _row(self.text_field, self.type_button)
         typing.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         tools = _row(self.screenshot_button, self.more_button)
-        layout = FlowLayout(self, spacing=12, row_spacing=4)
-        layout.setContentsMargins(6, 4, 6, 4)
+        self._flow = FlowLayout(self, spacing=12, row_spacing=4)
+        self._flow.setContentsMargins(6, 4, 6, 4)
         for group in (keys, tools, typing):      # typing last: on a row of its own it takes the whole width
-            layout.addWidget(group)
+            self._flow.addWidget(group)
         self._update_type_button()
         self._equalise_heights()
+
+    def add_group(self, *widgets: QWidget) -> QWidget:
+        """Another group of the bar (the mirror's own buttons, its readout), before the typing group, which
+        stays last; it wraps with the others. Returns the group's holder."""
+        group = _row(*widgets)
+        self._flow.insertWidget(self._flow.count() - 1, group)
+        return group
 
     def _more_menu(self) -> QMenu:
         menu = QMenu(self)

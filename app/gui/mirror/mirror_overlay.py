@@ -1,6 +1,6 @@
 """What the mirror draws over the phone's frame with QPainter: numbered control boxes, the
-hovered and selected control, touch feedback and the placeholder (the agent's proposed
-action is drawn by `proposal_overlay.py`).
+hovered and selected control and the placeholder (the agent's proposed action is drawn by
+`proposal_overlay.py`, the person's touches by `touch_feedback.py`).
 
 Everything here is in widget pixels except where a name says `device`; `DeviceMapping`
 converts between the two. The control boxes, which do not change from one paint to the
@@ -13,9 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from PIL import Image
-from PySide6.QtCore import QObject, QPointF, QRectF, QSize, Qt, QVariantAnimation, Signal
+from PySide6.QtCore import QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import (
-    QBrush,
     QColor,
     QFont,
     QFontMetricsF,
@@ -23,19 +22,22 @@ from PySide6.QtGui import (
     QPainter,
     QPalette,
     QPen,
-    QPolygonF,
     QStaticText,
 )
 
 from app.core.perception.annotate import control_colour, is_labelled_box
-from app.core.perception.badge_layout import place_badges
+from app.core.perception.badge_layout import labels_covered, place_badges
 from app.core.perception.controls import Control, Rect
 from app.core.perception.protected_screen import looks_protected
 
 BADGE_FONT_PX = 11
+SEE_THROUGH_ALPHA = 120
+"""A badge over a label is filled at this opacity (of 255): the letters under it stay readable."""
 LABEL_NAME_LIMIT = 40
 _HALO = QColor(255, 255, 255, 150)
 _SPOTLIGHT = QColor(0, 0, 0, 70)
+_SEE_THROUGH_INK = QColor(Qt.GlobalColor.black)     # with a white rim: readable over any label
+_HALO_OFFSETS = (QPointF(-1, 0), QPointF(1, 0), QPointF(0, -1), QPointF(0, 1))
 
 
 def control_qcolor(control_id: int) -> QColor:
@@ -135,6 +137,8 @@ class ControlLayer:
         self.font.setBold(True)
         self._metrics = QFontMetricsF(self.font)
         self._badges_by_id: dict[int, tuple[QColor, QColor, QStaticText, float, float]] = {}
+        self.badge_rects: list[QRectF] = []       # where each control's badge went (widget px), last render
+        self.see_through: list[bool] = []         # which of them lie over words, so are filled see-through
 
     @property
     def controls(self) -> list[Control]:
@@ -171,33 +175,50 @@ class ControlLayer:
         image.setDevicePixelRatio(pixel_ratio)
         image.fill(Qt.GlobalColor.transparent)
         boxes = [mapping.rect(c.rect).adjusted(1, 1, -1, -1) for c in self._controls]
-        badges = _place_badges(boxes, [(style[3], style[4]) for style in self._badge_style],
-                               [is_labelled_box(c) for c in self._controls], mapping)
-        outlines: dict[int, tuple[QColor, list[QRectF], list[QRectF]]] = {}  # colour → (colour, boxes, badges)
+        labelled = [is_labelled_box(c) for c in self._controls]
+        badges = _place_badges(boxes, [(style[3], style[4]) for style in self._badge_style], labelled, mapping)
+        self.badge_rects = badges
+        self.see_through = labels_covered([_box(b) for b in boxes], [_box(b) for b in badges], labelled)
+        outlines: dict[int, tuple[QColor, list[QRectF]]] = {}  # colour → (colour, boxes)
+        fills: dict[int, tuple[QColor, list[QRectF]]] = {}     # fill (with its opacity) → (fill, badges)
         texts: dict[int, tuple[QColor, list[tuple[QPointF, QStaticText]]]] = {}  # ink → (ink, labels)
-        for box, badge, (colour, ink, text, _, _) in zip(boxes, badges, self._badge_style, strict=True):
-            group = outlines.setdefault(colour.rgb(), (colour, [], []))
-            group[1].append(box)
-            group[2].append(badge)
-            texts.setdefault(ink.rgb(), (ink, []))[1].append((QPointF(badge.left() + 3.5, badge.top() + 0.5), text))
+        haloed: list[tuple[QPointF, QStaticText]] = []        # a white rim around the see-through badges' ink
+        for box, badge, see_through, (colour, ink, text, _, _) in zip(boxes, badges, self.see_through,
+                                                                      self._badge_style, strict=True):
+            outlines.setdefault(colour.rgb(), (colour, []))[1].append(box)
+            fill = QColor(colour)
+            point = QPointF(badge.left() + 3.5, badge.top() + 0.5)
+            if see_through:
+                fill.setAlpha(SEE_THROUGH_ALPHA)
+                ink = _SEE_THROUGH_INK
+                haloed.extend((point + offset, text) for offset in _HALO_OFFSETS)
+            fills.setdefault(fill.rgba(), (fill, []))[1].append(badge)
+            texts.setdefault(ink.rgb(), (ink, []))[1].append((point, text))
         # Grouped by colour: a few calls per colour instead of several per control.
         painter = QPainter(image)
         painter.setPen(QPen(_HALO, 4))
         painter.drawRects(boxes)
-        for colour, group_boxes, _ in outlines.values():
+        for colour, group_boxes in outlines.values():
             painter.setPen(QPen(colour, 2))
             painter.drawRects(group_boxes)
         painter.setPen(Qt.PenStyle.NoPen)
-        for colour, _, group_badges in outlines.values():
-            painter.setBrush(colour)
+        for fill, group_badges in fills.values():
+            painter.setBrush(fill)
             painter.drawRects(group_badges)
         painter.setFont(self.font)
+        painter.setPen(Qt.GlobalColor.white)
+        for point, text in haloed:
+            painter.drawStaticText(point, text)
         for ink, labels in texts.values():
             painter.setPen(ink)
             for point, text in labels:
                 painter.drawStaticText(point, text)
         painter.end()
         return image
+
+
+def _box(rect: QRectF) -> tuple[float, float, float, float]:
+    return rect.left(), rect.top(), rect.right(), rect.bottom()
 
 
 def _place_badges(boxes: list[QRectF], sizes: list[tuple[float, float]], labelled: list[bool],
@@ -291,80 +312,6 @@ def paint_label(painter: QPainter, text: str | Sequence[str], anchor: QPointF, b
 def paint_highlight(painter: QPainter, box: QRectF, colour: QColor) -> None:
     """A rect the inspector points at (the row or node under its mouse): a dashed outline and a faint fill."""
     paint_outlined(painter, box, colour, 45, 5, Qt.PenStyle.DashLine)
-
-
-# ---------------------------------------------------------------- touch feedback
-
-
-def paint_touch_feedback(painter: QPainter, trail: Sequence[QPointF], ripple: QPointF | None,
-                         fade: float, colour: QColor) -> None:
-    """The finger's trail while it drags, and a ripple where it tapped; `fade` runs 0 → 1 as both vanish."""
-    painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-    painter.setBrush(Qt.BrushStyle.NoBrush)
-    if len(trail) > 1:
-        ink = QColor(colour)
-        ink.setAlphaF(0.75 * (1 - fade))
-        painter.setPen(QPen(ink, 6, Qt.PenStyle.SolidLine, Qt.PenCapStyle.RoundCap, Qt.PenJoinStyle.RoundJoin))
-        painter.drawPolyline(QPolygonF(list(trail)))
-        painter.setPen(Qt.PenStyle.NoPen)
-        painter.setBrush(ink)
-        painter.drawEllipse(trail[-1], 11, 11)
-        painter.setBrush(Qt.BrushStyle.NoBrush)
-    if ripple is not None:
-        ink = QColor(colour)
-        ink.setAlphaF(0.9 * (1 - fade))
-        radius = 10 + 26 * fade
-        painter.setPen(QPen(ink, 3))
-        painter.drawEllipse(ripple, radius, radius)
-        ink.setAlphaF(0.35 * (1 - fade))
-        painter.setPen(Qt.PenStyle.NoPen)
-        painter.setBrush(QBrush(ink))
-        painter.drawEllipse(ripple, 9, 9)
-        painter.setBrush(Qt.BrushStyle.NoBrush)
-
-
-class TouchFeedback(QObject):
-    """The trail and ripple of the person's own touch, fading out once it ends; `changed`
-    asks for a repaint."""
-
-    changed = Signal()
-
-    def __init__(self, parent: QObject | None = None) -> None:
-        super().__init__(parent)
-        self.trail: list[QPointF] = []
-        self.ripple: QPointF | None = None
-        self.fade = 0.0
-        self._animation = QVariantAnimation(self, startValue=0.0, endValue=1.0, duration=420)
-        self._animation.valueChanged.connect(self._on_fade)
-        self._animation.finished.connect(self.clear)
-
-    def begin(self, pos: QPointF) -> None:
-        """A finger down: a fresh trail from `pos`; earlier feedback is dropped unfaded."""
-        self._animation.stop()
-        self.trail, self.ripple, self.fade = [pos], None, 0.0
-
-    def tapped(self, pos: QPointF) -> None:
-        self.trail, self.ripple = [], pos
-
-    def fade_out(self) -> None:
-        self._animation.start()
-
-    def stop(self) -> None:
-        """Gone at once, without fading."""
-        self._animation.stop()
-        self.clear()
-
-    def clear(self) -> None:
-        self.trail, self.ripple, self.fade = [], None, 0.0
-        self.changed.emit()
-
-    def _on_fade(self, value: float) -> None:
-        self.fade = float(value)
-        self.changed.emit()
-
-    def paint(self, painter: QPainter, colour: QColor) -> None:
-        if self.trail or self.ripple is not None:
-            paint_touch_feedback(painter, self.trail, self.ripple, self.fade, colour)
 
 
 def paint_placeholder(painter: QPainter, area: QRectF, text: str, palette: QPalette, font: QFont) -> None:

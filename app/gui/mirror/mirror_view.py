@@ -18,12 +18,12 @@ from PySide6.QtWidgets import QApplication, QSizePolicy, QWidget
 
 from app.core.agent.actions import Action
 from app.core.perception.controls import Control, Rect
+from app.gui.mirror.frame_rate import ShownFrames
 from app.gui.mirror.mirror_frames import fitted_rect, paint_frame
 from app.gui.mirror.mirror_keys import PhoneInput
 from app.gui.mirror.mirror_overlay import (
     ControlLayer,
     DeviceMapping,
-    TouchFeedback,
     control_qcolor,
     frame_looks_protected,
     hover_lines,
@@ -35,6 +35,7 @@ from app.gui.mirror.mirror_overlay import (
     paint_selection,
 )
 from app.gui.mirror.proposal_overlay import ProposalShape, paint_proposal, proposal_shape
+from app.gui.mirror.touch_feedback import TouchFeedback
 
 MODES = ("inspect", "touch", "pick")
 CYCLE_DISTANCE = 6
@@ -62,6 +63,7 @@ class MirrorView(QWidget):
     point_picked = Signal(int, int)
     pick_cancelled = Signal()
     interaction_mode_changed = Signal(str)
+    device_size_changed = Signal()
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -85,16 +87,18 @@ class MirrorView(QWidget):
         self._touch.changed.connect(self.update)
         self.phone_input = PhoneInput(self)
         self.setAcceptDrops(True)
-        self._escape = QShortcut(QKeySequence(Qt.Key.Key_Escape), self, self._cancel_pick)
+        self._escape = QShortcut(QKeySequence(Qt.Key.Key_Escape), self, self.cancel_pick)
         self._escape.setEnabled(False)
         self._last_paint_ms = 0.0
+        self.shown_frames = ShownFrames()     # the frames actually painted, for the "Live · 60 fps" readout
+        self._painted: QImage | None = None
         self._protected = False      # the frame is black where the controls are: a protected screen
         self._background = QColor()
         self._placeholder_font = QFont(self.font())
         self._placeholder_font.setPointSizeF(self.font().pointSizeF() * 1.1)
         self._refresh_colours()
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
-        self.setMinimumSize(200, 220)
+        self.setMinimumSize(self.minimum_fit_size())
         self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)
         self.setMouseTracking(True)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
@@ -102,6 +106,10 @@ class MirrorView(QWidget):
 
     def sizeHint(self) -> QSize:
         return QSize(420, 900)
+
+    @staticmethod
+    def minimum_fit_size() -> QSize:
+        return QSize(200, 220)
 
     # ------------------------------------------------------------------ state
 
@@ -121,7 +129,10 @@ class MirrorView(QWidget):
 
     def set_device_size(self, size: tuple[int, int]) -> None:
         """Device pixels (width, height) of the current orientation; the frame may be smaller."""
-        self._device_size = (int(size[0]), int(size[1]))
+        size = (int(size[0]), int(size[1]))
+        if size != self._device_size:
+            self._device_size = size
+            self.device_size_changed.emit()
         self.update()
 
     @property
@@ -327,7 +338,7 @@ class MirrorView(QWidget):
         if event.key() != Qt.Key.Key_Escape:
             return super().keyPressEvent(event)
         if self._mode == "pick":
-            self._cancel_pick()
+            self.cancel_pick()
         elif self._mode == "inspect" and self._selected is not None:
             self._set_selection(None)
 
@@ -376,7 +387,7 @@ class MirrorView(QWidget):
         else:
             self.point_picked.emit(*device)
 
-    def _cancel_pick(self) -> None:
+    def cancel_pick(self) -> None:
         if self._mode == "pick":
             self.set_interaction_mode(self._mode_before_pick)
             self.pick_cancelled.emit()
@@ -408,6 +419,9 @@ class MirrorView(QWidget):
         frame_rect = self.frame_rect()
         if self._frame is not None:      # (a mapping, which painting needs, means there is a frame)
             paint_frame(painter, self._frame, frame_rect)
+            if self._frame is not self._painted:
+                self._painted = self._frame
+                self.shown_frames.shown()
         painter.setClipRect(frame_rect)
         if self._overlay_visible:
             self._layer.paint(painter, mapping, self.size(), self.devicePixelRatioF())

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 
 from app.core.agent.action_shorthand import SHORTHAND_HELP, ShorthandError, parse_shorthand
 from app.core.agent.actions import ARGUMENT_MODELS, Action, ActionRejected, check_against_screen
+from app.core.agent.run_words import thought_and_comment
 from app.core.agent.supervisor import Proposal, ReviewAnswer
 from app.core.perception.controls import Control
 from app.gui.flow_layout import FlowLayout
@@ -197,8 +198,9 @@ class ApprovalPanel(QFrame):
         self.title.setText(f"Needs your OK · Step {proposal.step}: {proposal.proposed_by} proposes")
         self.action_label.setText(proposal.action_text)
         self._set(self.warning, f"⚠ Why it asks: {proposal.sensitive_reason}" if proposal.sensitive_reason else "")
-        self._set(self.thought, f"Thought: {proposal.thought}" if proposal.thought else "")
-        self._set(self.comment, f"Comment: {proposal.comment}" if proposal.comment else "")
+        said = dict(thought_and_comment(proposal.thought, proposal.comment))     # a repeat is said once
+        self._set(self.thought, f"Thought: {said['Thought']}" if "Thought" in said else "")
+        self._set(self.comment, f"Comment: {said['Comment']}" if "Comment" in said else "")
         self.action_label.show()
         self.pages.show()
         self._show(PAGE_DECIDE, self.approve_button)

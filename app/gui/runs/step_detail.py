@@ -45,7 +45,15 @@ from app.core.agent.history_words import (
 )
 from app.core.agent.pipeline import ProcessingPhase
 from app.core.agent.records import StepRecord
-from app.core.agent.run_words import NEUTRAL, action_words, decision_word, result_text, step_action_text, target_words
+from app.core.agent.run_words import (
+    NEUTRAL,
+    action_words,
+    decision_word,
+    result_text,
+    step_action_text,
+    target_words,
+    thought_and_comment,
+)
 from app.core.agent.step_reviews import ProposalReview
 from app.core.agent.trajectory import step_file
 from app.core.providers import Pricing, cost_words
@@ -340,8 +348,8 @@ class StepDetailDialog(QDialog):
         font.setPointSizeF(font.pointSizeF() * 1.15)
         title.setFont(font)
         self.facts.addRow(title)
-        self._add_fact("Thought", step.thought)
-        self._add_fact("Comment", step.comment)
+        for label, text in thought_and_comment(step.thought, step.comment):      # a repeat is said once
+            self._add_fact(label, text)
         executed = step_action_text(step)
         proposed = action_words(step.proposed_action)
         if proposed and proposed != action_words(step.action):
@@ -376,6 +384,8 @@ class StepDetailDialog(QDialog):
                   for name in PHASES if name in timings]
         others = [f"{name.replace('_', ' ')}: {format_ms(value)}" for name, value in timings.items()
                   if name not in PHASES]
+        if step.waiting_seconds >= 0.05:                 # the person's time, apart from the phases
+            phases.append(f"waiting for you: {format_ms(step.waiting_seconds * 1000)}")
         self._add_fact("Timings", "\n".join(phases) or "none recorded")
         if others:
             self._add_fact("Detailed timings", "\n".join(others))

@@ -9,8 +9,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QFileSystemWatcher, QModelIndex, QSize, Qt, QTimer, QUrl, Signal
-from PySide6.QtGui import QDesktopServices, QPalette
+from PySide6.QtCore import QFileSystemWatcher, QModelIndex, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -30,6 +30,7 @@ from app.core.agent.run_words import DECISIONS, capitalised, counted, ending_wor
 from app.core.agent.step_reviews import ReviewedStep, load_reviewed_run
 from app.core.agent.trajectory import REPORT_FILE, LoadedRun
 from app.core.providers import Pricing, cost_words, pricing_from_record
+from app.gui.runs.open_in_desktop import NotOpenedDialog, open_in_desktop
 from app.gui.runs.past_runs import PastRunsDialog
 from app.gui.runs.step_detail import ChipDelegate, StepDetailDialog, format_ms
 from app.gui.runs.timeline_columns import ColumnFitter
@@ -72,6 +73,7 @@ class TimelinePanel(QWidget):
         self.runs_root = runs_root
         self.run_dir: Path | None = None
         self.detail_dialog: StepDetailDialog | None = None
+        self.not_opened: NotOpenedDialog | None = None     # where a report is, when no program opened it
         self.past_runs_dialog: PastRunsDialog | None = None
         self.run_going = False        # a run is going: the past runs list cannot replay one now
         self.use_skills_default: Callable[[], bool] = lambda: True   # Run again's first choice (the settings')
@@ -107,12 +109,14 @@ class TimelinePanel(QWidget):
         self._watcher = QFileSystemWatcher(self)
         self._watcher.directoryChanged.connect(self._update_buttons)
 
-        header = QHBoxLayout()
-        header.addWidget(self.title, 1)
+        # the request on a line of its own: beside the three buttons a narrow pane left it one letter ("R…")
+        buttons = QHBoxLayout()
         for button in (self.folder_button, self.report_button, self.past_runs_button):
-            header.addWidget(button)
+            buttons.addWidget(button)
+        buttons.addStretch(1)
         layout = QVBoxLayout(self)
-        layout.addLayout(header)
+        layout.addWidget(self.title)
+        layout.addLayout(buttons)
         layout.addWidget(self.status)
         layout.addWidget(self.view, 1)
         self.clear()
@@ -239,9 +243,11 @@ class TimelinePanel(QWidget):
         self.report_button.setEnabled(self.run_dir is not None and (self.run_dir / REPORT_FILE).is_file())
 
     def _open_in_desktop(self, name: str = "") -> None:
-        """Open the run folder, or the file `name` in it, with the desktop's default application."""
+        """Open the run folder, or the file `name` in it, with the desktop's default application; when
+        none starts, a window says where it is and copies the path."""
         if self.run_dir is not None:
-            QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.run_dir / name if name else self.run_dir)))
+            what = "the report" if name == REPORT_FILE else "the run folder" if not name else name
+            self.not_opened = open_in_desktop(self.run_dir / name if name else self.run_dir, what, self)
 
     def _set_status(self, text: str, *, muted: bool = False) -> None:
         colour = self.palette().color(QPalette.ColorRole.PlaceholderText).name()

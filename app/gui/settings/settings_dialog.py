@@ -250,7 +250,7 @@ class SettingsDialog(QDialog):
         self._rotation = asyncio.ensure_future(self._rotate_token())
 
     async def _rotate_token(self) -> None:
-        """Replace the token in the keyring (off the GUI thread), then hand it to the window's own desk."""
+        """Replace the token where it is kept (off the GUI thread), then hand it to the window's own desk."""
         from app.api.token import TokenProblem, rotate_api_token
 
         try:
@@ -259,8 +259,8 @@ class SettingsDialog(QDialog):
             self.rotate_result.setText(str(exc))
         else:
             self.token_rotated.emit(token)
-            self.rotate_result.setText("A new token is in the keyring; the old one no longer works here. "
-                                       "`agentdesk api token` prints it.")
+            self.rotate_result.setText(f"A new token is kept in {token.source}; the old one no longer works here. "
+                                       "The status bar's “API token…” shows it; `agentdesk api token` prints it.")
         finally:
             self.rotate_button.setEnabled(True)
 

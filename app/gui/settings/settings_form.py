@@ -122,6 +122,8 @@ MIRROR_ROWS = (
 )
 CONNECTION_ROWS = (
     ("Other ADB servers", "adb.servers", "host:port of other machines' ADB servers, e.g. 192.168.1.20:5037"),
+    ("Built-in phone", "adb.keep_virtual_phone", Check("Keep it running after the last Agent Desk program "
+                                                        "using it closes")),
     ("Task API", "api.serve", Check("Take tasks from other programs (HTTP API and MCP) while the desk runs")),
     ("Listen on", "api.host", "127.0.0.1 (this machine only)"),
     ("Port", "api.port", Spin(special="Any free port")),

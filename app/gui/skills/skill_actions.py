@@ -51,6 +51,20 @@ def outcome_words(skill: Skill) -> str:
     return f"{history.successes} worked · {history.failures} failed"
 
 
+def facts_words(entry: SkillEntry) -> str:
+    """The line of facts over a skill's steps: trigger, values, where recorded, runs learned from, last use, file."""
+    skill = entry.skill
+    facts = [f"Trigger: {skill.trigger or skill.request}"]
+    if skill.parameters:
+        facts.append("values as recorded: " + ", ".join(f"{k} = {v}" for k, v in skill.parameters.items()))
+    facts.append(f"recorded on {recorded_on_words(skill.recorded_on)}, learned from {len(skill.runs)} run(s)")
+    if skill.history.last_used:
+        facts.append(f"last used {skill.history.last_used[:16].replace('T', ' ')} ({skill.history.last_outcome})")
+    if entry.path is not None:
+        facts.append(f"file {entry.path.name}")
+    return " · ".join(facts)
+
+
 def target_words(step: RecordedStep, *, short: bool = False) -> str:
     """What the step acts on: the target's resource-id and text (or description), in words; `short` leaves
     the app's package out of the id ("title" for "android:id/title"), for a narrow column."""

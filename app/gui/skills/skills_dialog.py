@@ -42,6 +42,7 @@ from app.gui.skills.skill_actions import (
     confirm,
     editor_problems,
     export_skill,
+    facts_words,
     outcome_words,
     read_entries,
     recorded_on_words,
@@ -49,6 +50,7 @@ from app.gui.skills.skill_actions import (
     set_enabled,
     target_words,
 )
+from app.gui.skills.skill_values import ask_values, generalise
 from app.gui.theme import set_tone
 
 EMPTY_TEXT = ("No skills yet.\n\nWhen a run ends successfully, it is saved here as a skill automatically "
@@ -124,15 +126,18 @@ class SkillsDialog(LoadingDialog):
         import_button.setToolTip("Copy a skill file (.yaml, .yml or .json) into your skills, after checking it.")
         self.export_button = QPushButton("Export…")
         self.export_button.setToolTip("Write this skill as a skill file (YAML or JSON) or a uiautomator2 script.")
+        self.values_button = QPushButton("Values…")
+        self.values_button.setToolTip("Let the skill do its steps for other values than it was recorded with.")
         close_button = QPushButton("Close")
         for button, action in ((self.enable_button, self._toggle_enabled), (self.rename_button, self._rename),
                                (self.delete_button, self._delete), (import_button, self._import),
-                               (self.export_button, self._export)):
+                               (self.export_button, self._export), (self.values_button, self._values)):
             button.clicked.connect(lambda _=False, action=action: self._act(action))
             button.setAutoDefault(False)
         close_button.clicked.connect(self.reject)
         buttons = QHBoxLayout()
-        for button in (self.enable_button, self.rename_button, self.delete_button, import_button, self.export_button):
+        for button in (self.enable_button, self.rename_button, self.values_button, self.delete_button, import_button,
+                       self.export_button):
             buttons.addWidget(button)
         buttons.addStretch(1)
         buttons.addWidget(close_button)
@@ -273,7 +278,8 @@ class SkillsDialog(LoadingDialog):
         self.current = entry
         self.steps.clear()
         self.edit_problem.hide()
-        for button in (self.enable_button, self.rename_button, self.delete_button, self.export_button):
+        for button in (self.enable_button, self.rename_button, self.delete_button, self.export_button,
+                       self.values_button):
             button.setEnabled(entry is not None)
         if entry is None:
             self.title.setText("No skill chosen")
@@ -285,7 +291,7 @@ class SkillsDialog(LoadingDialog):
             return
         skill = entry.skill
         self.title.setText(skill.name + ("" if skill.enabled else "  (disabled: never replayed)"))
-        self.facts.setText(self._facts(entry))
+        self.facts.setText(facts_words(entry))
         for step in skill.steps:
             row = QTreeWidgetItem([str(step.step), step.words, target_words(step, short=True)])
             row.setToolTip(1, f"{step.action_text}\n{step.function} {step.arguments}")
@@ -298,18 +304,6 @@ class SkillsDialog(LoadingDialog):
         self.editor.setReadOnly(False)
         self.editor.setPlainText(self.drafts.pop(name_key(skill.name), self.loaded_text))
         self._text_changed()
-
-    def _facts(self, entry: SkillEntry) -> str:
-        skill = entry.skill
-        facts = [f"Trigger: {skill.trigger or skill.request}"]
-        if skill.parameters:
-            facts.append("values as recorded: " + ", ".join(f"{k} = {v}" for k, v in skill.parameters.items()))
-        facts.append(f"recorded on {recorded_on_words(skill.recorded_on)}")
-        if skill.history.last_used:
-            facts.append(f"last used {skill.history.last_used[:16].replace('T', ' ')} ({skill.history.last_outcome})")
-        if entry.path is not None:
-            facts.append(f"file {entry.path.name}")
-        return " · ".join(facts)
 
     def _dirty(self) -> bool:
         return self.current is not None and self.editor.toPlainText() != self.loaded_text
@@ -380,6 +374,18 @@ class SkillsDialog(LoadingDialog):
         if new is None or not isValid(self) or new == old:
             return
         await self._write(lambda: self.store.rename(old, new), new, f"Renamed “{old}” to “{new}”.")
+
+    async def _values(self) -> None:
+        if self.current is None or self._edit_pending():
+            return
+        skill = self.current.skill
+        if not skill.candidates()[1]:
+            self.show_notice(f"“{skill.name}” has no value that its request names and its steps use.", "error")
+            return
+        names = await ask_values(self, skill)
+        if names is not None and isValid(self):
+            await self._write(lambda: generalise(self.store, skill.name, names), skill.name,
+                              f"“{skill.name}” now answers “{skill.generalised(names).trigger}”.")
 
     async def _delete(self) -> None:
         if self.current is None:

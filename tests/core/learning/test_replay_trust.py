@@ -40,7 +40,7 @@ def wifi_in_settings(tmp_path):
     run = write_run(tmp_path / "runs", "Turn on Wi-Fi in Settings", [
         row_tap(1, NETWORK_ROW), row_tap(2, "Wi‑Fi, Off"), row_tap(3, "Use Wi‑Fi", text="Use Wi‑Fi"),
         StepRecord(step=4, request="", status="FINISH", comment="Wi-Fi is on")])
-    return skill_from_script(script_from_run(run))
+    return skill_from_script(script_from_run(run)).generalised({"item"})     # as a person may choose
 
 
 # ---------------------------------------------------------------- substitution
@@ -68,7 +68,8 @@ def test_typed_text_is_swapped_only_when_it_is_the_value(tmp_path):
                                                                                           "text": "pizza, please"}},
                        action_text="Type “pizza, please”", decision=Decision("approve"),
                        result=ActionOutcome(True, "typed"), target=TargetLocator(name="Note"))
-    skill = skill_from_script(script_from_run(write_run(tmp_path, "Search pizza", [typing, other])))
+    skill = skill_from_script(script_from_run(write_run(tmp_path, "Search pizza", [typing, other]))).generalised(
+        {"text"})
     assert skill.parameters == {"text": "pizza"}
     first, second = skill.script({"text": "sushi"}).steps
     assert first.arguments["text"] == "sushi" and first.action_text == "Type “sushi”"
