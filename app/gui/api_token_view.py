@@ -24,6 +24,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.gui.window_fit import fit_window
+
 if TYPE_CHECKING:
     from app.api.token import ApiToken
 
@@ -42,6 +44,7 @@ class ApiTokenDialog(QDialog):
     def __init__(self, url: str, token: ApiToken, parent: QWidget | None = None):
         super().__init__(parent)
         self.setWindowTitle("Agent Desk – Task API token")
+        fit_window(self)
         self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.url = QLineEdit(url, readOnly=True)
         self.url.setAccessibleName("The task API's address")

@@ -10,6 +10,8 @@ from PySide6.QtCore import Qt, QTimer, QUrl
 from PySide6.QtGui import QDesktopServices, QGuiApplication
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QPushButton, QVBoxLayout, QWidget
 
+from app.gui.window_fit import fit_window
+
 COPIED_MS = 1500
 
 
@@ -19,6 +21,7 @@ class NotOpenedDialog(QDialog):
     def __init__(self, path: Path, what: str, parent: QWidget | None = None):
         super().__init__(parent)
         self.path = path
+        fit_window(self)
         self.setWindowTitle(f"Could not open {what}")
         self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.message = QLabel(f"No program on this computer opened {what}. It is here — open it in a browser "

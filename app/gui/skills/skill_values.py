@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QCheckBox, QDialog, QDialogButtonBox, QLabel, QVBo
 from app.core.learning.skill_store import SkillStore
 from app.core.learning.skills import SUFFIXES, Skill, SkillError
 from app.gui.dialogs import run_dialog
+from app.gui.window_fit import fit_window
 
 
 class ValuesDialog(QDialog):
@@ -21,6 +22,7 @@ class ValuesDialog(QDialog):
     def __init__(self, skill: Skill, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Values the skill may change")
+        fit_window(self)
         self.skill = skill
         _, values = skill.candidates()
         layout = QVBoxLayout(self)
