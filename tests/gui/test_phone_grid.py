@@ -80,8 +80,8 @@ async def test_two_phones_run_side_by_side_and_an_approval_is_answered_from_a_ti
     with FakeOpenAIServer(routed(scripts)) as model:
         grid = await open_grid(window, model)
         first, second = grid.tile_for(FIRST), grid.tile_for(SECOND)
-        assert first.name_label.text() == f"{two_phones.device(FIRST).phone.model} · {FIRST}"
-        assert second.name_label.text() == f"Pixel 8 · {SECOND}"
+        assert first.name_label.text() == f"{two_phones.device(FIRST).phone.model}  ·  {FIRST}"
+        assert second.name_label.text() == f"Pixel 8  ·  {SECOND}"
         await until(lambda: first.thumb.frames_shown and second.thumb.frames_shown)     # a picture of each
 
         first.request.setText("alpha: open the notes app")
