@@ -123,7 +123,8 @@ class WindowFit(QObject):
         if resized:
             window.resize(size)
         corner = window.pos()
-        owner = window.parentWidget().window() if window.parentWidget() is not None else None
+        parent = window.parentWidget()
+        owner = parent.window() if parent is not None else None
         if resized and owner is not None and owner.isVisible():       # centred again on its owner
             centre = owner.frameGeometry().center()
             corner = QPoint(centre.x() - size.width() // 2, centre.y() - size.height() // 2)

@@ -10,7 +10,7 @@ import pytest
 from PySide6.QtCore import QPoint, QRect
 from PySide6.QtWidgets import QPushButton
 
-from app.gui.phones.device_panel import DevicePanel, DeviceEntry
+from app.gui.phones.device_panel import DeviceEntry, DevicePanel
 from app.gui.phones.phone_tile import PhoneTile
 from app.gui.runs.past_runs import PastRunsDialog
 from tests.gui import test_timeline as timeline_fixtures

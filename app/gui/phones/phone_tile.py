@@ -212,13 +212,16 @@ class PhoneTile(QFrame):
     def _fit_width(self) -> None:
         """At least TILE_MIN_WIDTH, and wide enough for each button's whole text beside the picture (a big
         font makes the tile wider rather than cut "Show in main window" or "Approve")."""
-        margins, side = self.layout().contentsMargins(), 0
+        layout = self.layout()
+        if layout is None:
+            return
+        margins, side = layout.contentsMargins(), 0
         for widget in (self.show_button, self.approve_button, self.reject_button, self.answer_button,
                        self.run_button, self.stop_button, self.mode_box):
             widget.ensurePolished()
             side = max(side, widget.sizeHint().width())
         boxes = 2 * 8 + 2 * self.review_box.frameWidth()        # the review box's margins and frame
-        needed = margins.left() + margins.right() + THUMB_SIZE.width() + self.layout().spacing() + side + boxes
+        needed = margins.left() + margins.right() + THUMB_SIZE.width() + layout.spacing() + side + boxes
         self.setMinimumWidth(max(TILE_MIN_WIDTH, needed))
 
     def changeEvent(self, event) -> None:
