@@ -53,10 +53,12 @@ from app.gui.skills.skill_actions import (
 from app.gui.skills.skill_values import ask_values, generalise
 from app.gui.theme import set_tone
 
-EMPTY_TEXT = ("No skills yet.\n\nWhen a run ends successfully, it is saved here as a skill automatically "
-              "(Settings → Agent → “Save each successful run as a skill”, learning.save_skills). Later, a "
-              "request that fits a skill replays its steps on the phone before the model is asked, and the model "
-              "takes over where the steps no longer fit.\n\nYou can also save a past run as a skill from "
+EMPTY_TEXT = ("No skills yet.\n\nWhen a run ends done — checked on the screen or by the model — its steps are "
+              "saved here as a skill, for that request exactly, without detours (Settings → Agent → “Save each "
+              "successful run as a skill”, learning.save_skills). Later, the same request replays those steps "
+              "before the model is asked, and the model takes over where they no longer fit. Values… lets a "
+              "skill take other values (another name, another setting).\n\nYou can also save a past run as a "
+              "skill from "
               "File → Past runs…, or import a skill file.")
 EXPORT_FILTERS = {"Skill file, YAML (*.yaml)": ".yaml", "Skill file, JSON (*.json)": ".json",
                   "uiautomator2 Python script (*.py)": ".py"}
