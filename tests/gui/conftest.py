@@ -8,6 +8,7 @@ import contextlib
 
 import keyring
 import pytest
+import pytest_asyncio
 from PySide6.QtCore import QSettings, QStandardPaths
 
 from tests.support.memory_keyring import MemoryKeyring
@@ -105,6 +106,13 @@ def phone_home(private_home, virtual_adb, monkeypatch):
     this rather than `virtual_adb` too, so that the server's address is set after private_home clears it."""
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-window-run-0123456789")
     return virtual_adb
+
+
+@pytest_asyncio.fixture
+async def window_in_private_home(qapp, private_home):
+    """The main window, shown (not started) with its own data folder, settings and keyring."""
+    async with shown_window() as window:
+        yield window
 
 
 @contextlib.asynccontextmanager

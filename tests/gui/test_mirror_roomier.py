@@ -19,7 +19,6 @@ from app.gui.mirror.mirror_frames import qimage_from_rgb
 from app.gui.mirror.mirror_overlay import DeviceMapping
 from app.gui.mirror.mirror_view import MirrorView
 from app.virtual_phone.phone import VirtualPhone
-from tests.gui.conftest import shown_window
 
 DEVICE = (1080, 2400)
 SMALL = (1240, 660)        # what the window first takes on a 1280×720 screen (less a title bar and a panel)
@@ -127,15 +126,9 @@ def test_the_mirror_counts_a_frame_once_it_is_painted_not_when_it_is_replaced(qt
 # ----------------------------------------------------------------------------- the window
 
 
-@pytest.fixture
-def home(private_home):
-    return private_home
-
-
 @pytest_asyncio.fixture
-async def window(qapp, home):
-    async with shown_window() as window:
-        yield window
+async def window(window_in_private_home):
+    yield window_in_private_home
 
 
 def show_a_phone(window) -> None:

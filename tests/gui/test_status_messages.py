@@ -14,21 +14,14 @@ from app.gui import status_messages
 from app.gui.runs.state_words import state_sentence, state_word
 from app.gui.status_line import DetailsDialog, StatusLine
 from app.gui.status_messages import explain
-from tests.gui.conftest import shown_window
 from tests.support.waiting import until
 
 ADB_REFUSED = "connect to adb server failed: [Errno 111] Connection refused"
 
 
-@pytest.fixture
-def home(private_home):
-    return private_home
-
-
 @pytest_asyncio.fixture
-async def window(qapp, home):
-    async with shown_window() as window:
-        yield window
+async def window(window_in_private_home):
+    yield window_in_private_home
 
 
 # ----------------------------------------------------------------------------- sentences

@@ -15,20 +15,13 @@ from app.core.agent.actions import Action
 from app.core.agent.supervisor import Proposal
 from app.gui import window_state
 from app.gui.window_menus import ctrl_enter
-from tests.gui.conftest import shown_window
 
 SMALL = (1280, 640)     # a 1280×720 screen less a title bar and a panel
 
 
-@pytest.fixture
-def home(private_home):
-    return private_home
-
-
 @pytest_asyncio.fixture
-async def window(qapp, home):
-    async with shown_window() as window:
-        yield window
+async def window(window_in_private_home):
+    yield window_in_private_home
 
 
 async def settle() -> None:
