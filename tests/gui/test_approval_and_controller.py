@@ -190,8 +190,10 @@ async def test_controller_runs_a_task_through_the_panel(core, virtual_adb):
     signal_threads: set[str] = set()
     controller.step_finished.connect(lambda item: signal_threads.add(threading.current_thread().name))
     with FakeOpenAIServer(script) as model:
+        # the screen settles after each tap as in use: a step that looked at a page still sliding in proposes a
+        # place the control then leaves, and the check before acting (rightly) does nothing there
         core.settings = Settings(provider=ProviderSettings(base_url=model.base_url, model="gpt-4o"),
-                                 agent=AgentSettings(settle_seconds=0))
+                                 agent=AgentSettings())
         await controller.start(RunRequest("Turn on Wi-Fi", api_key="sk-test-gui-0123456789"))
         result = await asyncio.wait_for(controller.task, 60)
     assert result.status == "success" and finished == [result]
