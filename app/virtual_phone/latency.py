@@ -26,6 +26,8 @@ from dataclasses import dataclass, field, replace
 DUMP, SCREENCAP_PNG, SCREENCAP_RAW = "uiautomator dump", "screencap -p", "screencap (raw)"
 INPUT, AM_START, MONKEY, PM = "input", "am start", "monkey", "pm"
 JAVA_TOOL, DUMPSYS, TOYBOX, SERVICE_OPEN = "am/wm/settings/ime/cmd", "dumpsys", "toybox command", "service open"
+SERVER_DUMP = "uiautomator2 server dump"
+"""A dump answered by uiautomator2's server that stays on the phone (no app_process start per dump)."""
 
 # Commands that pay their cost after doing their work (screencap grabs the frame, then encodes).
 COST_AFTER = frozenset({SCREENCAP_PNG, SCREENCAP_RAW})
@@ -45,6 +47,7 @@ REALISTIC_COSTS: dict[str, tuple[float, float]] = {
     DUMPSYS: (0.05, 0.2),
     TOYBOX: (0.004, 0.02),
     SERVICE_OPEN: (0.002, 0.006),
+    SERVER_DUMP: (0.1, 0.3),      # provisional: issue 28 §3 gives it a cited source
 }
 
 # Published real-phone ranges (seconds), for the fidelity table.
