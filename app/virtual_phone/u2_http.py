@@ -8,7 +8,8 @@ chunked when the client accepts gzip (useGzipWhenAccepted) — why uiautomator2'
 empty Accept-Encoding; an idle connection is closed after NanoHTTPD's 5 s socket read timeout.
 
 What is bounded here (a real phone would only run out of memory): the request head (8 KiB, as
-NanoHTTPD's BUFSIZE) and the body (MAX_BODY; a larger one closes the connection unanswered).
+NanoHTTPD's BUFSIZE; a longer one is answered as a syntax error) and the body (MAX_BODY; a larger
+one closes the connection unanswered).
 """
 
 from __future__ import annotations
@@ -99,7 +100,7 @@ def _read_head(sock: socket.socket, buffer: bytes) -> tuple[bytes, bytes]:
         if end >= 0:
             return buffer[:end], buffer[end + 4:]
         if len(buffer) > HEAD_LIMIT:
-            return buffer[:HEAD_LIMIT], b""   # as NanoHTTPD: parse what fits (the parse then fails)
+            return b"", b""     # a head that does not fit: answered as one that does not parse
         buffer += _recv(sock)
 
 
