@@ -36,8 +36,8 @@ ACTIONS = frozenset({INPUT, AM_START, MONKEY, JAVA_TOOL})
 # What a mid-range phone over USB takes (seconds, low–high), at full scale; sources: cost_sources.py.
 REALISTIC_COSTS: dict[str, tuple[float, float]] = {
     DUMP: (2.0, 3.0),             # app_process start, the 1 s quiet wait every dump pays, the dump
-    SCREENCAP_PNG: (1.4, 2.8),
-    SCREENCAP_RAW: (0.55, 0.8),
+    SCREENCAP_PNG: (1.3, 2.7),         # the phone's own capture and encoding come on top
+    SCREENCAP_RAW: (0.6, 0.66),
     INPUT: (0.22, 0.4),           # `cmd input` over adb shell
     AM_START: (0.6, 2.0),         # until the started app has drawn (warm to cold)
     MONKEY: (0.6, 2.0),
