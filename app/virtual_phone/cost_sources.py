@@ -99,6 +99,10 @@ COST_SOURCES: dict[str, CostSource] = {s.kind: s for s in (
                    Measurement("CulebraTester2 #17", "https://github.com/dtmilano/CulebraTester2-public/issues/17",
                                "a server's dumpWindowHierarchy: \"very fast\", but 1–4 s right after an "
                                "activity starts (the idle wait)"),
+                   Measurement("appium-uiautomator2-server #712",
+                               "https://github.com/appium/appium-uiautomator2-server/issues/712",
+                               "Appium's UiAutomator2 server, a payment app's screen: one page source 11.4 s "
+                               "(log, 2025): the slow end"),
                    Measurement("uiautomator2 #1122", "https://github.com/openatx/uiautomator2/issues/1122",
                                "a dump takes 80–100× the time of a screenshot from the same server "
                                "(figures only in screenshots)"))),
