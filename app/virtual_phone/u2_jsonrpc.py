@@ -10,7 +10,8 @@ in openatx/android-uiautomator-server sets the error resolver):
 - an unknown method (or no method): -32601 "method not found"; no overload taking that many parameters
   (params missing or null mean none; an object names parameters, which the server's interface does not
   declare, so only `{}` fits a method without parameters): -32602 "method parameters invalid";
-- a request without "id" (or with a null id) is a notification: run, and nothing is written;
+- a request without "id" (or with a null id) is a notification: run, and nothing is written unless
+  it failed (jsonrpc4j writes every error);
 - a method that throws — including Jackson failing to turn a parameter into the Java type — answers
   code -32001, message the exception's class name, data its stack trace (Stub's ErrorResolver);
 - the id comes back as it came (number or string).
@@ -144,8 +145,7 @@ class JsonRpcService:
         if not isinstance(node, dict) or "jsonrpc" not in node or "method" not in node:
             return _dumps(_error("2.0", "null", INVALID_REQUEST))
         request_id = node.get("id")
-        version = node["jsonrpc"] if node["jsonrpc"] is not None else "2.0"
-        version = version if isinstance(version, str) else json.dumps(version)
+        version = _as_text(node["jsonrpc"])
         name = node["method"]
         if name is None or not isinstance(name, str) or name not in self.methods:
             return _dumps(_error(version, request_id, METHOD_NOT_FOUND))
@@ -161,15 +161,24 @@ class JsonRpcService:
             return _dumps(_error(version, request_id, METHOD_PARAMS_INVALID))
         try:
             result = overload.call(*args)
-        except JavaException as error:
-            if request_id is None:
-                return None
+        except JavaException as error:   # written even for a notification, as jsonrpc4j's handleError does
             return _dumps({"jsonrpc": version, "id": request_id,
                            "error": {"code": CUSTOM_ERROR_CODE, "message": error.class_name,
                                      "data": error.stack_trace(name)}})
         if request_id is None:
             return None
         return _dumps({"jsonrpc": version, "id": request_id, "result": result})
+
+
+def _as_text(value: Any) -> str:
+    """Jackson's JsonNode.asText() of the "jsonrpc" member; "2.0" when it is null."""
+    if value is None:
+        return "2.0"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float | str):
+        return str(value)
+    return ""
 
 
 def _error(version: str, request_id: Any, error: tuple[int, str]) -> dict[str, Any]:
