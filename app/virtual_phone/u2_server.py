@@ -19,7 +19,8 @@ Methods (names and result shapes from openatx/android-uiautomator-server's Autom
 DeviceInfo and ConfiguratorInfo): dumpWindowHierarchy(compressed[, maxDepth[, rootInActive]]),
 deviceInfo(), getConfigurator(), setConfigurator(info), waitForIdle(timeout). The dump is the
 phone's own `uiautomator dump` writer (the same XML for the same screen); it first waits for the
-screen to be idle as UiDevice.waitForIdle() does — at most Configurator's waitForIdleTimeout, then
+screen to be idle as UiDevice.waitForIdle() does — 500 ms without UI events (UiAutomatorBridge; `uiautomator
+dump` wants 1000 ms), at most Configurator's waitForIdleTimeout, then
 dumps anyway (QueryController logs "Could not detect idle state" and goes on), so a screen that never
 goes idle still gets a tree — and costs SERVER_DUMP in the latency profile. `compressed` is
 accepted and changes nothing: the virtual phone's views are all important for accessibility.
@@ -51,6 +52,8 @@ U2_JAR_DEVICE_PATH = "/data/local/tmp/u2.jar"
 DEFAULT_PORT = 9008
 MAX_CONNECTIONS = 32          # more at once are closed at once (each one is a thread on the host)
 POLL_SECONDS = 0.1
+IDLE_QUIET_SECONDS = 0.5      # UiAutomatorBridge.QUIET_TIME_TO_BE_CONSIDERD_IDLE_STATE (500 ms, sic);
+                              # `uiautomator dump` waits for 1000 ms without events instead
 CONFIGURATOR_DEFAULTS = {     # androidx.test.uiautomator.Configurator's defaults, in ConfiguratorInfo's order
     "actionAcknowledgmentTimeout": 3000, "keyInjectionDelay": 0, "scrollAcknowledgmentTimeout": 200,
     "waitForIdleTimeout": 10000, "waitForSelectorTimeout": 10000, "uiAutomationFlags": 0}
@@ -154,13 +157,13 @@ class U2Server:
     def wait_for_idle(self, timeout_ms: int) -> None:
         phone = self.phone
         phone.motion.wait_for_idle(phone.animating_without_end, timeout=max(0, timeout_ms) / 1000.0,
-                                   give_up=self.stop.is_set)
+                                   give_up=self.stop.is_set, quiet=IDLE_QUIET_SECONDS)
 
     def dump(self, compressed: bool, max_depth: int, root_in_active: bool | None) -> str:
         phone = self.phone
         # UiDevice.waitForIdle(): at most waitForIdleTimeout, then the dump goes on regardless
         phone.motion.wait_for_idle(phone.animating_without_end, timeout=self.idle_timeout_seconds(),
-                                   give_up=self.stop.is_set)
+                                   give_up=self.stop.is_set, quiet=IDLE_QUIET_SECONDS)
         phone.timing.pause(SERVER_DUMP)
         xml = phone.dump_all_windows() if root_in_active is False else phone.dump_hierarchy()
         return cut_depth(xml, max_depth)
