@@ -28,7 +28,6 @@ class UiAutomationSlot:
             if self._holder is not None:
                 return False
             self._holder = holder
-            self._proxy = (self._proxy * 1103515245 + 12345) & 0xFFFFFFF
             return True
 
     def release(self, holder: str) -> None:
@@ -42,6 +41,8 @@ class UiAutomationSlot:
             return self._holder
 
     def already_registered(self) -> str:
-        """The exception line a second client gets (the proxy's hash is the holder's)."""
+        """The exception line a second client gets; it names that client's own binder proxy (a new
+        identity hash each time, as Object.toString() prints it)."""
         with self._lock:
+            self._proxy = (self._proxy * 1103515245 + 12345) & 0xFFFFFFF
             return ALREADY_REGISTERED.format(proxy=f"{self._proxy:x}")
