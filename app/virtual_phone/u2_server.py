@@ -99,7 +99,7 @@ class U2Server:
             "dumpWindowHierarchy": [Overload(1, lambda c: self.dump(to_boolean(c), 50, None)),
                                     Overload(2, lambda c, d: self.dump(to_boolean(c), to_int(d), None)),
                                     Overload(3, lambda c, d, a: self.dump(to_boolean(c), to_int(d), to_boolean(a)))],
-            "deviceInfo": [Overload(0, lambda: device_info(self.phone, self.device))],
+            "deviceInfo": [Overload(0, lambda: device_info(self.phone))],
             "getConfigurator": [Overload(0, lambda: dict(self.configurator))],
             "setConfigurator": [Overload(1, self.set_configurator)],
             "waitForIdle": [Overload(1, lambda t: self.wait_for_idle(to_long(t)))],

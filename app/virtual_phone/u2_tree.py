@@ -6,7 +6,6 @@ import re
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .attached_device import AttachedDevice
     from .phone import VirtualPhone
 
 _EMPTY_HIERARCHY = re.compile(r"(<hierarchy\b[^>]*?)\s*></hierarchy>")
@@ -52,7 +51,7 @@ def cut_depth(xml: str, max_depth: int) -> str:
     return _EMPTY_HIERARCHY.sub(r"\1 />", "".join(out))
 
 
-def device_info(phone: VirtualPhone, device: AttachedDevice) -> dict[str, Any]:
+def device_info(phone: VirtualPhone) -> dict[str, Any]:
     """DeviceInfo as the server's Jackson writes it: UiDevice's package, display and product name."""
     with phone.lock:
         package = phone.foreground()[0]

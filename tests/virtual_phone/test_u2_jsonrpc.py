@@ -6,7 +6,9 @@ import json
 from typing import Any
 
 from app.virtual_phone.u2_jsonrpc import JavaException, JsonRpcService, Overload, to_boolean, to_int
-from app.virtual_phone.u2_tree import cut_depth
+from app.virtual_phone.u2_tree import cut_depth, device_info
+
+from .conftest import new_phone
 
 
 def service() -> JsonRpcService:
@@ -52,3 +54,15 @@ def test_the_dump_is_cut_at_max_depth():
     assert cut_depth(xml, 2).endswith('<node text="a&lt;b&gt;"><node text="b" /><node text="d" /></node></hierarchy>')
     assert cut_depth(xml, 1).endswith('<node text="a&lt;b&gt;" /></hierarchy>')
     assert cut_depth(xml, 0).endswith('<hierarchy rotation="0" />')
+
+
+def test_device_info_reads_the_display_as_ui_device_does():
+    phone = new_phone(profile="android9")        # getSize(): the navigation bar left out
+    info = device_info(phone)
+    assert (info["displayWidth"], info["displayHeight"], info["sdkInt"]) == (720, 1184, 28)
+    assert (info["displaySizeDpX"], info["displaySizeDpY"]) == (360, 592) and info["naturalOrientation"]
+    phone.set_rotation(1)
+    info = device_info(phone)
+    assert (info["displayWidth"], info["displayRotation"], info["naturalOrientation"]) == (1184, 1, False)
+    modern = device_info(new_phone())           # getRealSize(): the whole display
+    assert (modern["displayWidth"], modern["displayHeight"]) == (1080, 2400)
