@@ -9,8 +9,8 @@ jar (U2_JAR_SHA256) and this module then behaves as that server does:
   the `IllegalStateException: UiAutomationService …already registered!` line and exits, which
   uiautomator2's client turns into AccessibilityServiceAlreadyRegisteredError;
 - it serves HTTP (u2_http.py) on the phone's `tcp:PORT` through DeviceSockets, so `adb forward
-  tcp:X tcp:9008`, the `tcp:9008` device service (adbutils create_connection) and `nc` on the phone
-  all reach it: `GET /ping` → `pong`, `POST /jsonrpc/0` → JSON-RPC (u2_jsonrpc.py), `/stop` ends it;
+  tcp:X tcp:9008`, the `tcp:9008` device service (adbutils create_connection) and any other way into
+  the phone's sockets all reach it: `GET /ping` → `pong`, `POST /jsonrpc/0` → JSON-RPC (u2_jsonrpc.py), `/stop` ends it;
 - it runs as long as the ADB shell connection that started it stays open (uiautomator2 stops the
   server by closing that connection); then it stops listening, closes its connections and lets go
   of UiAutomation. Its console comes back when it ends: the shell service does not stream.
