@@ -22,6 +22,7 @@ from email.utils import formatdate
 
 HEAD_LIMIT = 8192              # NanoHTTPD.HTTPSession.BUFSIZE
 MAX_BODY = 4 * 1024 * 1024     # a JSON-RPC request is a few hundred bytes; this is generous
+DRAIN_LIMIT = 1024 * 1024      # what a closing connection still reads from a client that goes on sending
 READ_TIMEOUT = 5.0             # NanoHTTPD.SOCKET_READ_TIMEOUT (5000 ms)
 METHODS = ("GET", "PUT", "POST", "DELETE", "HEAD", "OPTIONS", "TRACE", "CONNECT", "PATCH",
            "PROPFIND", "PROPPATCH", "MKCOL", "MOVE", "COPY", "LOCK", "UNLOCK")
@@ -44,6 +45,7 @@ class Response:
     status: int
     mime: str
     body: bytes
+    after: Callable[[], None] | None = None    # run once the answer is sent (/stop stops the server then)
 
 
 Router = Callable[[Request], Response]
@@ -66,6 +68,7 @@ def serve_connection(sock: socket.socket, route: Router, stopping: Callable[[], 
             request = _parse_head(head)
             if isinstance(request, Response):
                 _send(sock, request, keep_alive=False, gzip_ok=False)
+                _finish(sock)
                 return
             length_text = request.headers.get("content-length", "0").strip() or "0"
             if not length_text.isdigit() or int(length_text) > MAX_BODY:
@@ -77,11 +80,30 @@ def serve_connection(sock: socket.socket, route: Router, stopping: Callable[[], 
             response = route(request)
             keep_alive = request.headers.get("connection", "").lower() != "close"
             gzip_ok = "gzip" in request.headers.get("accept-encoding", "")
-            _send(sock, response, keep_alive, gzip_ok, head_only=request.method == "HEAD")
+            try:
+                _send(sock, response, keep_alive, gzip_ok, head_only=request.method == "HEAD")
+            finally:
+                if response.after is not None:
+                    response.after()
             if not keep_alive:
+                _finish(sock)
                 return
     except (_Closed, OSError):
         return
+
+
+def _finish(sock: socket.socket) -> None:
+    """End after a last answer: shut our side, then read (and drop) what the client still sends,
+    for at most DRAIN_LIMIT bytes or one second — closing with unread input makes the kernel send a
+    reset, which can destroy the answer before the client reads it."""
+    try:
+        sock.shutdown(socket.SHUT_WR)
+        sock.settimeout(1.0)
+        drained = 0
+        while drained < DRAIN_LIMIT and (data := sock.recv(65536)):
+            drained += len(data)
+    except OSError:
+        pass
 
 
 def _recv(sock: socket.socket) -> bytes:

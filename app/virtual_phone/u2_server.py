@@ -29,6 +29,7 @@ accepted and changes nothing: the virtual phone's views are all important for ac
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .device_sockets import normalise_address
@@ -74,10 +75,12 @@ def run_u2_server(device: AttachedDevice, server_args: list[str], process: Proce
             port = int(value)
     if not device.ui_automation.acquire(f"uiautomator2 server (port {port})"):
         return _exception(log, device.ui_automation.already_registered())
+    holder = f"uiautomator2 server (port {port})"
     try:
-        return U2Server(device, port, log).run(process.budget.cancelled)
+        return U2Server(device, port, log, lambda: device.ui_automation.release(holder)).run(
+            process.budget.cancelled)
     finally:
-        device.ui_automation.release(f"uiautomator2 server (port {port})")
+        device.ui_automation.release(holder)
 
 
 def _exception(log: ServerLog, line: str) -> Result:
@@ -88,8 +91,10 @@ def _exception(log: ServerLog, line: str) -> Result:
 class U2Server:
     """One run of the server: its listening address, its connections and its settings."""
 
-    def __init__(self, device: AttachedDevice, port: int, log: ServerLog):
+    def __init__(self, device: AttachedDevice, port: int, log: ServerLog, release: Callable[[], None]):
         self.device, self.phone, self.log = device, device.phone, log
+        self.release = release     # lets go of UiAutomation: before the port closes, so "nothing
+                                   # listens" means the phone is free again
         self.address = normalise_address(f"tcp:{port}")
         self.stop = threading.Event()
         self.configurator = dict(CONFIGURATOR_DEFAULTS)
@@ -116,6 +121,7 @@ class U2Server:
             return self.log.result(0)
         finally:
             self.stop.set()
+            self.release()
             self.device.sockets.stop_listening(self.address)
             with self._lock:
                 connections = list(self._connections)
@@ -136,8 +142,7 @@ class U2Server:
 
     def route(self, request: Request) -> Response:
         if request.uri == "/stop":
-            self.stop.set()
-            return Response(200, "text/html", b"Server stopped!!!")
+            return Response(200, "text/html", b"Server stopped!!!", after=self.stop.set)
         if request.uri == "/ping":
             return Response(200, "text/html", b"pong")
         if request.uri == "/jsonrpc/0":
