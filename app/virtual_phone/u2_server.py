@@ -73,9 +73,9 @@ def run_u2_server(device: AttachedDevice, server_args: list[str], process: Proce
             if not value.isdigit() or not 0 < int(value) < 65536:
                 return _exception(log, f'java.lang.NumberFormatException: For input string: "{value[:100]}"')
             port = int(value)
-    if not device.ui_automation.acquire(f"uiautomator2 server (port {port})"):
-        return _exception(log, device.ui_automation.already_registered())
     holder = f"uiautomator2 server (port {port})"
+    if not device.ui_automation.acquire(holder):
+        return _exception(log, device.ui_automation.already_registered())
     try:
         return U2Server(device, port, log, lambda: device.ui_automation.release(holder)).run(
             process.budget.cancelled)
@@ -110,7 +110,7 @@ class U2Server:
             "waitForIdle": [Overload(1, lambda t: self.wait_for_idle(to_long(t)))],
         })
 
-    def run(self, cancelled: Any) -> Result:
+    def run(self, cancelled: Callable[[], bool]) -> Result:
         if self.address in self.device.sockets.listening():
             return _exception(self.log, "java.net.BindException: Address already in use")
         self.device.sockets.listen(self.address, self._serve)
