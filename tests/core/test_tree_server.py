@@ -143,6 +143,16 @@ async def test_with_the_server_refused_the_dump_falls_back_to_uiautomator_dump_s
 
 
 @pytest.mark.asyncio
+async def test_a_jar_that_is_not_the_pinned_one_is_never_pushed_or_started(served, monkeypatch):
+    monkeypatch.setattr("app.core.device.tree_server.U2_JAR_SHA256", "0" * 64)
+    device = device_on(served)
+    snapshot = await device.controls(refresh=True)
+    assert snapshot.source == DUMP_SOURCE and "SHA-256 differs" in device.tree_source_note
+    assert not listening(served)
+    assert "u2.jar" not in (await device.shell("ls /data/local/tmp"))
+
+
+@pytest.mark.asyncio
 async def test_the_environment_overrides_the_setting(served, monkeypatch):
     monkeypatch.setenv("AGENTDESK_TREE_SERVER", "off")
     assert (await device_on(served, mode="on").controls(refresh=True)).source == DUMP_SOURCE

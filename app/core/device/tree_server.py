@@ -28,13 +28,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
+import importlib.util
 import json
 import logging
 import os
 import socket
+import sys
 import time
 from dataclasses import dataclass
-from importlib.resources import files
+from pathlib import Path
 from typing import Any, Literal
 
 from app.core.config import Settings
@@ -80,11 +82,19 @@ def tree_server_policy(settings: Settings) -> TreeServerPolicy:
 
 
 def packaged_jar() -> bytes:
-    """The u2.jar the installed uiautomator2 package ships, checked against the pin."""
-    try:
-        data = (files("uiautomator2") / "assets" / "u2.jar").read_bytes()
-    except (ModuleNotFoundError, FileNotFoundError, OSError) as exc:
-        raise TreeServerUnavailable(f"uiautomator2's server (u2.jar) is not installed with the app ({exc})") from exc
+    """The u2.jar the installed uiautomator2 package ships (found without importing the package: its client
+    pulls in requests and more), or the bundle's copy; checked against the pin."""
+    candidates = []
+    with contextlib.suppress(ImportError, ValueError):
+        spec = importlib.util.find_spec("uiautomator2")
+        if spec is not None and spec.submodule_search_locations:
+            candidates += [Path(folder) / "assets" / "u2.jar" for folder in spec.submodule_search_locations]
+    if getattr(sys, "frozen", False):
+        candidates.append(Path(getattr(sys, "_MEIPASS", "")) / "uiautomator2" / "assets" / "u2.jar")
+    jar = next((path for path in candidates if path.is_file()), None)
+    if jar is None:
+        raise TreeServerUnavailable("uiautomator2's server (u2.jar) is not installed with the app")
+    data = jar.read_bytes()
     if hashlib.sha256(data).hexdigest() != U2_JAR_SHA256:
         raise TreeServerUnavailable("the installed uiautomator2 package carries another u2.jar than the one this "
                                     "version of Agent Desk was checked with (its SHA-256 differs); not started")
