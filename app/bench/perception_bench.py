@@ -12,18 +12,22 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import statistics
+import time
 from functools import partial
 
 from adbutils.errors import AdbError
 from PIL import Image
 
-from app.core.device.android_device import AndroidDevice
+from app.core.device.android_device import SERVER_SOURCE, AndroidDevice
 from app.core.device.errors import DeviceError
 from app.core.device.screen_capture import PNG_METHOD, RAW_METHOD, decode_png, decode_raw
+from app.core.device.tree_server import TreeServerPolicy
 from app.core.perception.annotate import annotate
 from app.core.perception.controls import Control
 from app.core.perception.hierarchy import extract_controls, parse_hierarchy, screen_size_from_hierarchy, select_controls
 from app.core.perception.model_image import fit_for_model
+from app.virtual_phone.cost_sources import source_names
+from app.virtual_phone.latency import REALISTIC_COSTS, SERVER_DUMP
 
 from .corpus import NO_DENSE_SCREEN, DenseScreen, corpus_dumps, dense_corpus_screen, node_count
 from .phones import DEFAULT_CHOICE, BenchPhone, PhoneChoice, each_phone, open_densest_screen
@@ -34,6 +38,8 @@ from .timing import interleaved_async_ms, interleaved_ms, median_ms
 STEP_BUDGET_MS = 30.0
 DUMP_TRIES = 3
 DUMP_FIGURE = "hierarchy fetch (uiautomator dump, then read the XML)"
+SERVER_FIGURE = "hierarchy fetch through uiautomator2's server on the phone (JSON-RPC dump)"
+SERVER_BUDGET_MS = 300.0
 STEP_FIGURE = "one step, app-side work (decode, parse, select, annotate, encode both model images)"
 
 
@@ -71,10 +77,47 @@ async def _fetch_rows(phone: BenchPhone, device: AndroidDevice, rounds: int, tab
             table.put(column, f"screenshot fetch + decode to RGB, {method} path", shots[method], shots["adbutils"],
                       baseline_name="adbutils screenshot()")
 
+    device.tree_server.policy = TreeServerPolicy(mode="off")          # the two share one UI automation
+    await device.release_ui_automation()
     dumps = await interleaved_async_ms({"ours": device.dump_hierarchy,
                                         "adbutils": lambda: asyncio.to_thread(_adbutils_dump, adb)}, rounds)
     table.put(column, DUMP_FIGURE, dumps["ours"], dumps["adbutils"],
               baseline_name="adbutils dump_hierarchy()")
+    await _server_fetch_row(phone, device, rounds, table, dumps["ours"])
+
+
+async def _server_fetch_row(phone: BenchPhone, device: AndroidDevice, rounds: int, table: BenchTable,
+                            dump_ms: float) -> None:
+    """The tree through uiautomator2's server on the phone, against `uiautomator dump` measured just before
+    on the same phone (not interleaved: only one UI-automation client may hold the phone at a time)."""
+    device.tree_server.policy = TreeServerPolicy(mode="on")
+    try:
+        started = time.perf_counter()
+        await device.dump_hierarchy()                      # the server's start is not a fetch
+        start_ms = (time.perf_counter() - started) * 1000
+        if device.tree_source != SERVER_SOURCE:
+            table.not_measured(SERVER_FIGURE, f"{phone.column}: the server did not start ({device.tree_source_note})",
+                               budget=SERVER_BUDGET_MS)
+            return
+        served = statistics.median([await _timed(device.dump_hierarchy) for _ in range(rounds)])
+        table.put(phone.column, SERVER_FIGURE, served, dump_ms, budget=SERVER_BUDGET_MS,
+                  baseline_name="ours through uiautomator dump (the row above)")
+    finally:
+        await device.release_ui_automation()
+        device.tree_server.policy = TreeServerPolicy(mode="off")
+    low, high = REALISTIC_COSTS[SERVER_DUMP]
+    note = (f"{phone.column}: the server started in {start_ms:,.0f} ms (once per 30 s of use). "
+            + ("The quick phone charges nothing for a dump, so its figure is the app's own part plus the wire "
+               "(our client, ADB, the phone's HTTP server)." if phone.column == "quick" else
+               f"The realistic phone charges a server dump {low * 1000:.0f}–{high * 1000:.0f} ms (sources: "
+               f"{source_names(SERVER_DUMP)}; docs/virtual-phone.md); the rest is the app's and the wire's."))
+    table.notes.append(note)
+
+
+async def _timed(call) -> float:
+    started = time.perf_counter()
+    await call()
+    return (time.perf_counter() - started) * 1000
 
 
 def _app_side_rows(column: str, raw: bytes | None, png: bytes, method: str, phone_xml: str, rounds: int,
