@@ -42,8 +42,11 @@ class RunStrategy(Strategy):
 
 class CaptureScreenshot(RunStrategy):
     """The screen as it is now: the first frame of the phone's frame source taken after the step
-    began (the mirror's frames when it runs, else one taken for us). It also starts reading the
-    controls through the phone's screen tree; CollectControls picks them up.
+    began (the mirror's frames when it runs, else one taken for us) - or, when the step follows an
+    action at once, the frame on which the wait after it saw the screen stand still (no input and no
+    newer frame since: `RunContext.take_settled_frame`), which spares a screenshot or the stream's
+    freshness wait. It also starts reading the controls through the phone's screen tree;
+    CollectControls picks them up.
 
     After input (an action, or the run's first step) the (slow, on a real phone) uiautomator dump
     starts at once - or the one the action's settle wait started goes on - while the frame comes.
@@ -57,13 +60,14 @@ class CaptureScreenshot(RunStrategy):
         tree = self.rc.screen_tree
         assert tree is not None                   # RunContext makes one when the session has none
         moment = time.monotonic()
+        settled = self.rc.take_settled_frame(moment)
         controls_request: asyncio.Future | None = None
         try:
             if tree.reusable():
-                frame = await self.rc.control.interruptible(self.rc.frames.frame_after(moment))
+                frame = await self.rc.control.interruptible(_settled_or_next(self.rc, settled, moment))
                 controls_request = asyncio.ensure_future(tree.read(frame))
             else:
-                frame_request = asyncio.ensure_future(self.rc.frames.frame_after(moment))
+                frame_request = asyncio.ensure_future(_settled_or_next(self.rc, settled, moment))
                 controls_request = asyncio.ensure_future(tree.read_during(frame_request))
                 try:
                     frame = await self.rc.control.interruptible(asyncio.shield(frame_request))
@@ -77,6 +81,12 @@ class CaptureScreenshot(RunStrategy):
             if controls_request is not None:
                 discard(controls_request)
             raise
+
+
+async def _settled_or_next(rc: RunContext, settled: Frame | None, moment: float) -> Frame:
+    """The picture the last action's wait found still (no need to wait for another), else the first
+    frame taken at or after `moment`."""
+    return settled if settled is not None else await rc.frames.frame_after(moment)
 
 
 async def screenshot_of(frame: Frame):
