@@ -132,7 +132,7 @@ async def test_a_step_right_after_a_settled_action_looks_at_the_picture_found_st
     assert [from_wait for _, from_wait, _ in pictures_taken][2:] == [True, True, True]
     assert not pictures_taken[0][1]
     assert all(same for _, from_wait, same in pictures_taken if from_wait)
-    assert all(settled for _step, settled in screenshots_checked), screenshots_checked
+    assert all(settled for _step, settled in screenshots_checked), (screenshots_checked, pictures_taken)
 
 
 @pytest.mark.phone_latency("realistic@0.25")

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import time
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from PIL import Image
 
@@ -76,7 +78,11 @@ class CaptureScreenshot(RunStrategy):
                     raise
             ctx.set("controls_request", controls_request)
             ctx.set("screenshot_frame", frame)
-            ctx.set("screenshot", await screenshot_of(frame))
+            shot = await screenshot_of(frame)
+            ctx.set("screenshot", shot)
+            # the model's picture is shrunk on the encoder's thread while the controls are still on their way
+            max_side = self.rc.settings.images.max_side
+            ctx.set("model_picture", (shot.image, max_side, on_picture_thread(fit_for_model, shot.image, max_side)))
         except BaseException:
             if controls_request is not None:
                 discard(controls_request)
@@ -173,13 +179,21 @@ NEWEST_PICTURE_WAIT_SECONDS = 1.0
 
 _ENCODER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="model-image-encoder")
 
+_T = TypeVar("_T")
+
+
+def on_picture_thread(work: Callable[..., _T], *args: Any) -> Future[_T]:
+    """Run picture work (a shrink, an encode) on the model images' own thread, off the caller's."""
+    return _ENCODER.submit(work, *args)
+
 
 def prepare_model_images(image: Image.Image, controls: list[Control], max_side: int, image_format: str,
-                         quality: int, send: str) -> ModelImages:
-    """Downscale once; encode the clean image on another thread while this one annotates
-    (Pillow's encoders release the GIL, so the two overlap). `send="none"` (text only) encodes
-    nothing: the images are still made for the record and for reflection, but none is sent."""
-    small, scale = fit_for_model(image, max_side)
+                         quality: int, send: str, *, shrunk: tuple[Image.Image, float] | None = None) -> ModelImages:
+    """Downscale once (or take `shrunk`: `fit_for_model(image, max_side)` made earlier, while the
+    controls were still on their way); encode the clean image on another thread while this one
+    annotates (Pillow's encoders release the GIL, so the two overlap). `send="none"` (text only)
+    encodes nothing: the images are still made for the record and for reflection, but none is sent."""
+    small, scale = shrunk if shrunk is not None else fit_for_model(image, max_side)
     clean = _ENCODER.submit(encode_image, small, image_format, quality) if send in ("clean", "both") else None
     marked = annotate(small, controls, scale=scale)
     urls = {}
@@ -216,8 +230,15 @@ class PrepareModelImages(RunStrategy):
         ctx.set("images_withheld", withheld)
         text_only = settings.text_only or getattr(self.rc.client, "text_only", False)
         send = "none" if text_only or withheld else settings.send
-        images = await asyncio.to_thread(prepare_model_images, shot.image, controls,
-                                         settings.max_side, settings.format, settings.jpeg_quality, send)
+        early = ctx.get_or("model_picture")
+
+        def prepare() -> ModelImages:
+            # the picture CaptureScreenshot began to shrink, unless the step's picture changed since (a newer frame)
+            same = early is not None and early[0] is shot.image and early[1] == settings.max_side
+            shrunk = early[2].result() if same else None
+            return prepare_model_images(shot.image, controls, settings.max_side, settings.format,
+                                        settings.jpeg_quality, send, shrunk=shrunk)
+        images = await asyncio.to_thread(prepare)
         ctx.set("model_images", images)
         self.rc.observed(ctx.step, shot.image, images.annotated, ctx.get("controls"), ctx.get_or("foreground") or "",
                          bool(ctx.get_or("screen_only")))
