@@ -27,7 +27,6 @@ import tempfile
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from app.core.agent.events import StepFinished, StepStarted
@@ -44,6 +43,7 @@ from app.core.runs.service import RunRequest
 from app.desk import Desk
 
 from .corpus import NO_DENSE_SCREEN, dense_corpus_screen, node_count
+from .moving_steps import DROIDRUN_SOURCE, measure_moving_steps
 from .phones import DEFAULT_CHOICE, BenchPhone, PhoneChoice, each_phone, open_densest_screen
 from .prompt_size import PROMPT_TOKEN_BUDGET, prompt_size
 from .step_work import images_made, our_step, plain_step
@@ -237,60 +237,6 @@ def _interleaved_runs(phone: BenchPhone, model_url: str, steps: int, ours_captur
     return figures
 
 
-SETTLE_CONTENDERS = ("streamed", "polling", "fixed", "droidrun")
-TODAYS_FIXED_WAIT = 0.6     # before issue 13 every action was followed by this sleep (agent.settle_seconds then)
-DROIDRUN_FIXED_WAIT = 1.3
-"""A peer's habit: droidrun (mobilerun 0.6.0rc2, github.com/droidrun/droidrun) sleeps
-`agent_config.after_sleep_action` after every action (mobilerun/agent/executor/executor_agent.py,
-mobilerun/agent/fast_agent/fast_agent.py), 1.0 s by default, and its config adds
-`wait_for_stable_ui` = 0.3 s (mobilerun/config_manager/config_manager.py): 1.3 s in all; then it
-reads the screen."""
-DROIDRUN_SOURCE = ("droidrun's after_sleep_action 1.0 s + wait_for_stable_ui 0.3 s "
-                   "(mobilerun/agent/executor/executor_agent.py, mobilerun/config_manager/config_manager.py)")
-
-
-@dataclass
-class MovingSteps:
-    """What the counted steps of one contender's runs took, in ms, step by step."""
-
-    settles: list[float] = field(default_factory=list)       # the wait after the action (StepRecord.settle_ms)
-    walls: list[float] = field(default_factory=list)         # the whole step
-    models: list[float] = field(default_factory=list)        # of which in model requests
-
-    def without_model(self) -> list[float]:
-        return [wall - model for wall, model in zip(self.walls, self.models, strict=True)]
-
-
-def _settle_runs(phone: BenchPhone, model_url: str, steps: int, capture: str,
-                 sources: dict[str, set[str]]) -> dict[str, MovingSteps]:
-    """`steps` counted steps each, in runs taken in turn:
-    "streamed" reads scrcpy's stream and waits for the screen to stand still (default settings);
-    "polling" does the same on screenshot polling; "fixed" polls screenshots and waits a fixed
-    0.6 s (its quiet period is the cap, as the sleep before issue 13), with the dump prefetch on
-    as in ours, so that only the stream and the wait differ; "droidrun" polls screenshots, sleeps
-    1.3 s after each action and reads the screen after (no prefetch), as droidrun does."""
-    cap = AgentSettings().settle_seconds
-    agents = {"streamed": {"settle_seconds": cap}, "polling": {"settle_seconds": cap},
-              "fixed": {"settle_seconds": TODAYS_FIXED_WAIT, "settle_quiet_seconds": TODAYS_FIXED_WAIT},
-              "droidrun": {"settle_seconds": DROIDRUN_FIXED_WAIT, "settle_quiet_seconds": DROIDRUN_FIXED_WAIT}}
-    streams = {"streamed": "auto", "polling": "screenshots", "fixed": "screenshots", "droidrun": "screenshots"}
-    figures = {name: MovingSteps() for name in SETTLE_CONTENDERS}
-    turn = 0
-    while min(len(f.settles) for f in figures.values()) < steps:
-        length = min(STEPS_PER_RUN, steps - min(len(f.settles) for f in figures.values()))
-        shift = turn % len(SETTLE_CONTENDERS)
-        for name in SETTLE_CONTENDERS[shift:] + SETTLE_CONTENDERS[:shift]:
-            moving = figures[name]
-            counted = asyncio.run(_one_run(phone, model_url, length + 1, capture, agents[name], moving.settles,
-                                           streams[name], sources.setdefault(name, set()),
-                                           prefetch=name != "droidrun", models=moving.models))
-            if not counted:
-                raise RuntimeError(f"a benchmark run on the {phone.column} phone ended before its second step")
-            moving.walls += [wall for _, wall in counted]
-        turn += 1
-    return figures
-
-
 def _recording_ms(xml: str, rounds: int) -> float:
     """CPU time to write one step's clean (full size) and annotated (model size) PNGs."""
     from PIL import Image
@@ -349,41 +295,6 @@ def _step_work(column: str, figure: str, method: str, capture: bytes, png: bytes
 
 DENSE_STEP_FIGURE = "app-side work of one step, ~300-node screen (decode to prompt)"
 DENSE_PROMPT_FIGURE = "prompt incl. system message, ~300-node screen"
-STEP_SPEEDUP_BUDGET = 1.5     # issue 13: a step 1.5x faster streamed (issue 28: prefetch on both sides)
-MOVING_STEP_BUDGET_MS = 800.0     # issue 28: a realistic step whose action moves the screen, the model's time aside
-MOVING_STEP = "one step whose action moves the screen"
-FIXED_NAME = f"screenshots + fixed {TODAYS_FIXED_WAIT * 1000:.0f} ms wait, prefetch on"
-DROIDRUN_NAME = f"droidrun's habit: screenshots, fixed {DROIDRUN_FIXED_WAIT * 1000:.0f} ms wait, then the tree"
-
-
-def _measure_settle(phone: BenchPhone, model_url: str, rounds: int, method: str, table: BenchTable) -> None:
-    sources: dict[str, set[str]] = {}
-    runs = _settle_runs(phone, model_url, rounds, method, sources)
-    median = statistics.median
-    fixed, droidrun = runs["fixed"], runs["droidrun"]
-    cap_ms = AgentSettings().settle_seconds * 1000
-    for name, label in (("streamed", "streamed"), ("polling", "screenshot polling")):
-        moving = runs[name]
-        table.put(phone.column, f"wait after an action for the screen to settle, {label}", median(moving.settles),
-                  median(fixed.settles), baseline_name=FIXED_NAME)      # the cap bounds it: no budget
-        table.put(phone.column, f"{MOVING_STEP}, wall time, {label}", median(moving.walls), median(fixed.walls),
-                  baseline_name=FIXED_NAME)
-        capped = sum(settle >= cap_ms for settle in moving.settles)
-        table.notes.append(f"{phone.column}, {label}: the screen settled within the cap in "
-                           f"{len(moving.settles) - capped} of {len(moving.settles)} steps (quiet period "
-                           f"{AgentSettings().settle_quiet_seconds * 1000:.0f} ms); frames: "
-                           f"{'; '.join(sorted(sources.get(name, ())))}.")
-    streamed = runs["streamed"]
-    table.put(phone.column, f"{MOVING_STEP}, streamed, excluding the model's time", median(streamed.without_model()),
-              median(fixed.without_model()), budget=MOVING_STEP_BUDGET_MS, baseline_name=FIXED_NAME)
-    table.put(phone.column, f"{MOVING_STEP}, wall time, {DROIDRUN_NAME}", median(droidrun.walls))
-    table.put(phone.column, f"{MOVING_STEP}, streamed: times faster than the same pipeline with a fixed wait "
-                            "(prefetch on)", median(fixed.walls) / median(streamed.walls), unit="x",
-              budget=STEP_SPEEDUP_BUDGET, at_least=True)
-    table.put(phone.column, f"{MOVING_STEP}, streamed: times faster than droidrun's fixed 1.3 s wait",
-              median(droidrun.walls) / median(streamed.walls), unit="x")
-
-
 def _measure(phone: BenchPhone, model_url: str, rounds: int, table: BenchTable, settle_model_url: str = "") -> None:
     column = phone.column
     where, phone_xml, method, capture, png = asyncio.run(_open_dense_screen(phone))
@@ -404,7 +315,7 @@ def _measure(phone: BenchPhone, model_url: str, rounds: int, table: BenchTable, 
               statistics.median(w for _, w in base), baseline_name="screencap -p + PNG decode")
     table.put(column, "recording a step's two images (background thread, CPU)", _recording_ms(phone_xml, rounds))
     if settle_model_url:
-        _measure_settle(phone, settle_model_url, rounds, method, table)
+        measure_moving_steps(phone, settle_model_url, rounds, method, table, _one_run, STEPS_PER_RUN)
 
     if screen is None:
         table.not_measured(DENSE_PROMPT_FIGURE, NO_DENSE_SCREEN, unit="tokens", budget=PROMPT_TOKEN_BUDGET)

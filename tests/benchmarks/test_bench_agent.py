@@ -7,13 +7,8 @@ import re
 
 import pytest
 
-from app.bench.agent_bench import (
-    DROIDRUN_FIXED_WAIT,
-    DROIDRUN_NAME,
-    MODEL_LATENCY_S,
-    TODAYS_FIXED_WAIT,
-    run_agent_bench,
-)
+from app.bench.agent_bench import MODEL_LATENCY_S, run_agent_bench
+from app.bench.moving_steps import DROIDRUN_FIXED_WAIT, DROIDRUN_NAME, TODAYS_FIXED_WAIT
 from app.bench.phones import PhoneChoice
 from app.core.agent.prompts import PromptBuilder
 from app.core.config import AgentSettings, Settings
