@@ -6,7 +6,8 @@ Two tables:
   android9): top-level nodes, attribute orders, node counts, NAF nodes, depth. The dumps are
   read with adbutils' dump_hierarchy(), a client nobody here wrote.
 - services: what each phone service costs over ADB on the quick and the realistic virtual
-  phone (or an attached phone), next to the published figures for real phones.
+  phone (or an attached phone), next to what public measurements of real phones say, with the
+  sources named (cost_sources.py) and listed with their addresses under the table.
 """
 
 from __future__ import annotations
@@ -21,8 +22,9 @@ from adbutils.errors import AdbError
 
 from app.core.device.android_device import AndroidDevice
 from app.core.device.errors import DeviceError
+from app.virtual_phone.cost_sources import COST_SOURCES, source_names
 from app.virtual_phone.dump_fidelity import DumpFigures, dump_figures
-from app.virtual_phone.latency import AM_START, DUMP, INPUT, PM, PUBLISHED_REAL_PHONE, SCREENCAP_PNG, SCREENCAP_RAW
+from app.virtual_phone.latency import AM_START, DUMP, INPUT, PM, SCREENCAP_PNG, SCREENCAP_RAW
 
 from .corpus import corpus_dir, corpus_dumps
 from .phone_process import virtual_phone_process
@@ -36,8 +38,6 @@ SERVICES = ((DUMP, "uiautomator dump", "shell:uiautomator dump /sdcard/window_du
             (INPUT, "input tap", "shell:input tap 300 60"),
             (PM, "pm list packages", "shell:pm list packages"),
             (AM_START, "am start -n", "shell:am start -n {component}"))
-# Real-phone figures without a published range (latency.py): these tools start app_process each time.
-APP_PROCESS_COST = "a few hundred ms (app_process start)"
 START_PACKAGES = ("com.android.settings", "com.android.contacts")
 DUMP_PROFILES = ("android14", "android9")
 
@@ -91,24 +91,36 @@ class PhoneReport:
             for column in self.columns:
                 samples = self.times[column].samples.get(label)
                 row.append(_spread_text(samples) if samples else "-")
-            published = PUBLISHED_REAL_PHONE.get(kind)
-            row.append(f"{published[0] * 1000:,.0f}–{published[1] * 1000:,.0f} ms" if published else APP_PROCESS_COST)
+            published = COST_SOURCES[kind].published
+            row += [_range_text(published) if published else "no figure found", source_names(kind)]
             last = self.times[self.columns[-1]].samples.get(label)
             row.append(_verdict(statistics.median(last), published)
                        if last and published and self.last_column_full_scale else "-")
             body.append(row)
-        header = ["service over ADB", *(f"{c}: median (range)" for c in self.columns), "real phones (published)",
-                  f"{self.columns[-1]} vs published"]
+        header = ["service over ADB", *(f"{c}: median (range)" for c in self.columns), "real phones (sources)",
+                  "sources", f"{self.columns[-1]} vs sources"]
         return render_grid(header, body)
+
+    def _footnotes(self) -> list[str]:
+        """Each source the table names, once: its address and what it measured."""
+        seen: dict[str, str] = {}
+        for kind, _, _ in SERVICES:
+            for m in COST_SOURCES[kind].measurements:
+                seen.setdefault(m.source, f"- {m.source}: {m.url} — {m.measured}")
+        return ["Sources (how each range follows them: docs/virtual-phone.md):", *seen.values()]
 
     def render(self) -> str:
         dumps, legend = self._dump_grid()
-        return "\n".join([self.title, "", dumps, "", *legend, "", self._service_grid(), "", *self.notes])
+        return "\n".join([self.title, "", dumps, "", *legend, "", self._service_grid(), "", *self._footnotes(), "",
+                          *self.notes])
 
     def as_dict(self) -> dict:
         return {"title": self.title, "notes": self.notes,
                 "dumps": {source: [s.__dict__ for s in shapes] for source, shapes in self.dump_rows},
-                "services_ms": {column: t.samples for column, t in self.times.items()}}
+                "services_ms": {column: t.samples for column, t in self.times.items()},
+                "sources": {label: {"real_phones_s": COST_SOURCES[kind].published,
+                                    "urls": [m.url for m in COST_SOURCES[kind].measurements]}
+                            for kind, label, _ in SERVICES}}
 
 
 def _spread_text(samples: list[float]) -> str:
@@ -116,9 +128,13 @@ def _spread_text(samples: list[float]) -> str:
             f"({format_number(min(samples), 'ms')}–{format_number(max(samples), 'ms')})")
 
 
+def _range_text(seconds: tuple[float, float]) -> str:
+    return f"{seconds[0] * 1000:,.0f}–{seconds[1] * 1000:,.0f} ms"
+
+
 def _verdict(median_ms: float, published: tuple[float, float]) -> str:
     low, high = published[0] * 1000, published[1] * 1000
-    return "within" if low <= median_ms <= high else ("below" if median_ms < low else "above")
+    return "within" if low <= median_ms <= high else ("outside (below)" if median_ms < low else "outside (above)")
 
 
 def _adbutils_dump(phone: BenchPhone) -> str:
@@ -222,6 +238,6 @@ def run_phone_bench(rounds: int = 15, choice: PhoneChoice = DEFAULT_CHOICE) -> P
         if times.idle_failures:
             report.notes.append(f"{column}: {times.idle_failures} of {rounds} dumps failed with "
                                 "\"could not get idle state\".")
-    report.notes.append("Published real-phone ranges are for mid-range phones over USB (issue 11; "
-                        "app/virtual_phone/latency.py). `am start -n` alternates between Settings and Contacts.")
+    report.notes.append("`am start -n` alternates between Settings and Contacts. No row for uiautomator2's server: "
+                        "the virtual phone does not serve it yet.")
     return report

@@ -4,15 +4,14 @@ Two profiles:
 - `quick` (the default, for trying the app): services answer at once, screens change at once.
 - `realistic`: costs of a mid-range phone over USB, drawn at random (seeded) from the ranges
   below; after an action the screen animates for a few hundred ms (a capture in that time shows
-  a half-changed picture), and `uiautomator dump` first waits, as the real one does, for one
-  second without UI events (at most ten), failing with "could not get idle state." otherwise.
+  a half-changed picture), and `uiautomator dump` waits, as the real one does, for one second
+  without UI events (at most ten), failing with "could not get idle state." otherwise.
+
+Every range has a public source (cost_sources.py, docs/virtual-phone.md): its middle is the
+middle of what the sources measured, or a modest band around a single figure.
 
 A time scale (e.g. 0.25) shrinks every cost and duration alike, so CI stays fast while tests
 still see events in the same order; benchmarks use full scale.
-
-Published real-phone figures the ranges follow (mid-range phones, USB): `uiautomator dump`
-0.8–2.5 s, `screencap -p` 0.5–2 s, raw `screencap` 0.2–0.7 s; `input`, `am`, `pm`, `settings`,
-`wm` and `ime` start a Java process (app_process) each time, a few hundred ms.
 """
 
 from __future__ import annotations
@@ -34,28 +33,25 @@ COST_AFTER = frozenset({SCREENCAP_PNG, SCREENCAP_RAW})
 # Commands after which the screen animates when they changed it.
 ACTIONS = frozenset({INPUT, AM_START, MONKEY, JAVA_TOOL})
 
-# What a mid-range phone over USB takes (seconds, low–high), at full scale.
+# What a mid-range phone over USB takes (seconds, low–high), at full scale; sources: cost_sources.py.
 REALISTIC_COSTS: dict[str, tuple[float, float]] = {
-    DUMP: (0.75, 1.2),            # app_process start + dump; the idle wait comes on top
-    SCREENCAP_PNG: (0.5, 1.1),
-    SCREENCAP_RAW: (0.2, 0.45),
-    INPUT: (0.25, 0.45),
-    AM_START: (0.35, 0.8),
-    MONKEY: (0.5, 0.9),
-    PM: (0.3, 0.6),
-    JAVA_TOOL: (0.15, 0.35),
-    DUMPSYS: (0.05, 0.2),
+    DUMP: (2.0, 3.0),             # app_process start, the 1 s quiet wait every dump pays, the dump
+    SCREENCAP_PNG: (1.3, 2.7),         # the phone's own capture and encoding come on top
+    SCREENCAP_RAW: (0.6, 0.66),
+    INPUT: (0.22, 0.4),           # `cmd input` over adb shell
+    AM_START: (0.6, 2.0),         # until the started app has drawn (warm to cold)
+    MONKEY: (0.6, 2.0),
+    PM: (0.22, 0.4),
+    JAVA_TOOL: (0.22, 0.4),
+    DUMPSYS: (0.05, 0.15),
     TOYBOX: (0.004, 0.02),
     SERVICE_OPEN: (0.002, 0.006),
-    SERVER_DUMP: (0.1, 0.3),      # provisional: issue 28 §3 gives it a cited source
+    SERVER_DUMP: (0.05, 0.15),    # a simple screen through uiautomator2's server on the phone
 }
-
-# Published real-phone ranges (seconds), for the fidelity table.
-PUBLISHED_REAL_PHONE = {
-    DUMP: (0.8, 2.5),
-    SCREENCAP_PNG: (0.5, 2.0),
-    SCREENCAP_RAW: (0.2, 0.7),
-}
+# How long a screen moves after an action: Android's short to long animation times (config.xml).
+REALISTIC_ANIMATION = (0.2, 0.5)
+# UiAutomation.waitForIdle(1000, 10000) in `uiautomator dump` (AOSP DumpCommand).
+IDLE_QUIET, IDLE_TIMEOUT = 1.0, 10.0
 
 _JAVA_TOOLS = {"am", "wm", "settings", "ime", "cmd", "svc", "content", "appops", "uiautomator"}
 
@@ -106,8 +102,8 @@ class LatencyProfile:
 
 
 QUICK = LatencyProfile("quick")
-REALISTIC = LatencyProfile("realistic", costs=REALISTIC_COSTS, animation=(0.25, 0.45), idle_quiet=1.0,
-                           idle_timeout=10.0)
+REALISTIC = LatencyProfile("realistic", costs=REALISTIC_COSTS, animation=REALISTIC_ANIMATION,
+                           idle_quiet=IDLE_QUIET, idle_timeout=IDLE_TIMEOUT)
 LATENCY_PROFILES = {p.name: p for p in (QUICK, REALISTIC)}
 
 

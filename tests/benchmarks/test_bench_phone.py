@@ -10,6 +10,7 @@ import pytest
 
 from app.bench.phone_bench import SERVICES, run_phone_bench
 from app.bench.phones import PhoneChoice
+from app.virtual_phone.cost_sources import COST_SOURCES, source_names
 from app.virtual_phone.dump_fidelity import dump_figures
 from app.virtual_phone.latency import REALISTIC_COSTS
 from tests.conftest import CORPUS_DIR
@@ -58,5 +59,11 @@ def test_every_service_is_timed_on_both_phones_next_to_published_figures(report)
         if not label.startswith("screencap"):       # a screenshot is real work (encoding) even when quick
             assert statistics.median(report.times[quick].samples[label]) < floor, label
     rendered = report.render()
-    assert "800–2,500 ms" in rendered and "500–2,000 ms" in rendered and "200–700 ms" in rendered
-    assert f"{realistic} vs published" in rendered
+    assert f"{realistic} vs sources" in rendered
+    for kind, label, _ in SERVICES:             # each row: the sources' range and their names, listed with URLs
+        low, high = COST_SOURCES[kind].published
+        row = next(line for line in rendered.splitlines() if line.startswith(f"| {label} "))
+        assert f"{low * 1000:,.0f}–{high * 1000:,.0f} ms" in row and source_names(kind) in row, label
+        for measurement in COST_SOURCES[kind].measurements:
+            assert f"- {measurement.source}: {measurement.url}" in rendered, measurement.source
+    assert report.as_dict()["sources"]["uiautomator dump"]["urls"]

@@ -205,7 +205,7 @@ async def replay_on_another_phone(script: ReplayScript, **phone_options) -> tupl
         server.stop()
 
 
-@pytest.mark.parametrize("phone_options", [{"latency": "realistic@0.25"}, {"profile": "android9"}],
+@pytest.mark.parametrize("phone_options", [{"latency": "realistic@0.15"}, {"profile": "android9"}],
                          ids=["realistic latency", "android 9, 720x1280"])
 async def test_a_run_recorded_on_the_quick_phone_replays_on_other_phones(run_agent, phone_options):
     script = await record_wifi(run_agent)

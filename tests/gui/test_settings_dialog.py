@@ -312,7 +312,7 @@ async def test_connection_test_uses_the_unsaved_fields_and_keeps_the_gui_respons
         dialog.test_button.click()
         task = dialog.connection_test
         assert task is not None and dialog.test_result.text() == "Testing…"
-        assert dialog.test_spinner.isVisible() and not dialog.test_button.isEnabled()
+        assert dialog.connection_row.spinner.isVisible() and not dialog.test_button.isEnabled()
         ticks = 0
         while not task.done():
             ticks += 1
@@ -322,7 +322,7 @@ async def test_connection_test_uses_the_unsaved_fields_and_keeps_the_gui_respons
     assert ticks >= 5, "the event loop kept running while the model answered"
     assert dialog.test_result.text().startswith("Connected: fake-vision answers in ")
     assert dialog.test_result.text().endswith(" ms") and dialog.test_result.property("tone") == "success"
-    assert dialog.test_button.isEnabled() and not dialog.test_spinner.isVisible()
+    assert dialog.test_button.isEnabled() and not dialog.connection_row.spinner.isVisible()
     chat = server.chat_requests[0]
     assert chat.body["model"] == "fake-vision"
     assert chat.headers["authorization"] == f"Bearer {TYPED_KEY}"

@@ -109,17 +109,17 @@ async def test_rotate_token_replaces_the_api_token_and_hands_it_to_the_window(ma
     old = "old-token-that-leaked-0123456789"
     SecretStore(KEYRING_SERVICE).set(KEYRING_NAME, old)
     dialog = make_dialog()
-    assert dialog.rotate_button.accessibleName() == "Rotate the task API's token"
+    assert dialog.rotation_row.button.accessibleName() == "Rotate the task API's token"
     handed: list = []
     dialog.token_rotated.connect(handed.append)
-    dialog.rotate_button.click()
-    await dialog._rotation
+    dialog.rotation_row.button.click()
+    await dialog.rotation_row.task
     new = SecretStore(KEYRING_SERVICE).get(KEYRING_NAME)
     assert new and new != old
     assert [token.value for token in handed] == [new]
-    assert "no longer works" in dialog.rotate_result.text() and dialog.rotate_button.isEnabled()
+    assert "no longer works" in dialog.rotation_row.result.text() and dialog.rotation_row.button.isEnabled()
 
     monkeypatch.setenv(TOKEN_VARIABLE, "from-the-environment-0123456789")   # not the keyring's to change
-    dialog.rotate_button.click()
-    await dialog._rotation
-    assert TOKEN_VARIABLE in dialog.rotate_result.text() and len(handed) == 1
+    dialog.rotation_row.button.click()
+    await dialog.rotation_row.task
+    assert TOKEN_VARIABLE in dialog.rotation_row.result.text() and len(handed) == 1

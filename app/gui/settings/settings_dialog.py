@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import enum
-import logging
 from collections.abc import Sequence
 from typing import Any, TypeVar, overload
 
@@ -34,7 +33,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPlainTextEdit,
-    QProgressBar,
     QPushButton,
     QSizePolicy,
     QTabWidget,
@@ -42,12 +40,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.agent.llm_client import ModelClient, ModelError
 from app.core.config import DEFAULT_SENSITIVE_WORDS, ProviderSettings, Settings, describe_validation_error
 from app.core.key_origins import origin_of
-from app.core.redaction import redact
 from app.core.secrets import SESSION_NOTICE, SecretStore
 from app.gui.settings.provider_presets import AZURE_PLACEHOLDER, CUSTOM, PRESETS, ProviderPreset, preset_named
+from app.gui.settings.settings_actions import ConnectionTestRow, TokenRotationRow
 from app.gui.settings.settings_form import (
     AGENT_ROWS,
     API_FIELDS,
@@ -68,10 +65,7 @@ from app.gui.settings.settings_form import (
     row_note,
     set_field_value,
 )
-from app.gui.theme import set_tone
 from app.gui.window_fit import fit_window
-
-log = logging.getLogger(__name__)
 
 
 class _ReadFromStore(enum.Enum):
@@ -85,7 +79,6 @@ TAB_OF_SECTION = {"provider": 0, "images": 1, "agent": 2, "learning": 2, "safety
 WORDS_KEY = "agent.sensitive_words"
 ALSO_FOR_KEY = "provider.key_also_for"
 EditorT = TypeVar("EditorT", bound=QWidget)
-CONNECTION_PROMPT = [{"role": "user", "content": "Reply with the single word: ok"}]
 
 
 class SettingsDialog(QDialog):
@@ -105,7 +98,6 @@ class SettingsDialog(QDialog):
         self._needs_key = True  # set by the chosen preset
         self._fields: dict[str, FieldWidget] = {}  # "section.name" -> its editor
         self._errors: dict[str, QLabel] = {}       # "section.name" -> its inline error
-        self.connection_test: asyncio.Task | None = None
 
         self.tabs = QTabWidget()
         self.tabs.addTab(self._provider_page(), "Provider")
@@ -173,8 +165,7 @@ class SettingsDialog(QDialog):
             super().accept()
 
     def done(self, result: int) -> None:
-        if self.connection_test is not None and not self.connection_test.done():
-            self.connection_test.cancel()
+        self.connection_row.cancel()
         super().done(result)
 
     # ------------------------------------------------------------------ pages
@@ -216,14 +207,9 @@ class SettingsDialog(QDialog):
         self._row(form, "Also send this key to", ALSO_FOR_KEY, self.also_for_edit, also_note)
         self._add_rows(form, PROVIDER_ROWS)
 
-        self.test_button = QPushButton("Test connection", autoDefault=False)
-        self.test_button.clicked.connect(self._start_connection_test)
-        self.test_spinner = QProgressBar(minimum=0, maximum=0, textVisible=False)
-        self.test_spinner.setFixedSize(64, 8)
-        self.test_spinner.hide()
-        self.test_result = QLabel(wordWrap=True)
-        self.test_result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        form.addRow("", hbox((self.test_button, 0), (self.test_spinner, 0), (self.test_result, 1)))
+        self.connection_row = ConnectionTestRow(self._provider_to_test, self.model_names)
+        self.test_button, self.test_result = self.connection_row.button, self.connection_row.result
+        form.addRow("", self.connection_row)
         return page
 
     def _table_page(self, rows: tuple[tuple[str, str, Any], ...]) -> QWidget:
@@ -235,34 +221,10 @@ class SettingsDialog(QDialog):
         """The other ADB servers and the task API, with a button that replaces the API's token."""
         page, form = form_page()
         self._add_rows(form, CONNECTION_ROWS)
-        self.rotate_button = QPushButton("Rotate token", autoDefault=False)
-        self.rotate_button.setAccessibleName("Rotate the task API's token")
-        self.rotate_button.setToolTip("Make a new token for the task API; programs using the old one get 401.")
-        self.rotate_button.clicked.connect(self._start_token_rotation)
-        self.rotate_result = QLabel(wordWrap=True)
-        self.rotate_result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        form.addRow("API token", hbox((self.rotate_button, 0), (self.rotate_result, 1)))
+        self.rotation_row = TokenRotationRow()
+        self.rotation_row.rotated.connect(self.token_rotated)
+        form.addRow("API token", self.rotation_row)
         return page
-
-    def _start_token_rotation(self) -> None:
-        self.rotate_button.setEnabled(False)
-        self.rotate_result.setText("Making a new token…")
-        self._rotation = asyncio.ensure_future(self._rotate_token())
-
-    async def _rotate_token(self) -> None:
-        """Replace the token where it is kept (off the GUI thread), then hand it to the window's own desk."""
-        from app.api.token import TokenProblem, rotate_api_token
-
-        try:
-            token = await asyncio.to_thread(rotate_api_token)
-        except TokenProblem as exc:
-            self.rotate_result.setText(str(exc))
-        else:
-            self.token_rotated.emit(token)
-            self.rotate_result.setText(f"A new token is kept in {token.source}; the old one no longer works here. "
-                                       "The status bar's “API token…” shows it; `agentdesk api token` prints it.")
-        finally:
-            self.rotate_button.setEnabled(True)
 
     def _safety_page(self) -> QWidget:
         page = QWidget()
@@ -419,40 +381,19 @@ class SettingsDialog(QDialog):
 
     # ------------------------------------------------------------------ connection test
 
-    def _start_connection_test(self) -> None:
-        """Test the provider as currently entered (unsaved), in the background."""
-        if self.connection_test is not None and not self.connection_test.done():
-            return
+    @property
+    def connection_test(self) -> asyncio.Task | None:
+        """The connection test under way or last run (None before the first)."""
+        return self.connection_row.task
+
+    def _provider_to_test(self) -> tuple[ProviderSettings, str | None] | str:
+        """The provider as entered (unsaved) and the key that may go to it, or why it cannot be tested."""
         problems = {key: text for key, text in self.problems().items() if key.startswith("provider.")}
         if not self._show_problems(problems):
-            self._set_test_result("Fix the provider settings above first.", "error")
-            return
+            return "Fix the provider settings above first."
         provider = ProviderSettings.model_validate({**self._entered_data()["provider"], "http_retries": 0})
         key = self.entered_key() or (None if self._remove_key else self._stored_key)
         if self.entered_key() is None and origin_of(provider.base_url) not in {provider.key_origin,
                                                                                *provider.key_also_for}:
             key = None               # the stored key goes only to its own origin and the allowed ones
-        self.test_button.setEnabled(False)
-        self.test_spinner.show()
-        self._set_test_result("Testing…", "muted")
-        self.connection_test = asyncio.ensure_future(self._test_connection(provider, key))
-
-    async def _test_connection(self, provider: ProviderSettings, api_key: str | None) -> None:
-        """List the models, then ask for a one-word answer; the outcome replaces "Testing…"."""
-        try:
-            async with ModelClient(provider, api_key) as client:
-                self.model_names.setStringList(await client.list_models())
-                reply = await client.complete(CONNECTION_PROMPT)
-            self._set_test_result(f"Connected: {provider.model} answers in {reply.duration_ms:.0f} ms", "success")
-        except ModelError as error:
-            self._set_test_result(str(error), "error")
-        except Exception as error:  # noqa: BLE001 - any failure ends the test with a readable line
-            log.exception("The connection test failed unexpectedly")
-            self._set_test_result(redact(f"The test failed: {type(error).__name__}: {error}"), "error")
-        finally:
-            self.test_spinner.hide()
-            self.test_button.setEnabled(True)
-
-    def _set_test_result(self, text: str, tone: str) -> None:
-        self.test_result.setText(text)
-        set_tone(self.test_result, tone)
+        return provider, key

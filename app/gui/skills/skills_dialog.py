@@ -15,13 +15,12 @@ from collections.abc import Callable, Coroutine
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QFontDatabase, QPalette
+from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
     QHeaderView,
     QLabel,
-    QPlainTextEdit,
     QPushButton,
     QSplitter,
     QStackedWidget,
@@ -48,8 +47,8 @@ from app.gui.skills.skill_actions import (
     recorded_on_words,
     save_edit,
     set_enabled,
-    target_words,
 )
+from app.gui.skills.skill_detail import SkillDetail
 from app.gui.skills.skill_values import ask_values, generalise
 from app.gui.theme import set_tone
 
@@ -114,7 +113,13 @@ class SkillsDialog(LoadingDialog):
 
         splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.addWidget(self.pages)
-        self.detail = self._detail()
+        self.detail = SkillDetail()
+        self.title, self.facts, self.steps = self.detail.title, self.detail.facts, self.detail.steps
+        self.editor, self.edit_problem = self.detail.editor, self.detail.edit_problem
+        self.save_button, self.revert_button = self.detail.save_button, self.detail.revert_button
+        self.editor.textChanged.connect(self._text_changed)
+        self.save_button.clicked.connect(lambda: self._act(self._save))
+        self.revert_button.clicked.connect(self._revert)
         splitter.addWidget(self.detail)
         splitter.setSizes([180, 480])
         self.notice = QLabel()
@@ -150,69 +155,6 @@ class SkillsDialog(LoadingDialog):
         layout.addWidget(self.notice)
         layout.addLayout(buttons)
         self._show(None)
-
-    def _detail(self) -> QWidget:
-        """The chosen skill: a line of facts, its steps in words, and its YAML with Save / Revert."""
-        self.title = QLabel()
-        font = self.title.font()
-        font.setBold(True)
-        self.title.setFont(font)
-        self.facts = QLabel()
-        self.facts.setWordWrap(True)
-        self.facts.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        set_tone(self.facts, "muted")
-        self.steps = QTreeWidget()
-        self.steps.setHeaderLabels(["#", "What it does", "On"])
-        self.steps.setRootIsDecorated(False)
-        self.steps.setWordWrap(True)
-        self.steps.header().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
-        self.steps.header().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
-        self.steps.header().setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
-        self.editor = QPlainTextEdit()
-        self.editor.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
-        self.editor.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
-        self.editor.textChanged.connect(self._text_changed)
-        self.edit_problem = QLabel()
-        self.edit_problem.setWordWrap(True)
-        self.edit_problem.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        set_tone(self.edit_problem, "error")
-        self.edit_problem.hide()
-        self.save_button = QPushButton("Save")
-        self.save_button.setProperty("primary", True)
-        self.save_button.setToolTip("Check the text and write it to the skill's file (nothing is written "
-                                    "when it has a problem).")
-        self.revert_button = QPushButton("Revert")
-        self.revert_button.setToolTip("Forget the edits: show the skill as saved.")
-        self.save_button.clicked.connect(lambda: self._act(self._save))
-        self.revert_button.clicked.connect(self._revert)
-
-        left = QWidget()
-        left_layout = QVBoxLayout(left)
-        left_layout.setContentsMargins(0, 0, 0, 0)
-        left_layout.addWidget(QLabel("<b>Steps</b>"))
-        left_layout.addWidget(self.steps, 1)
-        right = QWidget()
-        right_layout = QVBoxLayout(right)
-        right_layout.setContentsMargins(0, 0, 0, 0)
-        right_layout.addWidget(QLabel("<b>The skill's file</b> (YAML; edit, then Save)"))
-        right_layout.addWidget(self.editor, 1)
-        right_layout.addWidget(self.edit_problem)
-        edit_buttons = QHBoxLayout()
-        edit_buttons.addStretch(1)
-        edit_buttons.addWidget(self.revert_button)
-        edit_buttons.addWidget(self.save_button)
-        right_layout.addLayout(edit_buttons)
-        panes = QSplitter(Qt.Orientation.Horizontal)
-        panes.addWidget(left)
-        panes.addWidget(right)
-        panes.setSizes([520, 620])
-        detail = QWidget()
-        layout = QVBoxLayout(detail)
-        layout.setContentsMargins(0, 4, 0, 0)
-        layout.addWidget(self.title)
-        layout.addWidget(self.facts)
-        layout.addWidget(panes, 1)
-        return detail
 
     # ------------------------------------------------------------ loading
 
@@ -294,11 +236,7 @@ class SkillsDialog(LoadingDialog):
         skill = entry.skill
         self.title.setText(skill.name + ("" if skill.enabled else "  (disabled: never replayed)"))
         self.facts.setText(facts_words(entry))
-        for step in skill.steps:
-            row = QTreeWidgetItem([str(step.step), step.words, target_words(step, short=True)])
-            row.setToolTip(1, f"{step.action_text}\n{step.function} {step.arguments}")
-            row.setToolTip(2, f"{target_words(step)}\non the screen of {step.screen.package or 'an unknown app'}")
-            self.steps.addTopLevelItem(row)
+        self.detail.show_steps(skill)
         self.enable_button.setText("Enable" if not skill.enabled else "Disable")
         self.enable_button.setToolTip("Let requests that fit replay this skill." if not skill.enabled
                                       else "Keep the skill, but never replay it until enabled again.")
