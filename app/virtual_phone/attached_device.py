@@ -13,6 +13,7 @@ from .latency import ACTIONS, COST_AFTER, DUMP, command_kind
 from .phone import VirtualPhone
 from .shell import FileAccess, Result, Shell
 from .storage import PhoneStorage
+from .ui_automation import UiAutomationSlot
 
 DEVICE_STATES = ("device", "offline", "unauthorized")
 T = TypeVar("T")
@@ -60,6 +61,7 @@ class AttachedDevice:
     commands: list[CommandRecord] = field(default_factory=list)
     services: list[str] = field(default_factory=list)
     sockets: DeviceSockets = field(default_factory=DeviceSockets)
+    ui_automation: UiAutomationSlot = field(default_factory=UiAutomationSlot)   # one UI-automation client
     _record_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def __post_init__(self) -> None:
@@ -78,7 +80,7 @@ class AttachedDevice:
         """The phone's /system/bin/sh for one ADB service (interactive when the service has no
         command). Every program it runs is recorded; toybox commands run without the phone's
         lock (a `sleep` must not freeze the screen) but cost what the latency profile says.
-        `app_process` (the scrcpy server) runs as long as its client stays, outside the lock;
+        `app_process` (scrcpy's or uiautomator2's server) runs as long as its client stays, outside the lock;
         `cancelled` says when the ADB connection that started the shell has closed."""
         from . import toybox
         from .latency import command_kind
@@ -95,7 +97,7 @@ class AttachedDevice:
             if name in PROGRAMS:
                 return self.run_timed(argv, stdin, run_program)
             if name == "app_process":
-                from .scrcpy_server import run_app_process
+                from .app_process import run_app_process
                 return run_app_process(self, argv, process)
             if name in toybox.COMMANDS or name == "toybox":
                 phone.timing.pause(command_kind(argv))

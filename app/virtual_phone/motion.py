@@ -71,16 +71,23 @@ class ScreenMotion:
         fraction = (share - _OLD_PICTURE_SHARE) / (1 - _OLD_PICTURE_SHARE)
         return Image.blend(before.convert(settled.mode), settled, fraction)
 
-    def wait_for_idle(self, never_idle: Callable[[], bool] = lambda: False) -> bool:
+    def wait_for_idle(self, never_idle: Callable[[], bool] = lambda: False, timeout: float | None = None,
+                      give_up: Callable[[], bool] = lambda: False, quiet: float | None = None) -> bool:
         """Wait as UiAutomation.waitForIdle(1000, 10000) does; False when the screen never settled.
 
-        `never_idle` says whether something on screen animates without end right now."""
+        `never_idle` says whether something on screen animates without end right now; `timeout`
+        (phone seconds, scaled like every cost) replaces the profile's 10 s bound, as uiautomator2's
+        server does with Configurator's waitForIdleTimeout; `give_up` ends the wait early (False);
+        `quiet` (phone seconds, at most the profile's) replaces the quiet time that counts as idle."""
         profile = self.timing.profile
-        quiet, timeout = self.timing.scaled(profile.idle_quiet), self.timing.scaled(profile.idle_timeout)
+        quiet = self.timing.scaled(profile.idle_quiet if quiet is None else min(quiet, profile.idle_quiet))
+        timeout = self.timing.scaled(profile.idle_timeout if timeout is None else max(0.0, timeout))
         if quiet <= 0:
             return True
         deadline = self._clock() + timeout
         while True:
+            if give_up():
+                return False
             now = self._clock()
             if never_idle():
                 with self._lock:
@@ -91,4 +98,4 @@ class ScreenMotion:
                 return True
             if now >= deadline:
                 return False
-            time.sleep(min(idle_at, deadline) - now if not never_idle() else min(0.05, deadline - now))
+            time.sleep(min(idle_at - now, deadline - now, 0.1) if not never_idle() else min(0.05, deadline - now))

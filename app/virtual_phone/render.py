@@ -191,6 +191,18 @@ def _p_seekbar(im, v: View) -> None:
     fill_circle(im, x, cy, int((b - t) * 0.22), theme.PRIMARY)
 
 
+def _p_spinner(im, v: View) -> None:
+    """An indeterminate circular ProgressBar: a quarter-circle arc at `angle` degrees on a pale ring."""
+    left, t, r, b = v.bounds
+    s = v.style
+    width = max(2, (r - left) // 10)
+    box = (left + width, t + width, r - width, b - width)
+    draw = ImageDraw.Draw(im)
+    draw.ellipse(box, outline=theme.SURFACE_VARIANT, width=width)
+    start = s.get("angle", 0)
+    draw.arc(box, start, start + 100, fill=theme.PRIMARY, width=width)
+
+
 def _p_icon(im, v: View) -> None:
     s = v.style
     left, t, r, b = v.bounds
@@ -268,6 +280,7 @@ def _p_action(im, v: View) -> None:
 
 PAINTERS: dict[str, Callable[[Image.Image, View], None]] = {
     "text": _p_text, "edit": _p_edit, "switch": _p_switch, "seekbar": _p_seekbar, "icon": _p_icon,
+    "spinner": _p_spinner,
     "avatar": _p_avatar, "fab": _p_fab, "appicon": _p_appicon, "image": _p_image,
     "action": _p_action,
 }

@@ -17,7 +17,6 @@ picture at a time: a client that reads slowly makes the server skip pictures, ne
 
 from __future__ import annotations
 
-import hashlib
 import queue
 import select
 import socket
@@ -28,8 +27,6 @@ from typing import TYPE_CHECKING
 
 from app.android.scrcpy import (
     DUMMY_BYTE,
-    SERVER_CLASS,
-    SERVER_SHA256,
     ServerArgumentError,
     ServerOptions,
     VideoCodecMeta,
@@ -49,10 +46,6 @@ if TYPE_CHECKING:
     from .attached_device import AttachedDevice
     from .shell_io import Process
 
-ABORTED = Result(stderr=b"Aborted \n", code=134)
-"""What `adb shell` shows when app_process cannot load its class (a missing file, a file that
-is not the server's dex): ART aborts (SIGABRT) after logging the ClassNotFoundException to logcat."""
-APP_PROCESS_USAGE = b"Usage: app_process [java-options] cmd-dir start-class-name [options]\n"
 DEFAULT_MAX_FPS = 60.0
 POLL_SECONDS = 0.1             # how often waiting loops look at the stop flag and the ADB connection
 STAY_ON_ALL_PLUGS = "7"        # BatteryManager.BATTERY_PLUGGED_AC | USB | WIRELESS
@@ -97,17 +90,8 @@ class ServerLog:
             return Result(chunks=list(self._chunks), code=code)
 
 
-def run_app_process(device: AttachedDevice, argv: list[str], process: Process) -> Result:
-    """`app_process [java-options] cmd-dir class args…` on the virtual phone: only scrcpy's server runs."""
-    args = list(argv[1:])
-    while args and args[0].startswith("-"):
-        args.pop(0)
-    if len(args) < 2:
-        return Result(stderr=APP_PROCESS_USAGE + ABORTED.stderr, code=ABORTED.code)
-    class_name, server_args = args[1], args[2:]
-    classpath = process.env.get("CLASSPATH", "")
-    if class_name != SERVER_CLASS or not _is_pinned_server(device, classpath, process.cwd):
-        return ABORTED
+def run_scrcpy_server(device: AttachedDevice, server_args: list[str], process: Process, classpath: str) -> Result:
+    """The pinned scrcpy server, started by app_process (app_process.py checked the class and file)."""
     log = ServerLog()
     try:
         options = parse_server_arguments(server_args)
@@ -122,15 +106,6 @@ def run_app_process(device: AttachedDevice, argv: list[str], process: Process) -
     except Exception as error:  # noqa: BLE001 - as Server.main: log it, exit 1, the phone goes on
         log.error(f"{type(error).__name__}: {error}")
         return log.result(1)
-
-
-def _is_pinned_server(device: AttachedDevice, classpath: str, cwd: str) -> bool:
-    path = classpath if classpath.startswith("/") else f"{cwd.rstrip('/')}/{classpath}"
-    try:
-        data = device.storage.read_file(path)
-    except (StorageError, OSError):
-        return False
-    return hashlib.sha256(data).hexdigest() == SERVER_SHA256
 
 
 class ScrcpyServer:

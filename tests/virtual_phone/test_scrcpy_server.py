@@ -34,7 +34,7 @@ from app.android.scrcpy import (
 )
 from app.core.scrcpy_server_file import verified_server_bytes
 from app.virtual_phone.adb_server import VirtualAdbServer
-from tests.virtual_phone.conftest import node_center
+from tests.virtual_phone.conftest import UI, node_center
 
 av = pytest.importorskip("av", reason="PyAV decodes the stream")
 try:
@@ -318,3 +318,17 @@ def read_until_still(session, first_read: float = 0.4, quiet: float = 0.3, round
             return pictures
         pictures += more
     raise AssertionError("the stream never became still")
+
+
+def test_a_spinner_that_never_stops_keeps_the_stream_moving(served):
+    device, attached = served
+    ui = UI(attached.phone)
+    ui.tap(text="Settings")
+    attached.phone.swipe(540, 1800, 540, 600, 300)
+    ui.tap(text="System")
+    ui.tap(text="System update")          # "Checking for update…" spins for as long as it is open
+    session = start(device)
+    pictures = session.read_video(0.8)
+    session.output()
+    assert len(pictures) >= 3, "the spinner turns, so new pictures keep coming"
+    assert ImageChops.difference(pictures[0].convert("RGB"), pictures[-1].convert("RGB")).getbbox()

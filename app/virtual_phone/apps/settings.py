@@ -1,6 +1,7 @@
 """Settings (com.android.settings): Network & internet (Wi‑Fi, airplane mode), Connected devices
 (Bluetooth), Display (brightness, dark theme, auto-rotate), Security (a PIN screen lock, on a
-FLAG_SECURE screen), Tips & support (a WebView page), About phone and a few read-only pages.
+FLAG_SECURE screen), Tips & support (a WebView page), System (its update check spins without end),
+About phone and a few read-only pages.
 
 Every switch reads and writes the Settings provider, so `settings put global wifi_on 1` and a tap
 on the Wi‑Fi switch are the same thing.
@@ -18,6 +19,7 @@ from .base import App, Screen
 from .settings_base import SettingsPage, header_row, main_switch_bar
 from .settings_help import HELP, HelpPage
 from .settings_security import CHOOSE_LOCK_PASSWORD, ChoosePinScreen, SecurityPage
+from .settings_system import SystemPage
 
 WIFI = "Wi\u2011Fi"
 
@@ -38,7 +40,7 @@ class SettingsHome(SettingsPage):
         ("Accessibility", "Display, interaction, audio", "person", None),
         ("Security & privacy", "App security, device lock, permissions", "lock", "security"),
         ("Location", "On - 3 apps have access to location", "location", None),
-        ("System", "Languages, gestures, time, backup", "info", None),
+        ("System", "Languages, gestures, time, backup", "info", "system"),
         ("About phone", "", "info", "about"),
         ("Tips & support", "Help articles, contact support", "info", "help"),
     ]
@@ -208,7 +210,7 @@ class InfoPage(SettingsPage):
 
 
 PAGES = {"network": NetworkPage, "connected": ConnectedPage, "display": DisplayPage, "about": AboutPage,
-         "apps": AppsPage, "security": SecurityPage, "help": HelpPage}
+         "apps": AppsPage, "security": SecurityPage, "help": HelpPage, "system": SystemPage}
 
 
 def page(app: App, target: str | None, title: str) -> Screen:

@@ -16,6 +16,13 @@ RAW_SCREENCAP_FORMAT_RGBA_8888 = 1
 RAW_SCREENCAP_DATASPACE_SRGB = 1
 PHYSICAL_DISPLAY_ID = 4619827259835644672   # what SurfaceFlinger calls the built-in display (Android 10+)
 TO_STDOUT = ("/dev/tty", "/dev/stdout", "/proc/self/fd/1")
+DUMP_REFUSED_TRACE = "".join(f"\tat {frame}\n" for frame in (
+    "android.app.UiAutomationConnection.registerUiTestAutomationServiceLocked(UiAutomationConnection.java)",
+    "android.app.UiAutomationConnection.connect(UiAutomationConnection.java)",
+    "android.app.UiAutomation.connect(UiAutomation.java)",
+    "com.android.uiautomator.core.UiAutomationShellWrapper.connect(UiAutomationShellWrapper.java)",
+    "com.android.commands.uiautomator.DumpCommand.run(DumpCommand.java)",
+    "com.android.commands.uiautomator.Launcher.main(Launcher.java)"))
 
 
 def display_ids(device: AttachedDevice) -> tuple[str, ...]:
@@ -88,6 +95,12 @@ def program_uiautomator(device: AttachedDevice, argv: list[str], stdin: bytes) -
                     "dump: creates an XML dump of current UI hierarchy\n\nevents: prints out accessibility events\n")
     paths = [a for a in args[1:] if not a.startswith("-")]
     path = paths[-1] if paths else "/sdcard/window_dump.xml"
+    if device.ui_automation.holder is not None:
+        # Another client (uiautomator2's server) holds the phone's one UiAutomation: the dump's own
+        # registration is refused and the uncaught exception ends it (openatx/uiautomator2#298:
+        # "adb shell uiautomator dump not working when the server is started"; the refusal is
+        # the one xiaocong/uiautomator#218 shows for the uiautomator command).
+        return fail(device.ui_automation.already_registered() + "\n" + DUMP_REFUSED_TRACE, 1)
     if device.faults.take("failing_dumps"):
         # DumpCommand prints the error and returns normally: the process exits 0.
         return fail("ERROR: could not get idle state.\n", 0)
