@@ -21,6 +21,10 @@ os.environ["ADBUTILS_ADB_PATH"] = "/bin/false"
 # Each desk a test builds gets a private built-in phone in its own process (port 0), never the computer's shared
 # one: xdist's workers must not share a phone. tests/test_shared_phone.py gives its tests a private shared port.
 os.environ["AGENTDESK_VIRTUAL_PORT"] = "0"
+# Most tests count and break `uiautomator dump` on purpose, so the screen's tree comes that way unless a test turns
+# uiautomator2's server on (tests/core/test_tree_server.py, and the e2e tests marked `tree_server`); the app's
+# own default is the server on the virtual phone and emulators (adb.tree_server = "auto").
+os.environ["AGENTDESK_TREE_SERVER"] = "off"
 
 import pytest  # noqa: E402  (after the environment above is set)
 
@@ -172,4 +176,8 @@ def phone_device(virtual_adb):
     from app.core.device.adb_transport import AdbTransport
     from app.core.device.android_device import AndroidDevice
 
-    return AndroidDevice(AdbTransport("127.0.0.1", virtual_adb.port), virtual_adb.devices[0].serial)
+    device = AndroidDevice(AdbTransport("127.0.0.1", virtual_adb.port), virtual_adb.devices[0].serial)
+    yield device
+    shell = device.tree_server._shell         # the server it started ends with the shell it runs under
+    if shell is not None:
+        shell.close()

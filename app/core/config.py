@@ -187,6 +187,8 @@ class LimitSettings(_Section):
     max_dump_nodes: int = Field(5000, ge=100, le=200_000, description="most nodes read from one UI dump")
     max_screenshot_side: int = Field(4096, ge=256, le=16384, description="widest/tallest screenshot, in pixels")
     max_screenshot_mb: float = Field(80.0, gt=0, le=1024, description="largest screenshot, as sent by the phone")
+    dump_seconds: float = Field(2.0, gt=0, le=60, description="longest one reading of the screen's controls from "
+                                "uiautomator2's server may take; then uiautomator dump is used")
 
 
 class MirrorSettings(_Section):
@@ -237,6 +239,12 @@ class AdbSettings(_Section):
     keep_virtual_phone: bool = Field(False, description="the built-in virtual phone (shared by every Agent Desk "
                                      "program on this computer, port 5038) keeps running after the last one using "
                                      "it closes; off: it stops some seconds later")
+    tree_server: Literal["auto", "on", "off"] = Field(
+        "auto", description="read the screen's controls through uiautomator2's server on the phone (about ten "
+        "times quicker than uiautomator dump, and it works on screens that never stop moving). auto: on the "
+        "built-in virtual phone and emulators only; on: on every phone - while it runs, the server listens on "
+        "every network interface of the phone with no password, so any app on the phone and any machine on its "
+        "Wi-Fi can read the screen, type, tap and run shell commands through it")
 
     @field_validator("servers", mode="before")
     @classmethod

@@ -25,6 +25,7 @@ from app.core.device.adb_servers import PhoneDirectory, adb_servers
 from app.core.device.local_adb import LOOPBACK, LocalAdbServer
 from app.core.device.phone_id import PhoneId
 from app.core.device.phone_session import PhoneRegistry
+from app.core.device.tree_server import tree_server_policy
 from app.core.runs.handle import PersonPolicy
 from app.core.runs.service import MissingApiKey, RunRequest, RunService, api_key_for
 from app.core.secrets import SecretStore
@@ -85,7 +86,7 @@ class Desk:
         self.secrets = secrets
         self._making_secrets: asyncio.Future[SecretStore] | None = None
         self.local = local or LocalAdbServer()
-        self.phones = PhoneRegistry(lambda: self.settings.mirror)
+        self.phones = PhoneRegistry(lambda: self.settings.mirror, lambda: tree_server_policy(self.settings))
         self.notes: list[str] = []          # what the person should know about the phones (said once, at start)
         try:
             servers = adb_servers(self.settings.adb) if not virtual else []

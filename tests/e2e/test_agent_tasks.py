@@ -5,6 +5,8 @@ The phone's own state (not the agent's opinion) decides whether each task was do
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from app.core.agent.actions import Action
@@ -42,6 +44,26 @@ async def test_wifi_on_a_phone_as_slow_as_a_real_one(run_agent):
     assert outcome.result.status == "success", outcome.result
     assert outcome.state["wifi"] is True
     assert outcome.trajectory_problems() == []
+
+
+@pytest.mark.phone_latency("realistic@0.15")
+@pytest.mark.parametrize("request_text, script, answers", [
+    ("Turn on Wi-Fi", "WIFI", []), ("Text Ben Carter that I am running 10 minutes late", "MESSAGE", [approve])])
+async def test_runs_read_the_screen_through_uiautomator2s_server_on_a_realistic_phone(
+        run_agent, phone_server, monkeypatch, request_text, script, answers):
+    """The app's default on the virtual phone: every tree from the server on the phone, never `uiautomator dump`;
+    the run ends right, and the server is not left listening once the run's desk has closed."""
+    monkeypatch.setenv("AGENTDESK_TREE_SERVER", "auto")
+    outcome = await run_agent(request_text, {"WIFI": WIFI_SCRIPT, "MESSAGE": MESSAGE_SCRIPT}[script],
+                              ScriptedPerson(list(answers)), mode="auto")
+    assert outcome.result.status == "success", outcome.result
+    commands = [" ".join(argv) for argv in phone_server.devices[0].command_lines()]
+    assert not any(command.startswith("uiautomator dump") for command in commands), commands
+    for _ in range(40):            # the phone notices the closed shell as a phone does: a moment later
+        if not phone_server.devices[0].sockets.listening():
+            break
+        await asyncio.sleep(0.05)
+    assert phone_server.devices[0].sockets.listening() == []
 
 
 async def test_wifi_in_auto_mode_asks_nobody(run_agent):

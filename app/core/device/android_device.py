@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import re
 import struct
 import time
@@ -24,10 +25,16 @@ from .device_input import DeviceInputMixin
 from .errors import CommandFailed, DeviceError, DeviceTimeout, HierarchyDumpFailed, ScreenshotFailed
 from .screen_capture import CAPTURE_SERVICES, DECODERS, PNG_METHOD, RAW_METHOD, Screenshot
 from .text_fields import FieldReading, field_of, focused_field
+from .tree_server import TreeServer, TreeServerUnavailable
+
+log = logging.getLogger(__name__)
 
 CONTROLS_TTL_SECONDS = 5.0
 APPS_TTL_SECONDS = 300.0
 DUMP_PATH = "/sdcard/window_dump.xml"
+DUMP_SOURCE, SERVER_SOURCE = "uiautomator dump", "uiautomator2 server"
+SERVER_RETRY_SECONDS = 60.0
+"""After the server failed, dumps go the `uiautomator dump` way this long before the server is tried again."""
 DUMP_COMMAND = f"rm -f {DUMP_PATH}; uiautomator dump {DUMP_PATH} 2>&1 >/dev/null; cat {DUMP_PATH} 2>/dev/null"
 
 
@@ -70,6 +77,7 @@ class ControlsSnapshot:
     xml: str
     taken_at: float
     dump_ms: float
+    source: str = DUMP_SOURCE       # which way the tree was read: SERVER_SOURCE or DUMP_SOURCE
 
     def by_id(self, control_id: int) -> Control | None:
         return next((c for c in self.controls if c.id == control_id), None)
@@ -126,6 +134,10 @@ class AndroidDevice(DeviceInputMixin):
         self._launched: set[str] = set()       # packages `monkey` launched: they have a launcher screen
         self.on_input: list[Callable[[str], None]] = []  # told of every input command sent
         self._app_versions: dict[str, str] = {}          # package → versionName (phone_facts.app_version_reader)
+        self.tree_server = TreeServer(transport, serial)   # uiautomator2's server, when on for this phone
+        self.tree_source = DUMP_SOURCE                     # where the last tree came from
+        self.tree_source_note = ""                         # why the server is not used, said once
+        self._tree_server_failed_at: float | None = None
 
     def __repr__(self) -> str:
         return f"AndroidDevice({self.serial!r} via {self.transport.address})"
@@ -216,7 +228,19 @@ class AndroidDevice(DeviceInputMixin):
         return self.capture_method
 
     async def dump_hierarchy(self, retries: int = 3, timeout: float = 30.0) -> str:
-        """The screen's uiautomator XML. Retries when the UI is not idle or the output is garbled."""
+        """The screen's uiautomator XML: from uiautomator2's server when it is on for this phone (see
+        tree_server.py), else - or when it fails, said once - `uiautomator dump`, retried when the UI is
+        not idle or the output is garbled."""
+        if await self._tree_server_wanted():
+            try:
+                xml = await self.tree_server.dump(self.limits.max_dump_bytes)
+            except TreeServerUnavailable as exc:
+                self._tree_server_failed(str(exc))
+                await self.tree_server.stop()        # one UI-automation client at a time: dump's turn
+            else:
+                self.tree_source = SERVER_SOURCE
+                return xml
+        self.tree_source = DUMP_SOURCE
         problem = ""
         for attempt in range(retries):
             output = await self.shell(DUMP_COMMAND, timeout=timeout, max_bytes=self.limits.max_dump_bytes)
@@ -235,6 +259,27 @@ class AndroidDevice(DeviceInputMixin):
                                   "The app may be animating or playing video; a screenshot-only step is still "
                                   "possible.",
                                   DUMP_COMMAND, problem)
+
+    async def _tree_server_wanted(self) -> bool:
+        failed_at = self._tree_server_failed_at
+        if failed_at is not None and time.monotonic() - failed_at < SERVER_RETRY_SECONDS:
+            return False
+        try:
+            return await self.tree_server.wanted(self.shell)
+        except DeviceError:
+            return False
+
+    def _tree_server_failed(self, why: str) -> None:
+        self._tree_server_failed_at = time.monotonic()
+        note = f"The screen's controls come from `uiautomator dump` (slower): {why}."
+        if note != self.tree_source_note:
+            log.warning("%s: %s", self.serial, note)
+            self.tree_source_note = note
+
+    async def release_ui_automation(self) -> None:
+        """Stop this desk's uiautomator2 server, for another tool that needs the phone's UI automation
+        (Appium, AndroidWorld's checkers); the next dump starts it again."""
+        await self.tree_server.stop()
 
     async def controls(self, refresh: bool = False) -> ControlsSnapshot:
         """Controls on screen, cached for 5 seconds unless input happened since.
@@ -278,7 +323,8 @@ class AndroidDevice(DeviceInputMixin):
         screen = await self.screen_info()
         # Parsing is a few ms of Python: a worker thread keeps it off the caller's loop (a GUI's, say).
         hierarchy, controls = await asyncio.to_thread(_read_controls, xml, screen, self.limits)
-        snapshot = ControlsSnapshot(controls, hierarchy, xml, time.monotonic(), (dumped - started) * 1000)
+        snapshot = ControlsSnapshot(controls, hierarchy, xml, time.monotonic(), (dumped - started) * 1000,
+                                    self.tree_source)
         if generation == self._input_generation:     # no input since the dump began: the cache is good
             self._controls = snapshot
         return snapshot

@@ -24,6 +24,7 @@ from .phone_frames import PhoneFrames
 from .phone_id import PhoneId, resolve_phone
 from .phone_lock import SERIALNO_COMMAND, PhoneBusy, PhoneLock, hardware_lock_name
 from .screen_tree import ScreenTree
+from .tree_server import TreeServerPolicy
 
 log = logging.getLogger(__name__)
 
@@ -102,14 +103,17 @@ class PhoneSession:
 
     async def close(self) -> None:
         await self.frames.close()
+        await self.device.tree_server.stop()      # never left listening on the phone after the desk
 
 
 class PhoneRegistry:
     """Every phone this process knows, by id. Lives on the core's loop."""
 
-    def __init__(self, mirror_settings: Callable[[], MirrorSettings] = MirrorSettings) -> None:
+    def __init__(self, mirror_settings: Callable[[], MirrorSettings] = MirrorSettings,
+                 tree_policy: Callable[[], TreeServerPolicy] = TreeServerPolicy) -> None:
         self._sessions: dict[PhoneId, PhoneSession] = {}
         self.mirror_settings = mirror_settings     # read each time a phone's stream starts
+        self.tree_policy = tree_policy             # read when a phone's session is made (a run sets its own)
 
     def sessions(self) -> list[PhoneSession]:
         return list(self._sessions.values())
@@ -127,6 +131,7 @@ class PhoneRegistry:
             existing.listing = listing
             return existing
         device = AndroidDevice(transport, listing.serial, timeout=timeout or DEFAULT_TIMEOUT)
+        device.tree_server.policy = self.tree_policy()
         return self.add(PhoneSession(phone_id, device, listing,
                                      virtual=virtual, mirror_settings=lambda: self.mirror_settings()))
 

@@ -31,6 +31,7 @@ from app.core.device.phone_facts import app_version_reader, phone_facts
 from app.core.device.phone_id import PhoneId
 from app.core.device.phone_lock import PhoneBusy
 from app.core.device.phone_session import PhoneRegistry, PhoneSession
+from app.core.device.tree_server import tree_server_policy
 from app.core.key_origins import origin_of
 from app.core.learning.navigation import map_guide
 from app.core.learning.planner import RunPlan, learn_from_run, plan_run
@@ -294,6 +295,7 @@ class RunService:
         result: RunResult | None = None
         error = ""
         session.device.limits = InputLimits.from_settings(settings.limits)   # this run's caps on dumps and pictures
+        session.device.tree_server.policy = tree_server_policy(settings)
         hold = getattr(session.frames, "hold", None)     # the stream runs for the whole run, watched or not
         release_stream = hold() if hold is not None else (lambda: None)
         screen = record_run_screen(session.frames, writer.run_dir, settings.mirror.record_runs, screened=True)

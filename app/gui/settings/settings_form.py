@@ -124,6 +124,10 @@ CONNECTION_ROWS = (
     ("Other ADB servers", "adb.servers", "host:port of other machines' ADB servers, e.g. 192.168.1.20:5037"),
     ("Built-in phone", "adb.keep_virtual_phone", Check("Keep it running after the last Agent Desk program "
                                                         "using it closes")),
+    ("Screen's controls", "adb.tree_server", [
+        ("uiautomator2's server on the built-in phone and emulators, else uiautomator dump", "auto"),
+        ("uiautomator2's server on every phone (read the warning)", "on"),
+        ("uiautomator dump only (slower; fails on screens that never stop moving)", "off")]),
     ("Task API", "api.serve", Check("Take tasks from other programs (HTTP API and MCP) while the desk runs")),
     ("Listen on", "api.host", "127.0.0.1 (this machine only)"),
     ("Port", "api.port", Spin(special="Any free port")),
@@ -135,7 +139,13 @@ CONNECTION_ROWS = (
 )
 ADB_SERVERS_NOTE = ("To use phones plugged into other computers (or a device farm), list their ADB servers here "
                     "as host:port, separated by commas; this computer's own server is always used.")
-ROW_NOTES = {"adb.servers": ADB_SERVERS_NOTE}      # a sentence under the field, saying what it is for
+TREE_SERVER_NOTE = ("uiautomator2's server reads the controls about ten times quicker. It runs only while a "
+                    "run or the inspector reads them, and stops 30 s later and at quit. Warning: while it runs it "
+                    "listens on every network interface of the phone with no password, so any app on the phone "
+                    "and any machine on its Wi-Fi can read the screen, type, tap and run shell commands through "
+                    "it. On a real phone, choose “every phone” only on a network you trust.")
+# a sentence under the field, saying what it is for
+ROW_NOTES = {"adb.servers": ADB_SERVERS_NOTE, "adb.tree_server": TREE_SERVER_NOTE}
 APPEARANCE_ROWS = (
     ("Theme", "appearance.theme", [("Follow the system (light or dark)", "system"), ("Light", "light"),
                                    ("Dark", "dark")]),
