@@ -43,9 +43,10 @@ from app.core.runs.service import RunRequest
 from app.desk import Desk
 
 from .corpus import NO_DENSE_SCREEN, dense_corpus_screen, node_count
+from .moving_steps import DROIDRUN_SOURCE, measure_moving_steps
 from .phones import DEFAULT_CHOICE, BenchPhone, PhoneChoice, each_phone, open_densest_screen
 from .prompt_size import PROMPT_TOKEN_BUDGET, prompt_size
-from .step_work import our_step, plain_step
+from .step_work import images_made, our_step, plain_step
 from .table import BenchTable
 from .timing import interleaved_ms
 
@@ -169,13 +170,15 @@ class TimedClient(ModelClient):
 
 async def _one_run(phone: BenchPhone, model_url: str, steps: int, capture: str, agent: dict | None = None,
                    settles: list[float] | None = None, stream: str = "screenshots",
-                   sources: set[str] | None = None, prefetch: bool = True) -> list[tuple[float, float]]:
+                   sources: set[str] | None = None, prefetch: bool = True,
+                   models: list[float] | None = None) -> list[tuple[float, float]]:
     """(app overhead, wall time) in ms of each step of one run after its first.
 
     `agent` overrides its agent settings (no wait after actions by default); `settles` collects
-    each counted step's wait for the screen to settle (StepRecord.settle_ms). `stream` is
-    mirror.stream: "screenshots" (frames by the `capture` path) or "auto" (scrcpy's stream, input
-    over its control socket); `sources` collects the frame source's status at the run's end."""
+    each counted step's wait for the screen to settle (StepRecord.settle_ms), `models` its time in
+    model requests. `stream` is mirror.stream: "screenshots" (frames by the `capture` path) or
+    "auto" (scrcpy's stream, input over its control socket); `sources` collects the frame source's
+    status at the run's end."""
     device = TimedDevice(phone.transport(), phone.serial)
     device.capture_method = capture
     device.prefetch = prefetch
@@ -201,6 +204,8 @@ async def _one_run(phone: BenchPhone, model_url: str, steps: int, capture: str, 
             figures.append((wall - waiting, wall))
             if settles is not None and event.step > 1:
                 settles.append(event.item.settle_ms)
+            if models is not None and event.step > 1:
+                models.append(client.model_ms - model0)
 
     service = desk.service
     try:
@@ -228,36 +233,6 @@ def _interleaved_runs(phone: BenchPhone, model_url: str, steps: int, ours_captur
             if not counted:
                 raise RuntimeError(f"a benchmark run on the {phone.column} phone ended before its second step")
             figures[name] += counted
-        turn += 1
-    return figures
-
-
-SETTLE_CONTENDERS = ("streamed", "polling", "today")
-TODAYS_FIXED_WAIT = 0.6     # before issue 13 every action was followed by this sleep (agent.settle_seconds then)
-
-
-def _settle_runs(phone: BenchPhone, model_url: str, steps: int, capture: str,
-                 sources: dict[str, set[str]]) -> dict[str, tuple[list, list]]:
-    """(settle waits, step wall times) of `steps` counted steps each, in runs taken in turn:
-    "streamed" reads scrcpy's stream and waits for the screen to stand still (default settings);
-    "polling" does the same on screenshot polling; "today" polls screenshots and waits the whole
-    cap (its quiet period is the cap), as the fixed sleep before issue 13 did."""
-    cap = AgentSettings().settle_seconds
-    agents = {"streamed": {"settle_seconds": cap}, "polling": {"settle_seconds": cap},
-              "today": {"settle_seconds": TODAYS_FIXED_WAIT, "settle_quiet_seconds": TODAYS_FIXED_WAIT}}
-    streams = {"streamed": "auto", "polling": "screenshots", "today": "screenshots"}
-    figures: dict[str, tuple[list, list]] = {name: ([], []) for name in SETTLE_CONTENDERS}
-    turn = 0
-    while min(len(settles) for settles, _ in figures.values()) < steps:
-        length = min(STEPS_PER_RUN, steps - min(len(settles) for settles, _ in figures.values()))
-        shift = turn % len(SETTLE_CONTENDERS)
-        for name in SETTLE_CONTENDERS[shift:] + SETTLE_CONTENDERS[:shift]:
-            settles, walls = figures[name]
-            counted = asyncio.run(_one_run(phone, model_url, length + 1, capture, agents[name], settles,
-                                           streams[name], sources.setdefault(name, set()), prefetch=name != "today"))
-            if not counted:
-                raise RuntimeError(f"a benchmark run on the {phone.column} phone ended before its second step")
-            walls += [wall for _, wall in counted]
         turn += 1
     return figures
 
@@ -307,8 +282,10 @@ def _step_work(column: str, figure: str, method: str, capture: bytes, png: bytes
         images, controls = our_step(capture, method, xml)
         prompt(controls, images.urls, images.image_size, screen_size)
 
+    kinds = images_made(capture, method, xml)
+
     def plain() -> None:
-        urls, size, controls = plain_step(png, xml)
+        urls, size, controls = plain_step(png, xml, kinds)
         prompt(controls, urls, size, screen_size)
 
     work = interleaved_ms({"ours": ours, "plain": plain}, rounds)
@@ -318,31 +295,6 @@ def _step_work(column: str, figure: str, method: str, capture: bytes, png: bytes
 
 DENSE_STEP_FIGURE = "app-side work of one step, ~300-node screen (decode to prompt)"
 DENSE_PROMPT_FIGURE = "prompt incl. system message, ~300-node screen"
-STEP_SPEEDUP_BUDGET = 1.5     # issue 13: a step at least 1.5x faster streamed than today's
-
-
-def _measure_settle(phone: BenchPhone, model_url: str, rounds: int, method: str, table: BenchTable) -> None:
-    sources: dict[str, set[str]] = {}
-    runs = _settle_runs(phone, model_url, rounds, method, sources)
-    median = statistics.median
-    today_settles, today_walls = runs["today"]
-    cap_ms = AgentSettings().settle_seconds * 1000
-    today = f"today's: screenshots + fixed {TODAYS_FIXED_WAIT * 1000:.0f} ms wait"
-    for name, label in (("streamed", "streamed"), ("polling", "screenshot polling")):
-        settles, walls = runs[name]
-        table.put(phone.column, f"wait after an action for the screen to settle, {label}", median(settles),
-                  median(today_settles), baseline_name=today)      # the cap bounds it: no budget
-        table.put(phone.column, f"one step whose action moves the screen, wall time, {label}", median(walls),
-                  median(today_walls), baseline_name=today)
-        capped = sum(settle >= cap_ms for settle in settles)
-        table.notes.append(f"{phone.column}, {label}: the screen settled within the cap in {len(settles) - capped} "
-                           f"of {len(settles)} steps (quiet period {AgentSettings().settle_quiet_seconds * 1000:.0f} "
-                           f"ms); frames: {'; '.join(sorted(sources.get(name, ())))}.")
-    table.put(phone.column, "a step whose action moves the screen, streamed: times faster than today's",
-              median(today_walls) / median(runs["streamed"][1]), unit="x", budget=STEP_SPEEDUP_BUDGET,
-              at_least=True)
-
-
 def _measure(phone: BenchPhone, model_url: str, rounds: int, table: BenchTable, settle_model_url: str = "") -> None:
     column = phone.column
     where, phone_xml, method, capture, png = asyncio.run(_open_dense_screen(phone))
@@ -363,7 +315,7 @@ def _measure(phone: BenchPhone, model_url: str, rounds: int, table: BenchTable, 
               statistics.median(w for _, w in base), baseline_name="screencap -p + PNG decode")
     table.put(column, "recording a step's two images (background thread, CPU)", _recording_ms(phone_xml, rounds))
     if settle_model_url:
-        _measure_settle(phone, settle_model_url, rounds, method, table)
+        measure_moving_steps(phone, settle_model_url, rounds, method, table, _one_run, STEPS_PER_RUN)
 
     if screen is None:
         table.not_measured(DENSE_PROMPT_FIGURE, NO_DENSE_SCREEN, unit="tokens", budget=PROMPT_TOKEN_BUDGET)
@@ -397,11 +349,14 @@ def run_agent_bench(rounds: int = 8, choice: PhoneChoice = DEFAULT_CHOICE) -> Be
         "Prompt tokens are characters / 4, system message included (it is sent with every request). The "
         "baseline lists the same controls as seed 000's JSON ({\"id\", \"name\", \"type\", \"rect\"}).",
         "The model taps (300, 60) every step: the virtual phone's title, the status bar of most phones.",
-        "The settle rows come from other runs, whose model opens Settings and goes Home in turn (each action "
-        "moves the screen); a step's wait is its StepRecord.settle_ms. Three kinds of run take turns: streamed "
-        "(scrcpy's stream for frames and stillness, taps over its control socket), screenshot polling waiting "
-        "for stillness, and today's (before issue 13): screenshot polling, a fixed 0.6 s wait after each "
-        "action, and the next step's dump started only when that step begins.",
+        "The settle and moving-screen rows come from other runs, whose model opens Settings and goes Home in "
+        "turn (each action moves the screen); a step's wait is its StepRecord.settle_ms. Four kinds of run take "
+        "turns: streamed (scrcpy's stream for frames and stillness, taps over its control socket), screenshot "
+        "polling waiting for stillness, the same pipeline on screenshots with a fixed 0.6 s wait after each "
+        "action (the wait before issue 13) and the dump prefetch on, as in ours, so the ratio shows what the "
+        f"stream and the wait for stillness gain by themselves; and a peer's habit: {DROIDRUN_SOURCE}, then "
+        "the screen is read (screenshots, the dump started after the wait). 'Excluding the model's time' is a "
+        "step's wall time minus its time in model requests; the realistic column is the one a person pays.",
         "The overhead and 'one step in a run' rows poll screenshots (mirror.stream = screenshots), so the "
         "capture path is what differs between ours and the baseline.",
     ]

@@ -31,7 +31,7 @@ from app.virtual_phone.latency import REALISTIC_COSTS, SERVER_DUMP
 
 from .corpus import NO_DENSE_SCREEN, DenseScreen, corpus_dumps, dense_corpus_screen, node_count
 from .phones import DEFAULT_CHOICE, BenchPhone, PhoneChoice, each_phone, open_densest_screen
-from .step_work import MODEL_MAX_SIDE, our_step, plain_step
+from .step_work import DEFAULT_SEND, MODEL_MAX_SIDE, describe_images, images_made, our_step, plain_step
 from .table import BenchTable
 from .timing import interleaved_async_ms, interleaved_ms, median_ms
 
@@ -40,7 +40,7 @@ DUMP_TRIES = 3
 DUMP_FIGURE = "hierarchy fetch (uiautomator dump, then read the XML)"
 SERVER_FIGURE = "hierarchy fetch through uiautomator2's server on the phone (JSON-RPC dump)"
 SERVER_BUDGET_MS = 300.0
-STEP_FIGURE = "one step, app-side work (decode, parse, select, annotate, encode both model images)"
+STEP_FIGURE = "one step, app-side work (decode, parse, select, annotate, encode the model image(s))"
 
 
 def _parse_and_select(xml: bytes | str):
@@ -154,19 +154,24 @@ def _app_side_rows(column: str, raw: bytes | None, png: bytes, method: str, phon
     _annotate_grid_row(column, rounds, table)
 
     capture = raw if method == RAW_METHOD and raw is not None else png
+    kinds = images_made(capture, method, screen.xml)
     step = interleaved_ms({"ours": lambda: our_step(capture, method, screen.xml),
-                           "plain": lambda: plain_step(png, screen.xml)}, rounds)
-    table.put(column, STEP_FIGURE, step["ours"], step["plain"], budget=STEP_BUDGET_MS,
-              baseline_name="plain: PNG decode, annotate full size, shrink")
+                           "plain": lambda: plain_step(png, screen.xml, kinds)}, rounds)
     controls = extract_controls(screen.xml, image.size)
+    on = "~300-node screen" if dense is not None else "this phone's screen"
+    table.put(column, f"{STEP_FIGURE}, {on} ({screen.nodes} nodes, {len(controls)} controls)", step["ours"],
+              step["plain"], budget=STEP_BUDGET_MS, baseline_name="plain: PNG decode, annotate full size, shrink")
     if dense is not None:
         note = (f"~300-node screen: {dense.describe()}, {len(controls)} controls, over this phone's "
                 f"{image.width}x{image.height} screenshot; the step's figure is measured on it.")
     else:
         note = (f"No ~300-node screen here: the step's figure is measured on {own.describe()}, {len(controls)} "
                 f"controls, a sparser screen than its budget's.")
-    if note not in table.notes:
-        table.notes.append(note)
+    sent = (f"One step's app-side work makes {describe_images(kinds)} that the default setting sends "
+            f"(images.send = {DEFAULT_SEND!r}), ours and the plain way alike.")
+    for text in (note, sent):
+        if text not in table.notes:
+            table.notes.append(text)
 
 
 ANNOTATE_GRID_FIGURE = "annotate 60 controls on a full 1080x2400 screenshot"
@@ -223,6 +228,6 @@ def run_perception_bench(rounds: int = 15, choice: PhoneChoice = DEFAULT_CHOICE)
         "about a millisecond, so there the ratio only measures adbutils' extra round trips; on a phone (and the "
         "realistic virtual phone) the dump itself dominates and the ratio is what a person would see.",
         "App-side work excludes time inside the phone and on the wire (that is in the fetch rows); both step "
-        "variants produce the same two JPEGs for the model.",
+        "variants produce the same JPEGs for the model.",
     ]
     return table

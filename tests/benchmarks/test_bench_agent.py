@@ -7,7 +7,8 @@ import re
 
 import pytest
 
-from app.bench.agent_bench import MODEL_LATENCY_S, TODAYS_FIXED_WAIT, run_agent_bench
+from app.bench.agent_bench import MODEL_LATENCY_S, run_agent_bench
+from app.bench.moving_steps import DROIDRUN_FIXED_WAIT, DROIDRUN_NAME, TODAYS_FIXED_WAIT
 from app.bench.phones import PhoneChoice
 from app.core.agent.prompts import PromptBuilder
 from app.core.config import AgentSettings, Settings
@@ -85,14 +86,33 @@ def test_steps_wait_for_the_screen_instead_of_the_whole_fixed_wait(table):
     assert sum("the screen settled within the cap in" in note for note in table.notes) == 4
 
 
-def test_the_streamed_steps_really_stream_and_are_compared_with_todays(table):
+def test_the_streamed_steps_really_stream_and_are_compared_with_the_prefetching_pipeline_and_a_peer(table):
     streamed = [n for n in table.notes if ", streamed: the screen settled" in n]
     assert len(streamed) == 2 and all("frames: scrcpy stream (H264" in n and "input by scrcpy control" in n
                                       for n in streamed)
     polled = [n for n in table.notes if ", screenshot polling: the screen settled" in n]
     assert len(polled) == 2 and all("frames: screenshots" in n and "scrcpy" not in n for n in polled)
-    speedup = next(r for r in table.rows if r.figure.endswith("streamed: times faster than today's"))
     walls = next(r for r in table.rows if r.figure == f"{SETTLE_WALL}, streamed")
+    assert "prefetch on" in walls.baseline_name
+    speedup = next(r for r in table.rows if r.figure.endswith("times faster than the same pipeline with a fixed "
+                                                              "wait (prefetch on)"))
     assert speedup.budget == 1.5 and speedup.at_least
     for column, cell in speedup.cells.items():
         assert cell.value == walls.cells[column].baseline / walls.cells[column].value
+    peer = next(r for r in table.rows if r.figure.endswith("streamed: times faster than droidrun's fixed 1.3 s wait"))
+    peer_walls = next(r for r in table.rows if r.figure == f"{SETTLE_WALL}, {DROIDRUN_NAME}")
+    for column, cell in peer.cells.items():
+        assert peer_walls.cells[column].value >= DROIDRUN_FIXED_WAIT * 1000     # it sleeps the whole 1.3 s
+        assert cell.value == peer_walls.cells[column].value / walls.cells[column].value
+    assert any("mobilerun/agent/executor/executor_agent.py" in note for note in table.notes)
+
+
+def test_a_moving_step_without_the_model_has_its_budget_and_leaves_the_model_out(table):
+    row = next(r for r in table.rows if r.figure == "one step whose action moves the screen, streamed, excluding "
+                                                    "the model's time")
+    assert row.budget == 800.0 and not row.at_least and "prefetch on" in row.baseline_name
+    walls = next(r for r in table.rows if r.figure == f"{SETTLE_WALL}, streamed")
+    for column, cell in row.cells.items():
+        # each step spends at least MODEL_LATENCY_S in its model request: the medians differ by about that
+        assert cell.value <= walls.cells[column].value - MODEL_LATENCY_S * 1000 * 0.9, column
+        assert cell.value > 0 and cell.baseline > 0

@@ -36,10 +36,21 @@ def test_every_figure_is_measured_on_both_phones_against_a_baseline(table):
         assert set(row.cells) == set(table.columns), row.figure
     for figure in ("ADB round trip (shell echo)", RAW_FIGURE, "screenshot fetch + decode to RGB, png path",
                    DUMP_FIGURE, STEP_FIGURE):
-        row = next(r for r in table.rows if r.figure == figure)
+        row = next(r for r in table.rows if r.figure.startswith(figure))
         assert row.baseline_name and all(c.baseline and c.baseline > 0 for c in row.cells.values()), figure
-    step = next(r for r in table.rows if r.figure == STEP_FIGURE)
+    step = next(r for r in table.rows if r.figure.startswith(STEP_FIGURE))
     assert step.budget == 30.0 and "plain" in step.baseline_name
+
+
+def test_the_step_row_names_its_screen_and_the_images_the_default_setting_sends(table):
+    from app.bench.step_work import DEFAULT_SEND
+
+    step = next(r for r in table.rows if r.figure.startswith(STEP_FIGURE))
+    on = "~300-node screen (323 nodes, 88 controls)" if CORPUS_DIR.is_dir() else "this phone's screen ("
+    assert on in step.figure
+    sent = next(note for note in table.notes if note.startswith("One step's app-side work makes"))
+    assert f"images.send = {DEFAULT_SEND!r}" in sent
+    assert "model image" in sent
 
 
 def test_the_realistic_phone_costs_what_its_profile_says_and_the_quick_one_does_not(table):
@@ -91,7 +102,8 @@ def test_without_the_corpus_the_300_node_rows_say_so_instead_of_measuring_anothe
     dense = [r for r in table.rows if "~300-node screen" in r.figure]
     assert len(dense) == 2 and all(r.missing == NO_DENSE_SCREEN and not r.cells for r in dense)
     assert "../shared" in table.render()
-    own = [r for r in table.rows if "this phone's screen" in r.figure]
-    assert len(own) == 2 and all(r.cells["quick"].value > 0 for r in own)
+    own = [r for r in table.rows if "this phone's screen" in r.figure]      # parse, annotate and the step
+    assert len(own) == 3 and all(r.cells["quick"].value > 0 for r in own)
+    assert any(r.figure.startswith(STEP_FIGURE) for r in own)
     assert any(note.startswith("No ~300-node screen here: the step's figure is measured on this phone's screen")
                for note in table.notes)

@@ -109,3 +109,30 @@ def test_palette_colours_are_fixed_and_cycle():
 
 # How fast 60 controls are drawn on a full screenshot is a figure of `agentdesk bench perception`
 # ("annotate 60 controls on a full 1080x2400 screenshot", budget 100 ms), not a test.
+
+
+def test_a_badge_is_the_same_pixels_as_its_box_and_number_drawn_in_place():
+    """Badges are drawn once and pasted on later steps: what lands on the screenshot is what drawing the
+    badge's box and number on it would give, for one- to three-digit numbers, on a second call too."""
+    from PIL import ImageDraw
+
+    from app.core.perception import annotate as annotate_module
+
+    image = Image.new("RGB", (540, 1200), (250, 250, 250))
+    controls = [make_control(number, (20, 40 + row * 110, 500, 120 + row * 110))
+                for row, number in enumerate((1, 7, 42, 123))]
+    font_px = max(annotate_module.MIN_FONT_PX, round(540 / 45))
+    for _ in range(2):
+        result = annotate(image, controls)
+        for control in controls:
+            width, height, text_x, text_y = annotate_module._badge_shape(font_px, str(control.id))
+            left, top = control.rect[0], control.rect[1] - int(height)        # above the box, at its left edge
+            colour = control_colour(control.id)
+            drawn = Image.new("RGB", (int(width), int(height)), GREY)
+            draw = ImageDraw.Draw(drawn)
+            contrast = annotate_module._contrast(colour)
+            draw.rectangle((0, 0, int(width) - 1, int(height) - 1), fill=colour, outline=contrast)
+            draw.text((text_x, text_y), str(control.id), fill=contrast, font=annotate_module._font(font_px))
+            pasted = result.crop((left, top, left + int(width), top + int(height)))
+            assert pasted.tobytes() == drawn.tobytes(), control.id
+            assert len(colours(pasted)) > 2          # the number's anti-aliased ink, not a plain box

@@ -8,7 +8,8 @@ import asyncio
 import pytest
 from PIL import ImageChops, ImageStat
 
-from app.core.agent.collection_strategies import CollectControls
+from app.core.agent.collection_strategies import CaptureScreenshot, CollectControls
+from app.core.agent.run_context import RunContext
 from tests.e2e.conftest import ScriptedPerson
 from tests.e2e.test_agent_tasks import WIFI_SCRIPT
 
@@ -91,3 +92,51 @@ async def test_a_screen_that_moves_during_the_dump_gives_the_step_its_newest_pic
     outcome = await run_agent("Turn on Wi-Fi", WIFI_SCRIPT, ScriptedPerson([]), mode="auto", settle_seconds=0)
     assert outcome.result.status == "success", outcome.result
     assert all(settled for _step, settled in screenshots_checked), screenshots_checked
+
+
+@pytest.fixture
+def pictures_taken(monkeypatch):
+    """For each step, in order: whether its picture was the frame the last action's wait found still
+    (given by RunContext.take_settled_frame), and whether the step's picture is that very frame."""
+    taken: list[tuple[int, bool, bool]] = []
+    capture, take = CaptureScreenshot.run, RunContext.take_settled_frame
+    given: list = []
+
+    def take_and_note(self, now):
+        frame = take(self, now)
+        given.append(frame)
+        return frame
+
+    async def capture_and_note(self, ctx) -> None:
+        given.clear()
+        await capture(self, ctx)
+        frame = given[0] if given else None
+        taken.append((ctx.step, frame is not None, frame is not None and ctx.get("screenshot_frame") is frame))
+
+    monkeypatch.setattr(RunContext, "take_settled_frame", take_and_note)
+    monkeypatch.setattr(CaptureScreenshot, "run", capture_and_note)
+    return taken
+
+
+@pytest.mark.phone_latency("realistic@0.25")
+async def test_a_step_right_after_a_settled_action_looks_at_the_picture_found_still(run_agent, screenshots_checked,
+                                                                                    pictures_taken):
+    """The wait after an action ends on a picture of the still screen: the next step takes it instead of
+    asking the phone for another (a screenshot, or the stream's freshness wait), and it shows the settled
+    screen. The first step follows no action, so it asks; so may the step after the app's launch, when
+    the wait saw nothing move yet (the app still starting): it looks again. The taps each move the screen."""
+    outcome = await run_agent("Turn on Wi-Fi", WIFI_SCRIPT, ScriptedPerson([]), mode="auto",
+                              settle_seconds=CAP_SECONDS, settle_quiet_seconds=0.2)
+    assert outcome.result.status == "success", outcome.result
+    assert [step for step, _, _ in pictures_taken] == [1, 2, 3, 4, 5]
+    assert [from_wait for _, from_wait, _ in pictures_taken][2:] == [True, True, True]
+    assert not pictures_taken[0][1]
+    assert all(same for _, from_wait, same in pictures_taken if from_wait)
+    assert all(settled for _step, settled in screenshots_checked), (screenshots_checked, pictures_taken)
+
+
+@pytest.mark.phone_latency("realistic@0.25")
+async def test_without_a_wait_after_the_action_every_step_asks_for_its_own_picture(run_agent, pictures_taken):
+    outcome = await run_agent("Turn on Wi-Fi", WIFI_SCRIPT, ScriptedPerson([]), mode="auto", settle_seconds=0)
+    assert outcome.result.status == "success", outcome.result
+    assert pictures_taken and not any(from_wait for _, from_wait, _ in pictures_taken)

@@ -28,7 +28,7 @@ from .model_errors import ModelError, failure_reason
 from .pipeline import StepContext
 from .prompts import ScreenContext
 from .records import ModelReplyRecord
-from .run_context import ScreenRecord
+from .run_context import ScreenRecord, SettledScreen
 from .screen_recheck import rechecked_after, screen_moved_since_review
 from .sensitive import action_target, reply_sensitivity
 from .spending import SpendingCap, check_before_model_call
@@ -329,14 +329,27 @@ class Execute(RunStrategy):
         # shows that the phone took the action in (input sent over scrcpy's socket is handled a moment
         # later; a dump started before that would show the old screen), so it overlaps the wait.
         prefetch = self.rc.device.prefetch_controls if outcome is not None and outcome.success else None
+        self.rc.settled = None
         if not agent.settle_seconds:
             return
         started = time.monotonic()
+        moved = False
+
+        def on_change() -> None:
+            nonlocal moved
+            moved = True
+            if prefetch is not None:
+                prefetch()
         try:
             settled = await self.rc.control.interruptible(wait_until_still(
                 self.rc.frames, quiet_seconds=agent.settle_quiet_seconds, cap_seconds=agent.settle_seconds,
-                started=started, on_change=prefetch))
+                started=started, on_change=on_change))
             ctx.timings_ms["settle"] = settled.waited_ms
+            # The picture the screen came to rest on is the next step's, if that step comes at once. Only
+            # after the screen was seen to move: a still screen may just not show the action yet (an app
+            # still starting), and the next step had better look again.
+            if moved and not settled.capped and settled.frame is not None:
+                self.rc.settled = SettledScreen(settled.frame, self.rc.device.input_generation, time.monotonic())
             if settled.capped:
                 log.debug("step %d: the screen did not settle within %.1f s (%d frames compared)",
                           ctx.step, agent.settle_seconds, settled.frames_compared)

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import time
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from PIL import Image
 
@@ -42,8 +44,11 @@ class RunStrategy(Strategy):
 
 class CaptureScreenshot(RunStrategy):
     """The screen as it is now: the first frame of the phone's frame source taken after the step
-    began (the mirror's frames when it runs, else one taken for us). It also starts reading the
-    controls through the phone's screen tree; CollectControls picks them up.
+    began (the mirror's frames when it runs, else one taken for us) - or, when the step follows an
+    action at once, the frame on which the wait after it saw the screen stand still (no input and no
+    newer frame since: `RunContext.take_settled_frame`), which spares a screenshot or the stream's
+    freshness wait. It also starts reading the controls through the phone's screen tree;
+    CollectControls picks them up.
 
     After input (an action, or the run's first step) the (slow, on a real phone) uiautomator dump
     starts at once - or the one the action's settle wait started goes on - while the frame comes.
@@ -57,13 +62,14 @@ class CaptureScreenshot(RunStrategy):
         tree = self.rc.screen_tree
         assert tree is not None                   # RunContext makes one when the session has none
         moment = time.monotonic()
+        settled = self.rc.take_settled_frame(moment)
         controls_request: asyncio.Future | None = None
         try:
             if tree.reusable():
-                frame = await self.rc.control.interruptible(self.rc.frames.frame_after(moment))
+                frame = await self.rc.control.interruptible(_settled_or_next(self.rc, settled, moment))
                 controls_request = asyncio.ensure_future(tree.read(frame))
             else:
-                frame_request = asyncio.ensure_future(self.rc.frames.frame_after(moment))
+                frame_request = asyncio.ensure_future(_settled_or_next(self.rc, settled, moment))
                 controls_request = asyncio.ensure_future(tree.read_during(frame_request))
                 try:
                     frame = await self.rc.control.interruptible(asyncio.shield(frame_request))
@@ -72,11 +78,21 @@ class CaptureScreenshot(RunStrategy):
                     raise
             ctx.set("controls_request", controls_request)
             ctx.set("screenshot_frame", frame)
-            ctx.set("screenshot", await screenshot_of(frame))
+            shot = await screenshot_of(frame)
+            ctx.set("screenshot", shot)
+            # the model's picture is shrunk on the encoder's thread while the controls are still on their way
+            max_side = self.rc.settings.images.max_side
+            ctx.set("model_picture", (shot.image, max_side, on_picture_thread(fit_for_model, shot.image, max_side)))
         except BaseException:
             if controls_request is not None:
                 discard(controls_request)
             raise
+
+
+async def _settled_or_next(rc: RunContext, settled: Frame | None, moment: float) -> Frame:
+    """The picture the last action's wait found still (no need to wait for another), else the first
+    frame taken at or after `moment`."""
+    return settled if settled is not None else await rc.frames.frame_after(moment)
 
 
 async def screenshot_of(frame: Frame):
@@ -163,13 +179,21 @@ NEWEST_PICTURE_WAIT_SECONDS = 1.0
 
 _ENCODER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="model-image-encoder")
 
+_T = TypeVar("_T")
+
+
+def on_picture_thread(work: Callable[..., _T], *args: Any) -> Future[_T]:
+    """Run picture work (a shrink, an encode) on the model images' own thread, off the caller's."""
+    return _ENCODER.submit(work, *args)
+
 
 def prepare_model_images(image: Image.Image, controls: list[Control], max_side: int, image_format: str,
-                         quality: int, send: str) -> ModelImages:
-    """Downscale once; encode the clean image on another thread while this one annotates
-    (Pillow's encoders release the GIL, so the two overlap). `send="none"` (text only) encodes
-    nothing: the images are still made for the record and for reflection, but none is sent."""
-    small, scale = fit_for_model(image, max_side)
+                         quality: int, send: str, *, shrunk: tuple[Image.Image, float] | None = None) -> ModelImages:
+    """Downscale once (or take `shrunk`: `fit_for_model(image, max_side)` made earlier, while the
+    controls were still on their way); encode the clean image on another thread while this one
+    annotates (Pillow's encoders release the GIL, so the two overlap). `send="none"` (text only)
+    encodes nothing: the images are still made for the record and for reflection, but none is sent."""
+    small, scale = shrunk if shrunk is not None else fit_for_model(image, max_side)
     clean = _ENCODER.submit(encode_image, small, image_format, quality) if send in ("clean", "both") else None
     marked = annotate(small, controls, scale=scale)
     urls = {}
@@ -206,8 +230,15 @@ class PrepareModelImages(RunStrategy):
         ctx.set("images_withheld", withheld)
         text_only = settings.text_only or getattr(self.rc.client, "text_only", False)
         send = "none" if text_only or withheld else settings.send
-        images = await asyncio.to_thread(prepare_model_images, shot.image, controls,
-                                         settings.max_side, settings.format, settings.jpeg_quality, send)
+        early = ctx.get_or("model_picture")
+
+        def prepare() -> ModelImages:
+            # the picture CaptureScreenshot began to shrink, unless the step's picture changed since (a newer frame)
+            same = early is not None and early[0] is shot.image and early[1] == settings.max_side
+            shrunk = early[2].result() if same else None
+            return prepare_model_images(shot.image, controls, settings.max_side, settings.format,
+                                        settings.jpeg_quality, send, shrunk=shrunk)
+        images = await asyncio.to_thread(prepare)
         ctx.set("model_images", images)
         self.rc.observed(ctx.step, shot.image, images.annotated, ctx.get("controls"), ctx.get_or("foreground") or "",
                          bool(ctx.get_or("screen_only")))

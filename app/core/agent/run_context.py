@@ -10,7 +10,7 @@ from PIL import Image
 
 from app.core.config import Settings
 from app.core.device.android_device import AndroidDevice
-from app.core.device.frames import FrameSource
+from app.core.device.frames import Frame, FrameSource
 from app.core.device.screen_tree import ScreenTree
 from app.core.perception.controls import Control
 
@@ -38,6 +38,20 @@ class ScreenRecord:
     action_text: str
 
 
+SETTLED_FRAME_SECONDS = 0.25
+"""The picture the wait after an action found still is the next step's picture if that step begins
+within this time of the wait's end (the steps follow each other at once in a run: a pause is longer)."""
+
+
+@dataclass(frozen=True)
+class SettledScreen:
+    """The picture on which the wait after an action saw the screen stand still."""
+
+    frame: Frame
+    input_generation: int         # the device's input generation then: any input since makes it stale
+    at: float                     # time.monotonic() when the wait ended
+
+
 @dataclass
 class RunContext:
     request: str
@@ -62,10 +76,25 @@ class RunContext:
     skills_offered: dict[str, str] = field(default_factory=dict)   # skill name → trigger, offered as use_skill
     screens_offered: dict[str, str] = field(default_factory=dict)  # a known screen's name → its map id (go_to_screen)
     map_note: str = ""                                             # where the map says the phone is, and the ways on
+    settled: SettledScreen | None = None       # the last action's still picture, for the next step's (once)
 
     def __post_init__(self) -> None:
         if self.screen_tree is None:
             self.screen_tree = ScreenTree(self.device, self.frames)
+
+    def take_settled_frame(self, now: float) -> Frame | None:
+        """The picture the last action's wait found still, if it still shows the screen: no input reached
+        the phone since, no newer frame came (the screen would have changed), and the next step began at
+        once. Given once: the step after reads the screen again."""
+        settled, self.settled = self.settled, None
+        if settled is None or settled.input_generation != self.device.input_generation:
+            return None
+        if now - settled.at > SETTLED_FRAME_SECONDS:
+            return None
+        latest = self.frames.latest()
+        if latest is not None and latest.captured_at > settled.frame.captured_at:
+            return None
+        return settled.frame
 
     def observed(self, step: int, clean: Image.Image, annotated: Image.Image | None, controls: list[Control],
                  foreground: str = "", screen_only: bool = False) -> None:
