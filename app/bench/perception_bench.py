@@ -90,7 +90,7 @@ async def _server_fetch_row(phone: BenchPhone, device: AndroidDevice, rounds: in
                             dump_ms: float) -> None:
     """The tree through uiautomator2's server on the phone, against `uiautomator dump` measured just before
     on the same phone (not interleaved: only one UI-automation client may hold the phone at a time)."""
-    device.tree_server.policy = TreeServerPolicy(mode="on")
+    device.tree_server.policy = TreeServerPolicy(mode="on", environment_decides=False)
     try:
         started = time.perf_counter()
         await device.dump_hierarchy()                      # the server's start is not a fetch

@@ -10,7 +10,7 @@ import pytest
 
 from app.bench import perception_bench
 from app.bench.corpus import NO_DENSE_SCREEN
-from app.bench.perception_bench import ANNOTATE_GRID_FIGURE, STEP_FIGURE, run_perception_bench
+from app.bench.perception_bench import ANNOTATE_GRID_FIGURE, SERVER_FIGURE, STEP_FIGURE, run_perception_bench
 from app.bench.phones import PhoneChoice
 from app.bench.table import BenchTable
 from app.virtual_phone.latency import DUMP, REALISTIC_COSTS, SCREENCAP_RAW
@@ -40,6 +40,9 @@ def test_every_figure_is_measured_on_both_phones_against_a_baseline(table):
         assert row.baseline_name and all(c.baseline and c.baseline > 0 for c in row.cells.values()), figure
     step = next(r for r in table.rows if r.figure.startswith(STEP_FIGURE))
     assert step.budget == 30.0 and "plain" in step.baseline_name
+    served = next(r for r in table.rows if r.figure == SERVER_FIGURE)      # the server's fetch, both phones
+    assert served.budget == 300.0 and set(served.cells) == set(table.columns), served.missing
+    assert all(cell.baseline == table.value(DUMP_FIGURE, column) for column, cell in served.cells.items())
 
 
 def test_the_step_row_names_its_screen_and_the_images_the_default_setting_sends(table):

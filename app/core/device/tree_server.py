@@ -74,6 +74,7 @@ class TreeServerPolicy:
     mode: TreeServerMode = "auto"
     dump_seconds: float = 2.0
     idle_seconds: float = 30.0
+    environment_decides: bool = True       # AGENTDESK_TREE_SERVER overrides `mode` (not for a bench's own rows)
 
 
 def tree_server_policy(settings: Settings) -> TreeServerPolicy:
@@ -122,7 +123,8 @@ class TreeServer:
     async def wanted(self, ask_phone) -> bool:
         """Whether this phone's dumps go through the server: `on`, or `auto` on an emulator / the virtual phone.
         `AGENTDESK_TREE_SERVER` (auto, on, off) overrides the setting for this process."""
-        mode = os.environ.get(MODE_VARIABLE, "").strip().lower() or self.policy.mode
+        forced = os.environ.get(MODE_VARIABLE, "").strip().lower() if self.policy.environment_decides else ""
+        mode = forced or self.policy.mode
         if mode != "auto":
             return mode == "on"
         if self._emulated is None:
