@@ -346,8 +346,10 @@ def run_agent_bench(rounds: int = 8, choice: PhoneChoice = DEFAULT_CHOICE) -> Be
         "Overhead = a step's wall time minus the time in ADB services (overlapping calls counted once) and in "
         "model requests. Ours and the baseline send the same JPEG images; the baseline captures with "
         "screencap -p and decodes a PNG. Their runs alternate, with the same number of steps.",
-        "Prompt tokens are characters / 4, system message included (it is sent with every request). The "
-        "baseline lists the same controls as seed 000's JSON ({\"id\", \"name\", \"type\", \"rect\"}).",
+        "Prompt tokens are characters / 4, the system message and the reply tool's definition included (both "
+        "are sent with every request). The step's images are not in this figure yet: what they cost depends on "
+        "the model's own rule. The baseline lists the same controls as seed 000's JSON "
+        "({\"id\", \"name\", \"type\", \"rect\"}).",
         "The model taps (300, 60) every step: the virtual phone's title, the status bar of most phones.",
         "The settle and moving-screen rows come from other runs, whose model opens Settings and goes Home in "
         "turn (each action moves the screen); a step's wait is its StepRecord.settle_ms. Four kinds of run take "

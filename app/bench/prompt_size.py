@@ -1,5 +1,6 @@
 """How big one step's prompt is, counted as a model receives it: the system message (sent with
-every request) plus the step's text. Images are not counted (providers bill them apart).
+every request), the step's text, and the reply tool's definition (sent with every request when tools
+are used, as by default). Images are not counted yet (their tokens depend on the model's own rule).
 
 The baseline is the same prompt with the controls listed as seed 000 lists them (a JSON list
 of {"id", "name", "type", "rect"}), so the ratio shows what the compact control lines save.
@@ -30,18 +31,20 @@ class PromptSize:
     step_chars: int
     seed_step_chars: int      # the step's text with seed 000's control list instead of ours
     controls: int
+    tool_chars: int = 0       # the reply tool's definition, as JSON
 
     @property
     def tokens(self) -> float:
-        return (self.system_chars + self.step_chars) / CHARS_PER_TOKEN
+        return (self.system_chars + self.step_chars + self.tool_chars) / CHARS_PER_TOKEN
 
     @property
     def seed_tokens(self) -> float:
-        return (self.system_chars + self.seed_step_chars) / CHARS_PER_TOKEN
+        return (self.system_chars + self.seed_step_chars + self.tool_chars) / CHARS_PER_TOKEN
 
     def describe(self) -> str:
-        return (f"{self.system_chars:,} characters of system message + {self.step_chars:,} of step text = "
-                f"{self.system_chars + self.step_chars:,} characters")
+        return (f"{self.system_chars:,} characters of system message + {self.step_chars:,} of step text + "
+                f"{self.tool_chars:,} of the reply tool's definition = "
+                f"{self.system_chars + self.step_chars + self.tool_chars:,} characters")
 
 
 def seed_control_list(controls) -> str:
@@ -67,4 +70,5 @@ def prompt_size(xml: str, request: str, settings: Settings | None = None) -> Pro
     if ours not in text:
         raise RuntimeError("the step's text does not hold the control lines where the bench expects them")
     seed_chars = len(text) - len(ours) + len(seed_control_list(controls))
-    return PromptSize(len(builder.system_message()["content"]), len(text), seed_chars, len(controls))
+    tool_chars = len(json.dumps([builder.reply_tool()], ensure_ascii=False)) if settings.provider.use_tools else 0
+    return PromptSize(len(builder.system_message()["content"]), len(text), seed_chars, len(controls), tool_chars)

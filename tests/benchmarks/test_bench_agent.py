@@ -3,6 +3,7 @@ at a small time scale). Checks structure and plausibility, not budgets."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -59,12 +60,14 @@ def test_the_prompt_counts_the_system_message(table):
     row = next(r for r in table.rows if r.figure == figure)
     assert row.unit == "tokens" and row.budget == 1500
     note = next(n for n in table.notes if n.startswith(figure))
-    found = re.search(r"([\d,]+) characters of system message \+ ([\d,]+) of step text", note)
+    found = re.search(r"([\d,]+) characters of system message \+ ([\d,]+) of step text \+ ([\d,]+) of the reply "
+                      r"tool's definition", note)
     assert found and int(found[1].replace(",", "")) == system_chars
-    step_chars = int(found[2].replace(",", ""))
+    step_chars, tool_chars = int(found[2].replace(",", "")), int(found[3].replace(",", ""))
     assert step_chars > 1000                                    # a screen's controls
+    assert tool_chars == len(json.dumps([PromptBuilder(Settings()).reply_tool()], ensure_ascii=False))
     for cell in row.cells.values():
-        assert cell.value == (system_chars + step_chars) / 4
+        assert cell.value == (system_chars + step_chars + tool_chars) / 4
         assert cell.baseline > cell.value                      # seed 000's JSON list is longer
     assert ("corpus dump" in note) == CORPUS_DIR.is_dir()
     dense = next(r for r in table.rows if r.figure == PROMPT)
