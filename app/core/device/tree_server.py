@@ -35,7 +35,6 @@ import os
 import socket
 import sys
 import time
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -44,7 +43,6 @@ from app.core.config import Settings
 
 from .adb_transport import AdbTransport, read_to_end
 from .errors import DeviceError
-from .phone_lock import EMULATED_HARDWARE
 
 log = logging.getLogger(__name__)
 
@@ -115,7 +113,6 @@ class TreeServer:
         self._foreign = False                        # a server we found running: used, never stopped
         self._lock = asyncio.Lock()
         self._idle_stop: asyncio.TimerHandle | None = None
-        self._idle_task: asyncio.Future | None = None
         self._emulated: bool | None = None
         self._start_output = ""                      # what app_process printed so far
 
@@ -123,7 +120,7 @@ class TreeServer:
     def running_ours(self) -> bool:
         return self._shell is not None
 
-    async def wanted(self, ask_phone: Callable[[str], Awaitable[str]]) -> bool:
+    async def wanted(self, ask_phone) -> bool:
         """Whether this phone's dumps go through the server: `on`, or `auto` on an emulator / the virtual phone.
         `AGENTDESK_TREE_SERVER` (auto, on, off) overrides the setting for this process."""
         forced = os.environ.get(MODE_VARIABLE, "").strip().lower() if self.policy.environment_decides else ""
@@ -133,6 +130,8 @@ class TreeServer:
         if self._emulated is None:
             output = await ask_phone("getprop ro.hardware; getprop ro.kernel.qemu; getprop ro.boot.qemu")
             hardware, qemu, boot_qemu = ([line.strip() for line in output.splitlines()] + ["", "", ""])[:3]
+            from .phone_lock import EMULATED_HARDWARE
+
             self._emulated = hardware in EMULATED_HARDWARE or "1" in (qemu, boot_qemu)
         return self._emulated
 
@@ -261,15 +260,13 @@ class TreeServer:
         self._cancel_idle_stop()
         if self._shell is not None:
             loop = asyncio.get_running_loop()
-            self._idle_stop = loop.call_later(self.policy.idle_seconds, self._start_idle_stop)
+            self._idle_stop = loop.call_later(self.policy.idle_seconds,
+                                              lambda: asyncio.ensure_future(self._stop_if_idle()))
 
     def _cancel_idle_stop(self) -> None:
         if self._idle_stop is not None:
             self._idle_stop.cancel()
             self._idle_stop = None
-
-    def _start_idle_stop(self) -> None:
-        self._idle_task = asyncio.ensure_future(self._stop_if_idle())    # kept: a task nobody holds may vanish
 
     async def _stop_if_idle(self) -> None:
         if not self._lock.locked():
