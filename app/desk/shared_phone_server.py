@@ -31,6 +31,9 @@ STOPPING = "agentdesk: the built-in phone is stopping"
 KEEP, LET_GO = b"1", b"0"                  # what a holder may send later: its keep wish changed
 START_GRACE_SECONDS = 30.0                 # before its first user holds it (the one that started it is slow?)
 SERIAL = "emulator-5554"
+# The main thread waits in slices so a SIGTERM the kernel hands to a server thread still runs its handler
+# (a Python handler runs only when the main thread comes back to Python code).
+SIGNAL_CHECK_SECONDS = 0.5
 
 
 class PhoneUsers:
@@ -114,14 +117,14 @@ class PhoneUsers:
                 if self._stopping:
                     return "stopped"
                 if self._holders or self.keep or self._last_wanted_kept:
-                    self._changed.wait()
+                    self._changed.wait(SIGNAL_CHECK_SECONDS)     # in slices: see SIGNAL_CHECK_SECONDS
                     continue
                 wait = self.linger if self._ever_held else self._start_grace
                 remaining = self._idle_since + wait - time.monotonic()
                 if remaining <= 0:
                     self._stopping = True
                     return "unused"
-                self._changed.wait(remaining)
+                self._changed.wait(min(remaining, SIGNAL_CHECK_SECONDS))
 
     def let_everyone_go(self) -> None:
         """Close every holder's connection (the phone is stopping): each sees its phone go."""
