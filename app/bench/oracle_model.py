@@ -1,7 +1,7 @@
 """The oracle: a loopback OpenAI-compatible chat-completions server that answers each suite task from its script.
 
 It reads what a real model would: the request text and the screen's controls as the prompt
-lists them (`[12] Button "Send" (clickable) @540,2200`). Each script step names its control,
+lists them (`12 button "Send" tap @540,2200`). Each script step names its control,
 and the oracle finds that control's numeric id on the current screen; a control that is not
 there (after scrolling a list a few times) makes it answer FAIL, so a wrong script fails.
 
@@ -30,6 +30,7 @@ from app.bench.chat_stream import LoopbackServer, send_stream, stream_events
 from app.core.agent.completion_check import normalise
 from app.core.agent.prompts import PromptBuilder
 from app.core.config import Settings
+from app.core.perception.controls import prompt_role
 
 from .task_suite import TASKS, BenchTask, ScriptStep, Target
 
@@ -38,8 +39,10 @@ IMAGE_TOKENS = 85
 ROW_SLACK_PX = 60               # a switch counts as a row's when their centres are this close vertically
 MODEL_NAME = "oracle"
 
-# `[12] Button "Send" (clickable,checked) @540,2200`: the name is JSON-quoted and left out when it equals the type.
-_CONTROL_LINE = re.compile(r'^\[(\d+)\] (\S+)(?: ("(?:[^"\\]|\\.)*"))?(?: \(([^)]*)\))? @(-?\d+),(-?\d+)$')
+# `12 button "Send" tap,checked @540,2200` (`Control.to_prompt_line`): a role word (none for plain text or a
+# container), the JSON-quoted name (left out when it is only the class: the role or class stands for it),
+# the states, the centre.
+_CONTROL_LINE = re.compile(r'^(\d+)(?: ([^\s"]+))?(?: ("(?:[^"\\]|\\.)*"))?(?: ([a-z,]+))? @(-?\d+),(-?\d+)$')
 
 
 @dataclass(frozen=True)
@@ -81,9 +84,9 @@ def screen_controls(body: dict[str, Any]) -> list[ScreenControl]:
             match = _CONTROL_LINE.match(line.strip())
             if match:
                 number, kind, quoted, flags, x, y = match.groups()
-                name = json.loads(quoted) if quoted else kind
+                name = json.loads(quoted) if quoted else kind or ""
                 states = frozenset(filter(None, (flags or "").split(",")))
-                controls.append(ScreenControl(int(number), kind, name, states, int(x), int(y)))
+                controls.append(ScreenControl(int(number), kind or "", name, states, int(x), int(y)))
         if controls:
             return controls
     return []
@@ -92,8 +95,8 @@ def screen_controls(body: dict[str, Any]) -> list[ScreenControl]:
 def find_control(controls: list[ScreenControl], target: Target, clickable_only: bool = False) -> ScreenControl | None:
     """The control `target` names on this screen, or None (see `Target` for the order of the tests); with
     `clickable_only`, only a control the prompt marks clickable (a tap's target, not a page's title)."""
-    candidates = [c for c in controls if (not target.kind or c.type == target.kind)
-                  and (not clickable_only or "clickable" in c.flags)]
+    candidates = [c for c in controls if (not target.kind or c.type in (target.kind, prompt_role(target.kind)))
+                  and (not clickable_only or "tap" in c.flags)]
     if target.above:
         label = find_control(controls, Target(target.above))
         if label is None:

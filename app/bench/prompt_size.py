@@ -47,6 +47,12 @@ class PromptSize:
                 f"{self.system_chars + self.step_chars + self.tool_chars:,} characters")
 
 
+def tools_as_sent(tools: list[dict]) -> str:
+    """The `tools` of a request as the `openai` client puts them on the wire: compact JSON, not
+    ASCII-escaped (its `openapi_dumps` uses httpx's separators)."""
+    return json.dumps(tools, ensure_ascii=False, separators=(",", ":"))
+
+
 def seed_control_list(controls) -> str:
     return json.dumps([{"id": str(c.id), "name": c.name, "type": c.type, "rect": list(c.rect)} for c in controls],
                       ensure_ascii=False)
@@ -70,5 +76,5 @@ def prompt_size(xml: str, request: str, settings: Settings | None = None) -> Pro
     if ours not in text:
         raise RuntimeError("the step's text does not hold the control lines where the bench expects them")
     seed_chars = len(text) - len(ours) + len(seed_control_list(controls))
-    tool_chars = len(json.dumps([builder.reply_tool()], ensure_ascii=False)) if settings.provider.use_tools else 0
+    tool_chars = len(tools_as_sent([builder.reply_tool()])) if settings.provider.use_tools else 0
     return PromptSize(len(builder.system_message()["content"]), len(text), seed_chars, len(controls), tool_chars)

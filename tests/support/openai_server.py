@@ -130,8 +130,9 @@ def type_into(name: str, text: str) -> Responder:
 
 # --------------------------------------------------------------------- reading requests
 
-# `[12] Button "Send" (clickable) @540,2200` — the name is JSON-quoted, left out when it equals the type.
-_CONTROL_LINE = re.compile(r'^\[(\d+)\] (\S+)(?: ("(?:[^"\\]|\\.)*"))?(?: \([^)]*\))? @-?\d+,-?\d+$')
+# `12 button "Send" tap @540,2200` — a role word (none for plain text or a container), the JSON-quoted name
+# (left out when it is only the class: the role or class stands for it), the states, the centre.
+_CONTROL_LINE = re.compile(r'^(\d+)(?: ([^\s"]+))?(?: ("(?:[^"\\]|\\.)*"))?(?: [a-z,]+)? @-?\d+,-?\d+$')
 
 
 def user_texts(body: dict[str, Any]) -> list[str]:
@@ -147,7 +148,7 @@ def controls_in_request(body: dict[str, Any]) -> dict[int, str]:
             match = _CONTROL_LINE.match(line.strip())
             if match:
                 control_id, control_type, quoted = match.groups()
-                controls[int(control_id)] = json.loads(quoted) if quoted else control_type
+                controls[int(control_id)] = json.loads(quoted) if quoted else control_type or ""
         if controls:
             return controls
     return {}

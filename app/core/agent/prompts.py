@@ -33,7 +33,7 @@ from app.core.agent.coordinates import CoordinateMapper
 from app.core.agent.memory import MemoryItem
 from app.core.config import Settings
 from app.core.device.app_catalog import WELL_KNOWN_LABELS
-from app.core.perception.controls import Control
+from app.core.perception.controls import PROMPT_FLAGS, Control
 from app.core.perception.protected_screen import hide_password
 
 REPLY_TOOL_NAME = "act"
@@ -43,6 +43,7 @@ PLAN_LINE_LIMIT = 100
 PLAN_STEPS_SHOWN = 5
 _BLOCK_TAG = re.compile(r"<\s*/?\s*screen_controls\b[^>]*>?", re.IGNORECASE)
 _TYPE_NAMES = {int: "int", float: "number", str: "str", bool: "bool"}
+_NUMBER_TYPES = {"int", "number", "int|number", "number|int"}
 
 
 @dataclass
@@ -127,7 +128,8 @@ class PromptBuilder:
             add("screen_only" if image_parts else "screen_only_text")
         else:
             mapper = CoordinateMapper(screen.screen_size, screen.image_size, self.settings.provider.coordinate_mode)
-            add("controls", controls=control_lines(screen.controls or [], mapper) or "(no controls were found)")
+            add("controls", controls=control_lines(screen.controls or [], mapper) or "(no controls were found)",
+                flags=PROMPT_FLAGS)
         add("next")
         return {"role": "user", "content": [*image_parts, {"type": "text", "text": "\n".join(texts)}]}
 
@@ -201,27 +203,27 @@ class PromptBuilder:
                 {"role": "user", "content": content}]
 
     def reply_tool(self) -> dict[str, Any]:
-        """The one tool whose call arguments are the whole reply object (GUIDE §2)."""
-        strings = {"type": "array", "items": {"type": "string"}}
+        """The one tool whose call arguments are the whole reply object (GUIDE §2). Kept small: it is
+        sent with every request, and the system message explains each field. The enums stay: a server
+        that constrains its output to the schema (the `response_format` when tools are off) keeps to them."""
         action = {"type": "object", "properties": {
             "function": {"type": "string", "enum": [*FUNCTION_NAMES, *self.offered_functions, NO_ACTION]},
-            "arguments": {"type": "object", "description": "the function's arguments, as the system message lists"},
+            "arguments": {"type": "object"},
             "status": {"type": "string", "enum": list(get_args(Status))}},
             "required": ["function", "arguments", "status"]}
         parameters = {"type": "object", "properties": {
             "thought": {"type": "string"}, "action": action, "comment": {"type": "string"},
-            "plan": strings, "questions": strings, "expect": {
-                "type": "object", "description": "with FINISH: what the screen now shows",
-                "properties": {"control": {"type": "string"}, "checked": {"type": "boolean"},
-                               "selected": {"type": "boolean"}, "text": {"type": "string"}}}},
+            "plan": {"type": "array"}, "expect": {"type": "object"}, "clean_image": {"type": "boolean"}},
             "required": ["thought", "action", "comment"]}
         description = _sections("system.txt")["tool_description"].template.strip()
         return {"type": "function",
                 "function": {"name": REPLY_TOOL_NAME, "description": description, "parameters": parameters}}
 
     def _image_parts(self, urls: Mapping[str, str]) -> tuple[list[dict[str, Any]], str]:
-        """The images `settings.images.send` asks for (clean before annotated), falling back to what exists."""
-        wanted = {"both": ("clean", "annotated"), "clean": ("clean",), "annotated": ("annotated",), "none": ()}
+        """The images `settings.images.send` asks for (clean before annotated), falling back to what exists;
+        with "auto", those the step made."""
+        wanted = {"both": ("clean", "annotated"), "clean": ("clean",), "annotated": ("annotated",), "none": (),
+                  "auto": ("clean", "annotated")}       # auto: what the step made (`image_choice`)
         if self.settings.images.text_only:
             return [], ""
         kinds = [kind for kind in wanted[self.settings.images.send] if urls.get(kind)]
@@ -267,9 +269,13 @@ def compact_app_list(apps: Sequence[str], request: str, limit: int = APPS_CHAR_L
 
 
 def function_signature(name: str) -> str:
-    """`type_text(text: str, control_id?: int, clear_current_text?: bool)` from the argument model."""
-    arguments = [f"{argument}{'' if info.is_required() else '?'}: {_type_name(info.annotation)}"
-                 for argument, info in ARGUMENT_MODELS[name].model_fields.items()]
+    """`type_text(text: str, control_id?, clear_current_text?: bool)` from the argument model: a number
+    (int or float) has no type written, as the system message says, every other type is written."""
+    arguments = []
+    for argument, info in ARGUMENT_MODELS[name].model_fields.items():
+        kind = _type_name(info.annotation)
+        arguments.append(f"{argument}{'' if info.is_required() else '?'}"
+                         + ("" if kind in _NUMBER_TYPES else f": {kind}"))
     return f"{name}({', '.join(arguments)})"
 
 

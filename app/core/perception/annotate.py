@@ -7,7 +7,7 @@ from functools import lru_cache
 
 from PIL import Image, ImageDraw, ImageFont
 
-from app.core.perception.badge_layout import place_badges
+from app.core.perception.badge_layout import labels_covered, place_badges
 from app.core.perception.controls import Control
 
 Colour = tuple[int, int, int]
@@ -38,6 +38,12 @@ def control_colour(control_id: int) -> Colour:
 
 
 def annotate(image: Image.Image, controls: Iterable[Control], *, scale: float | None = None) -> Image.Image:
+    """`annotate_measured`'s picture (the docstring there says how it is drawn)."""
+    return annotate_measured(image, controls, scale=scale)[0]
+
+
+def annotate_measured(image: Image.Image, controls: Iterable[Control], *,
+                      scale: float | None = None) -> tuple[Image.Image, float]:
     """A new RGB copy of `image` with each control's box and id badge drawn on it.
 
     `scale` maps device pixels to image pixels (image width / device width); None means
@@ -46,6 +52,8 @@ def annotate(image: Image.Image, controls: Iterable[Control], *, scale: float | 
     top-left corner, else left of it, else at another spot clear of other labels and
     badges, inside the box only when there is no room outside (`badge_layout.py`, shared
     with the mirror). Font size and line width follow the image size (font at least MIN_FONT_PX).
+    Also returns the share of the labelled controls drawn whose label a badge covers
+    (`badge_layout.labels_covered`; 0 when none is labelled).
     """
     factor = 1.0 if scale is None else scale
     canvas = image.convert("RGB") if image.mode != "RGB" else image.copy()
@@ -57,12 +65,15 @@ def annotate(image: Image.Image, controls: Iterable[Control], *, scale: float | 
     for control, box in shown:
         _draw_box(draw, box, control_colour(control.id), line)
     badges = [_badge_shape(font_px, str(control.id)) for control, _ in shown]
-    corners = place_badges([(box[0], box[1], box[2] + 1, box[3] + 1) for _, box in shown],
-                           [(width, height) for width, height, _, _ in badges],
-                           [is_labelled_box(control) for control, _ in shown], (0, 0, size[0], size[1]))
+    boxes = [(box[0], box[1], box[2] + 1, box[3] + 1) for _, box in shown]
+    labelled = [is_labelled_box(control) for control, _ in shown]
+    corners = place_badges(boxes, [(width, height) for width, height, _, _ in badges], labelled,
+                           (0, 0, size[0], size[1]))
     for (control, _), (x, y) in zip(shown, corners, strict=True):
         canvas.paste(_badge_tile(font_px, str(control.id), control_colour(control.id)), (int(x), int(y)))
-    return canvas
+    drawn = [(x, y, x + width, y + height) for (x, y), (width, height, _, _) in zip(corners, badges, strict=True)]
+    covered = sum(labels_covered(boxes, drawn, labelled))
+    return canvas, covered / max(1, sum(labelled))
 
 
 def is_labelled_box(control: Control) -> bool:
