@@ -10,8 +10,9 @@ has acted on a control in a run (a replayed skill may have done part of the work
 over), a screen that already shows the task's expected end makes it answer FINISH, and a
 missing step control with a later step's control shown makes it go on from there; once it
 drives, it never skips a step. The completion check's question is answered "done": true, a
-reflection question "success". Calls and tokens are counted (tokens are estimated: a
-character is a quarter of a token, an image 85 tokens, as a low-detail image costs).
+reflection question "success". Calls and tokens are counted as a provider would count them: a
+character is a quarter of a token, an image costs what the rule for the request's model name says
+(`provider_prompt_tokens`), so benches and tests see what a user pays.
 """
 
 from __future__ import annotations
@@ -29,13 +30,14 @@ from typing import Any
 from app.bench.chat_stream import LoopbackServer, send_stream, stream_events
 from app.core.agent.completion_check import normalise
 from app.core.agent.prompts import PromptBuilder
+from app.core.agent.usage_estimate import estimate_prompt_tokens
 from app.core.config import Settings
+from app.core.image_tokens import rule_for_model
 from app.core.perception.controls import prompt_role
 
 from .task_suite import TASKS, BenchTask, ScriptStep, Target
 
 MAX_SCROLLS = 3                 # scrolls a list this often looking for a step's control, then gives up
-IMAGE_TOKENS = 85
 ROW_SLACK_PX = 60               # a switch counts as a row's when their centres are this close vertically
 MODEL_NAME = "oracle"
 
@@ -243,7 +245,7 @@ class OracleModel:
         """The reply to one chat-completions request body, counted."""
         with self._lock:
             answer = self._answer(body)
-            answer.prompt_tokens = _prompt_tokens(body)
+            answer.prompt_tokens = provider_prompt_tokens(body)
             answer.completion_tokens = max(1, len(answer.text) // 4)
             self.tally.calls[answer.kind] = self.tally.calls.get(answer.kind, 0) + 1
             self.tally.prompt_tokens += answer.prompt_tokens
@@ -350,21 +352,18 @@ def _targeted(step: ScriptStep, control: ScreenControl) -> dict[str, Any]:
     return _act(step.function, "CONTINUE", f"{step.describe()}: control {control.id}", **arguments)
 
 
-def _prompt_tokens(body: dict[str, Any]) -> int:
-    """An estimate of the request's prompt tokens: characters / 4, IMAGE_TOKENS per image."""
-    characters, images = 0, 0
-    for message in body.get("messages", []):
-        content = message.get("content")
-        if isinstance(content, str):
-            characters += len(content)
-            continue
-        for part in content or []:
-            if part.get("type") == "image_url":
-                images += 1
-            else:
-                characters += len(part.get("text", ""))
-    characters += len(json.dumps(body.get("tools") or []))
-    return characters // 4 + images * IMAGE_TOKENS
+def provider_prompt_tokens(body: dict[str, Any]) -> int:
+    """The request's prompt tokens as a provider would count them: the text (system message and tools
+    included) at characters / 4, each image by the rule for the request's model name
+    (`image_tokens.rule_for_model`: OpenAI's, Anthropic's or Gemini's where the name says, else the
+    stated estimate, gpt-4o's tiles at the detail the image part asks for)."""
+    model = str(body.get("model") or MODEL_NAME)
+    details = {str((part.get("image_url") or {}).get("detail") or "high")
+               for message in body.get("messages", []) if isinstance(message.get("content"), list)
+               for part in message["content"] if part.get("type") == "image_url"}
+    rule = rule_for_model(model, detail="low" if details == {"low"} else "high")
+    text, images = estimate_prompt_tokens(body.get("messages", []), body.get("tools"), rule)
+    return text + images
 
 
 # ----------------------------------------------------------------------------- HTTP

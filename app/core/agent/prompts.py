@@ -35,6 +35,7 @@ from app.core.config import Settings
 from app.core.device.app_catalog import WELL_KNOWN_LABELS
 from app.core.perception.controls import PROMPT_FLAGS, Control
 from app.core.perception.protected_screen import hide_password
+from app.core.providers import image_detail_for
 
 REPLY_TOOL_NAME = "act"
 APPS_CHAR_LIMIT = 400
@@ -68,6 +69,7 @@ class PromptBuilder:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.offered_functions: tuple[str, ...] = ()     # use_skill / go_to_screen, once a system message offers them
+        self.detail = image_detail_for(settings.provider)   # each image's `detail` ("" = none sent)
 
     def system_message(self, offer_skills: bool = False, offer_screens: bool = False) -> dict[str, Any]:
         sections = _sections("system.txt")
@@ -167,8 +169,8 @@ class PromptBuilder:
         `{"execution_result", "confidence", "reasoning", "improvement_suggestions"}`."""
         sections = _sections("reflection.txt")
         before = sections["before"].substitute(action=_neutralise(action_text)).strip()
-        content = [_text_part(before), _image_part(before_url),
-                   _text_part(sections["after"].substitute().strip()), _image_part(after_url)]
+        content = [_text_part(before), _image_part(before_url, self.detail),
+                   _text_part(sections["after"].substitute().strip()), _image_part(after_url, self.detail)]
         return [{"role": "system", "content": sections["system"].substitute().strip()},
                 {"role": "user", "content": content}]
 
@@ -182,7 +184,7 @@ class PromptBuilder:
                                            controls=listed or "(the controls could not be read)").strip()
         content: list[dict[str, Any]] = [_text_part(text)]
         if image_url:
-            content.insert(0, _image_part(image_url))
+            content.insert(0, _image_part(image_url, self.detail))
         return [{"role": "system", "content": sections["system"].substitute().strip()},
                 {"role": "user", "content": content}]
 
@@ -198,7 +200,7 @@ class PromptBuilder:
                                            controls=listed or "(the controls could not be read)").strip()
         content: list[dict[str, Any]] = [_text_part(text)]
         if image_url:
-            content.insert(0, _image_part(image_url))
+            content.insert(0, _image_part(image_url, self.detail))
         return [{"role": "system", "content": sections["system"].substitute(shape=shape).strip()},
                 {"role": "user", "content": content}]
 
@@ -230,7 +232,7 @@ class PromptBuilder:
         if not kinds:
             kinds = [kind for kind in ("clean", "annotated") if urls.get(kind)][:1]
         label = "both" if len(kinds) == 2 else (kinds[0] if kinds else "")
-        return [_image_part(urls[kind]) for kind in kinds], label
+        return [_image_part(urls[kind], self.detail) for kind in kinds], label
 
     def _recent(self, memory_items: Sequence[MemoryItem]) -> list[MemoryItem]:
         count = self.settings.agent.recent_steps_in_prompt
@@ -333,5 +335,6 @@ def _text_part(text: str) -> dict[str, Any]:
     return {"type": "text", "text": text}
 
 
-def _image_part(url: str) -> dict[str, Any]:
-    return {"type": "image_url", "image_url": {"url": url}}
+def _image_part(url: str, detail: str = "") -> dict[str, Any]:
+    """An image part; with `detail` ("high", "low", "auto") as the provider's preset sends it."""
+    return {"type": "image_url", "image_url": {"url": url, **({"detail": detail} if detail else {})}}

@@ -107,11 +107,11 @@ class Control:
         return " ".join(parts)
 
     def _prompt_flags(self) -> list[str]:
+        """Long-clickable is left out: any control can be long-pressed, most list it for an accessibility
+        menu only, and on a keyboard it was a word on every key."""
         flags = []
         if self.clickable:
             flags.append("tap")
-        if self.long_clickable:
-            flags.append("long")
         if self.scrollable:
             flags.append("scroll")
         if self.checkable:
@@ -127,7 +127,7 @@ class Control:
         return flags
 
 
-PROMPT_FLAGS = "tap=clickable, long=long-press, scroll=scrollable"
+PROMPT_FLAGS = "tap=clickable, scroll=scrollable"
 """The short state words of a prompt line that need explaining (the others are plain English)."""
 
 _ROLE_BY_CLASS = {
