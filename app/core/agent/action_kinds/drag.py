@@ -62,7 +62,7 @@ def _end(word: str) -> dict[str, Any]:
 class DragAction(ActionKind[Drag]):
     name = "drag"
     arguments = Drag
-    hint = "each end a control id or a point"
+    hint = "press, hold, move, release (move a slider, reorder a list); each end an id or a point"
     places = (FROM, TO)
     shorthand = ("drag ID|X,Y ID|X,Y [MS]",)
 
