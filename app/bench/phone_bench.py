@@ -238,6 +238,6 @@ def run_phone_bench(rounds: int = 15, choice: PhoneChoice = DEFAULT_CHOICE) -> P
         if times.idle_failures:
             report.notes.append(f"{column}: {times.idle_failures} of {rounds} dumps failed with "
                                 "\"could not get idle state\".")
-    report.notes.append("`am start -n` alternates between Settings and Contacts. No row for uiautomator2's server: "
-                        "the virtual phone does not serve it yet.")
+    report.notes.append("`am start -n` alternates between Settings and Contacts. A dump through uiautomator2's server "
+                        "on the phone is measured by `agentdesk bench perception`, beside its cost's sources.")
     return report
