@@ -113,3 +113,20 @@ async def test_the_scripted_server_counts_images_as_a_provider_would():
         async with ModelClient(provider, None) as client:
             response = await client.complete(messages)
     assert (response.prompt_tokens, response.prompt_estimated) == (10 + 1659, False)
+
+
+def test_the_prompt_sends_the_presets_detail_with_every_image():
+    from app.core.agent.prompts import PromptBuilder, ScreenContext
+    from app.core.config import Settings
+
+    screen = ScreenContext(controls=[], screen_size=(1080, 2400), image_size=(540, 1200),
+                           image_urls={"clean": "data:image/jpeg;base64,AA"}, screen_only=True)
+    openai = Settings()                                          # the OpenAI preset, api.openai.com
+    parts = [part for part in PromptBuilder(openai).user_message("r", screen)["content"] if part["type"] == "image_url"]
+    assert [part["image_url"]["detail"] for part in parts] == ["high"]
+    local = Settings()
+    local.provider.preset, local.provider.base_url = "Ollama", "http://localhost:11434/v1"
+    parts = [part for part in PromptBuilder(local).user_message("r", screen)["content"] if part["type"] == "image_url"]
+    assert parts and all("detail" not in part["image_url"] for part in parts)
+    checks = PromptBuilder(openai).reflection_messages("Tap", "data:before", "data:after")[1]["content"]
+    assert [part["image_url"]["detail"] for part in checks if part["type"] == "image_url"] == ["high", "high"]
