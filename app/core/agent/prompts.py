@@ -5,9 +5,15 @@ The wording lives in `app/resources/prompts/*.txt` (sections marked `## name`, f
 from the registry of action kinds (`action_kinds`: names, argument models, hints), so the prompt
 cannot drift from what validation accepts.
 
-With `images.send = "none"`, or when the step has no images (the client found the model reads
-text only), no image part is sent and the message says the controls list is all the model
-gets; `without_images` turns a message built with images into that text-only form.
+The images are those the step made (`images.send`; with "auto", the default, `image_choice` decides:
+the annotated one, and the clean one too when the ids hide what matters or the model asked), each
+sent with the `detail` of the provider's preset. With `images.send = "none"`, or when the step has
+no images (the client found the model reads text only), no image part is sent and the message says
+the controls list is all the model gets; `without_images` turns a message built with images into
+that text-only form.
+
+Everything here is sent with every request, so it is kept short (GUIDE §5: 1,500 tokens on a dense
+screen with the system message and the reply tool; `agentdesk bench agent` measures it).
 
 Screen text is untrusted (GUIDE §6): controls go inside `<screen_controls untrusted="true">`,
 and anything that could close that block early is neutralised. Control centres are given
