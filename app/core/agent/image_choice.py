@@ -8,7 +8,9 @@ when the annotation hides what matters:
 - the last action changed nothing on the screen (the model may have misread what lay under a badge);
 - much of the screen is web content (a WebView over a quarter of it: its page is often missing from
   the controls list, so the picture is all the model has of it, and boxes drawn over it hide it);
-- the badges cover the labels of more than half the labelled controls (`annotate_measured`);
+- the badges hide more than half the labelled controls, each with a fifth of its box or more under
+  badges (`annotate.hidden_share`: small icons packed edge to edge; a badge in the corner of a wide
+  row or a big key hides little of it);
 
 and only the clean one when nothing can be numbered (no controls, or a screenshot-only step: the
 annotated picture would be the same pixels).
@@ -21,7 +23,7 @@ from collections.abc import Sequence
 from app.core.perception.controls import Control
 
 COVERED_SHARE_FOR_CLEAN = 0.5
-"""More than this share of the labelled controls with a badge over their label: the clean image goes too."""
+"""More than this share of the labelled controls hidden by badges: the clean image goes too."""
 WEB_SHARE_FOR_CLEAN = 0.25
 """A WebView covering more than this share of the screen: the clean image goes too."""
 
@@ -32,7 +34,7 @@ NOTHING_NUMBERED = "no control could be numbered"
 
 
 def covered_reason(share: float) -> str:
-    return f"the badges cover the labels of {share:.0%} of the labelled controls"
+    return f"the badges hide {share:.0%} of the labelled controls"
 
 
 def clean_reason_before_annotating(controls: Sequence[Control], screen_size: tuple[int, int], *,

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
 from PIL import Image, ImageDraw, ImageFont
 
-from app.core.perception.badge_layout import labels_covered, place_badges
+from app.core.perception.badge_layout import place_badges
 from app.core.perception.controls import Control
 
 Colour = tuple[int, int, int]
@@ -52,8 +52,7 @@ def annotate_measured(image: Image.Image, controls: Iterable[Control], *,
     top-left corner, else left of it, else at another spot clear of other labels and
     badges, inside the box only when there is no room outside (`badge_layout.py`, shared
     with the mirror). Font size and line width follow the image size (font at least MIN_FONT_PX).
-    Also returns the share of the labelled controls drawn whose label a badge covers
-    (`badge_layout.labels_covered`; 0 when none is labelled).
+    Also returns the share of the labelled controls drawn that badges hide (`hidden_share`).
     """
     factor = 1.0 if scale is None else scale
     canvas = image.convert("RGB") if image.mode != "RGB" else image.copy()
@@ -72,8 +71,33 @@ def annotate_measured(image: Image.Image, controls: Iterable[Control], *,
     for (control, _), (x, y) in zip(shown, corners, strict=True):
         canvas.paste(_badge_tile(font_px, str(control.id), control_colour(control.id)), (int(x), int(y)))
     drawn = [(x, y, x + width, y + height) for (x, y), (width, height, _, _) in zip(corners, badges, strict=True)]
-    covered = sum(labels_covered(boxes, drawn, labelled))
-    return canvas, covered / max(1, sum(labelled))
+    return canvas, hidden_share(boxes, drawn, labelled)
+
+
+HIDDEN_AREA = 0.2
+"""A labelled box with at least this share of its area under badges counts as hidden."""
+
+
+def hidden_share(boxes: Sequence[Box | tuple[float, float, float, float]],
+                 badges: Sequence[tuple[float, float, float, float]], labelled: Sequence[bool]) -> float:
+    """The share of the labelled boxes that badges hide: at least `HIDDEN_AREA` of the box under badges
+    (its own or others'). A badge in the corner of a wide row hides little of it; on a keyboard's key
+    it hides the letter. 0 when no box is labelled."""
+    rows: dict[int, list[tuple[float, float, float, float]]] = {}
+    for badge in badges:                              # badges by 64-px band, so each box meets only its own
+        for band in range(int(badge[1]) // 64, int(badge[3]) // 64 + 1):
+            rows.setdefault(band, []).append(badge)
+    hidden = 0
+    for box, has_label in zip(boxes, labelled, strict=True):
+        if not has_label:
+            continue
+        left, top, right, bottom = box
+        area = max(1.0, (right - left) * (bottom - top))
+        near = {badge for band in range(int(top) // 64, int(bottom) // 64 + 1) for badge in rows.get(band, ())}
+        under = sum(max(0.0, min(right, x1) - max(left, x0)) * max(0.0, min(bottom, y1) - max(top, y0))
+                    for x0, y0, x1, y1 in near)
+        hidden += under >= HIDDEN_AREA * area
+    return hidden / max(1, sum(labelled))
 
 
 def is_labelled_box(control: Control) -> bool:
