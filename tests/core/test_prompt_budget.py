@@ -8,12 +8,16 @@ import json
 import re
 from xml.sax.saxutils import quoteattr
 
+from PIL import Image
+
 from app.bench.agent_bench import REQUEST
 from app.bench.prompt_size import PROMPT_TOKEN_BUDGET, prompt_size, tools_as_sent
-from app.core.agent.prompts import PromptBuilder
+from app.core.agent.coordinates import CoordinateMapper
+from app.core.agent.prompts import PromptBuilder, control_lines
 from app.core.config import Settings
 from app.core.perception.controls import PROMPT_NAME_LIMIT, prompt_role
 from app.core.perception.hierarchy import extract_controls, parse_hierarchy, screen_size_from_hierarchy
+from app.core.perception.model_image import fit_for_model
 
 DENSE_DUMP = "kram1k__android_avito_parsing/search_hierarchy.xml"      # 323 nodes, 88 controls
 LINE = re.compile(r'^(\d+)(?: ([^\s"]+))?(?: ("(?:[^"\\]|\\.)*"))?(?: ([a-z,]+))? @(-?\d+),(-?\d+)$')
@@ -60,11 +64,6 @@ def assert_every_control_listed(xml: str) -> None:
     builder = PromptBuilder(settings)
     size = prompt_size(xml, REQUEST, settings)
     controls = extract_controls(xml, screen_size_from_hierarchy(parse_hierarchy(xml)))
-    from PIL import Image
-
-    from app.core.agent.coordinates import CoordinateMapper
-    from app.core.agent.prompts import control_lines
-    from app.core.perception.model_image import fit_for_model
     screen_size = screen_size_from_hierarchy(parse_hierarchy(xml))
     image_size = fit_for_model(Image.new("L", screen_size), settings.images.max_side)[0].size
     lines = control_lines(controls, CoordinateMapper(screen_size, image_size)).splitlines()
