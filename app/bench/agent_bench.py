@@ -326,6 +326,9 @@ def _measure(phone: BenchPhone, model_url: str, rounds: int, table: BenchTable, 
         size = prompt_size(xml, REQUEST)
         table.put(column, figure, size.tokens, size.seed_tokens, unit="tokens", budget=PROMPT_TOKEN_BUDGET,
                   baseline_name="same prompt, controls as seed 000's JSON")
+        both = size.image_tokens // max(1, len(size.images)) * 2       # what "both", the old default, sent
+        table.put(column, figure.replace("prompt incl. system message", "images sent with that prompt"),
+                  size.image_tokens, both, unit="tokens", baseline_name="both images (the old default)")
         source = screen.source if screen is not None and xml is screen.xml else where
         note = f"{figure}: {size.describe()} ({node_count(xml)} nodes, {size.controls} controls; {source})."
         if note not in table.notes:
@@ -347,9 +350,10 @@ def run_agent_bench(rounds: int = 8, choice: PhoneChoice = DEFAULT_CHOICE) -> Be
         "model requests. Ours and the baseline send the same JPEG images; the baseline captures with "
         "screencap -p and decodes a PNG. Their runs alternate, with the same number of steps.",
         "Prompt tokens are characters / 4, the system message and the reply tool's definition included (both "
-        "are sent with every request). The step's images are not in this figure yet: what they cost depends on "
-        "the model's own rule. The baseline lists the same controls as seed 000's JSON "
-        "({\"id\", \"name\", \"type\", \"rect\"}).",
+        "are sent with every request); the note gives o200k_base's count too when bpe-openai is installed. The "
+        "baseline lists the same controls as seed 000's JSON ({\"id\", \"name\", \"type\", \"rect\"}). The "
+        "images row counts the pictures the default setting (images.send auto) sends on that screen, by the "
+        "default model's own rule (the note names it), against both images, the old default.",
         "The model taps (300, 60) every step: the virtual phone's title, the status bar of most phones.",
         "The settle and moving-screen rows come from other runs, whose model opens Settings and goes Home in "
         "turn (each action moves the screen); a step's wait is its StepRecord.settle_ms. Four kinds of run take "

@@ -1,7 +1,7 @@
 """The oracle: a loopback OpenAI-compatible chat-completions server that answers each suite task from its script.
 
 It reads what a real model would: the request text and the screen's controls as the prompt
-lists them (`[12] Button "Send" (clickable) @540,2200`). Each script step names its control,
+lists them (`12 button "Send" tap @540,2200`). Each script step names its control,
 and the oracle finds that control's numeric id on the current screen; a control that is not
 there (after scrolling a list a few times) makes it answer FAIL, so a wrong script fails.
 
@@ -10,8 +10,9 @@ has acted on a control in a run (a replayed skill may have done part of the work
 over), a screen that already shows the task's expected end makes it answer FINISH, and a
 missing step control with a later step's control shown makes it go on from there; once it
 drives, it never skips a step. The completion check's question is answered "done": true, a
-reflection question "success". Calls and tokens are counted (tokens are estimated: a
-character is a quarter of a token, an image 85 tokens, as a low-detail image costs).
+reflection question "success". Calls and tokens are counted as a provider would count them: a
+character is a quarter of a token, an image costs what the rule for the request's model name says
+(`provider_prompt_tokens`), so benches and tests see what a user pays.
 """
 
 from __future__ import annotations
@@ -29,17 +30,21 @@ from typing import Any
 from app.bench.chat_stream import LoopbackServer, send_stream, stream_events
 from app.core.agent.completion_check import normalise
 from app.core.agent.prompts import PromptBuilder
+from app.core.agent.usage_estimate import estimate_prompt_tokens
 from app.core.config import Settings
+from app.core.image_tokens import rule_for_model
+from app.core.perception.controls import prompt_role
 
 from .task_suite import TASKS, BenchTask, ScriptStep, Target
 
 MAX_SCROLLS = 3                 # scrolls a list this often looking for a step's control, then gives up
-IMAGE_TOKENS = 85
 ROW_SLACK_PX = 60               # a switch counts as a row's when their centres are this close vertically
 MODEL_NAME = "oracle"
 
-# `[12] Button "Send" (clickable,checked) @540,2200`: the name is JSON-quoted and left out when it equals the type.
-_CONTROL_LINE = re.compile(r'^\[(\d+)\] (\S+)(?: ("(?:[^"\\]|\\.)*"))?(?: \(([^)]*)\))? @(-?\d+),(-?\d+)$')
+# `12 button "Send" tap,checked @540,2200` (`Control.to_prompt_line`): a role word (none for plain text or a
+# container), the JSON-quoted name (left out when it is only the class: the role or class stands for it),
+# the states, the centre.
+_CONTROL_LINE = re.compile(r'^(\d+)(?: ([^\s"]+))?(?: ("(?:[^"\\]|\\.)*"))?(?: ([a-z,]+))? @(-?\d+),(-?\d+)$')
 
 
 @dataclass(frozen=True)
@@ -81,9 +86,9 @@ def screen_controls(body: dict[str, Any]) -> list[ScreenControl]:
             match = _CONTROL_LINE.match(line.strip())
             if match:
                 number, kind, quoted, flags, x, y = match.groups()
-                name = json.loads(quoted) if quoted else kind
+                name = json.loads(quoted) if quoted else kind or ""
                 states = frozenset(filter(None, (flags or "").split(",")))
-                controls.append(ScreenControl(int(number), kind, name, states, int(x), int(y)))
+                controls.append(ScreenControl(int(number), kind or "", name, states, int(x), int(y)))
         if controls:
             return controls
     return []
@@ -92,8 +97,8 @@ def screen_controls(body: dict[str, Any]) -> list[ScreenControl]:
 def find_control(controls: list[ScreenControl], target: Target, clickable_only: bool = False) -> ScreenControl | None:
     """The control `target` names on this screen, or None (see `Target` for the order of the tests); with
     `clickable_only`, only a control the prompt marks clickable (a tap's target, not a page's title)."""
-    candidates = [c for c in controls if (not target.kind or c.type == target.kind)
-                  and (not clickable_only or "clickable" in c.flags)]
+    candidates = [c for c in controls if (not target.kind or c.type in (target.kind, prompt_role(target.kind)))
+                  and (not clickable_only or "tap" in c.flags)]
     if target.above:
         label = find_control(controls, Target(target.above))
         if label is None:
@@ -240,7 +245,7 @@ class OracleModel:
         """The reply to one chat-completions request body, counted."""
         with self._lock:
             answer = self._answer(body)
-            answer.prompt_tokens = _prompt_tokens(body)
+            answer.prompt_tokens = provider_prompt_tokens(body)
             answer.completion_tokens = max(1, len(answer.text) // 4)
             self.tally.calls[answer.kind] = self.tally.calls.get(answer.kind, 0) + 1
             self.tally.prompt_tokens += answer.prompt_tokens
@@ -347,21 +352,18 @@ def _targeted(step: ScriptStep, control: ScreenControl) -> dict[str, Any]:
     return _act(step.function, "CONTINUE", f"{step.describe()}: control {control.id}", **arguments)
 
 
-def _prompt_tokens(body: dict[str, Any]) -> int:
-    """An estimate of the request's prompt tokens: characters / 4, IMAGE_TOKENS per image."""
-    characters, images = 0, 0
-    for message in body.get("messages", []):
-        content = message.get("content")
-        if isinstance(content, str):
-            characters += len(content)
-            continue
-        for part in content or []:
-            if part.get("type") == "image_url":
-                images += 1
-            else:
-                characters += len(part.get("text", ""))
-    characters += len(json.dumps(body.get("tools") or []))
-    return characters // 4 + images * IMAGE_TOKENS
+def provider_prompt_tokens(body: dict[str, Any]) -> int:
+    """The request's prompt tokens as a provider would count them: the text (system message and tools
+    included) at characters / 4, each image by the rule for the request's model name
+    (`image_tokens.rule_for_model`: OpenAI's, Anthropic's or Gemini's where the name says, else the
+    stated estimate, gpt-4o's tiles at the detail the image part asks for)."""
+    model = str(body.get("model") or MODEL_NAME)
+    details = {str((part.get("image_url") or {}).get("detail") or "high")
+               for message in body.get("messages", []) if isinstance(message.get("content"), list)
+               for part in message["content"] if part.get("type") == "image_url"}
+    rule = rule_for_model(model, detail="low" if details == {"low"} else "high")
+    text, images = estimate_prompt_tokens(body.get("messages", []), body.get("tools"), rule)
+    return text + images
 
 
 # ----------------------------------------------------------------------------- HTTP

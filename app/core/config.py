@@ -93,14 +93,15 @@ def needs_api_key(base_url: str) -> bool:
     return host not in LOCAL_HOSTS
 
 
-IMAGE_SEND_CHOICES = ("both", "annotated", "clean", "none")
+IMAGE_SEND_CHOICES = ("auto", "annotated", "both", "clean", "none")
 _PACKAGE_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*(?:\.[A-Za-z][A-Za-z0-9_]*)*")
 
 
 class ImageSettings(_Section):
-    send: Literal["annotated", "clean", "both", "none"] = Field(
-        "both", description="screenshots sent to the model; 'none' = text only (the controls list), for a model "
-                            "that cannot read images")
+    send: Literal["auto", "annotated", "clean", "both", "none"] = Field(
+        "auto", description="screenshots sent to the model: auto = the annotated one, and the clean one too when "
+                            "the annotation hides what matters or the model asks for it (`image_choice.py`); "
+                            "'none' = text only (the controls list), for a model that cannot read images")
     max_side: int = Field(1280, ge=256, le=4096)
     format: Literal["jpeg", "png"] = "jpeg"
     jpeg_quality: int = Field(80, ge=30, le=95)
@@ -323,14 +324,33 @@ def settings_sections() -> dict[str, type[_Section]]:
             if isinstance(field.annotation, type) and issubclass(field.annotation, _Section)}
 
 
+SETTINGS_VERSION = 2
+"""Written into the settings file as "version". 2: images.send gained "auto", the new default; a file
+without a version (1) that holds the old default, "both", is read as "auto" (`_migrate`)."""
+
+
+def _migrate(data: dict) -> dict:
+    """The file's data as the current version reads it. Version 1 wrote every value, so its images.send
+    "both" was the default for all who never changed it: it becomes the new default, "auto" (which still
+    sends both images when the annotation hides what matters). A chosen "annotated", "clean" or "none" stays."""
+    version = data.get("version", 1)
+    images = data.get("images")
+    if isinstance(version, int) and version < 2 and isinstance(images, dict) and \
+            isinstance(images.get("send"), str) and images["send"].strip().lower() == "both":
+        data = {**data, "images": {**images, "send": "auto"}}
+    return data
+
+
 def load_settings(path: Path) -> tuple[Settings, list[str]]:
-    """Read settings; returns (settings, warnings). Missing file → defaults, no warning."""
+    """Read settings; returns (settings, warnings). Missing file → defaults, no warning. An older
+    file's values are read as the current version means them (`_migrate`)."""
     if not path.exists():
         return Settings(), []
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
         if not isinstance(data, dict):
             raise ValueError("the file does not hold a JSON object")
+        data = _migrate(data)
     except (OSError, ValueError) as exc:
         return Settings(), [f"Settings file {path} could not be read ({exc}); using defaults. "
                             "The file was left as it is."]
@@ -355,5 +375,6 @@ def save_settings(settings: Settings, path: Path) -> None:
     """Write atomically (temp file, then rename), so a crash never leaves half a file."""
     path.parent.mkdir(parents=True, exist_ok=True)
     temp = path.with_suffix(".tmp")
-    temp.write_text(json.dumps(settings.model_dump(mode="json"), indent=2), encoding="utf-8")
+    temp.write_text(json.dumps({"version": SETTINGS_VERSION, **settings.model_dump(mode="json")}, indent=2),
+                    encoding="utf-8")
     temp.replace(path)

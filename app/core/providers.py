@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 from urllib.parse import urlsplit
 
+from app.core.image_tokens import ImageRule, rule_for_model
+
 if TYPE_CHECKING:
     from app.core.config import ProviderSettings, Settings
 
@@ -41,6 +43,10 @@ class ProviderPreset:
     `images` says whether the default model is known to read images; `structured_output` is the
     strongest `response_format` the server is known to accept when tools are not used; `prices`
     maps model-name prefixes to prices (longest prefix wins) and only applies at this preset's host.
+    `image_tokens` names the rule its models count an image's tokens by when the server reports no
+    usage (`app.core.image_tokens`: "openai", "anthropic", "gemini"; "" = estimated, or the model's
+    name says: "openai/gpt-4o", "claude-…"); `image_detail` is the `detail` sent with each image ("" =
+    none, the server's default).
     """
 
     name: str
@@ -55,6 +61,8 @@ class ProviderPreset:
     images: ImageSupport = "unknown"
     structured_output: StructuredOutput = "none"
     prices: dict[str, Price] = field(default_factory=dict, hash=False, compare=False)
+    image_tokens: str = ""
+    image_detail: str = ""
 
     def facts(self) -> str:
         """One line for a person: price, how long a reply may take, and the retries."""
@@ -85,16 +93,16 @@ PRESETS: tuple[ProviderPreset, ...] = (
     ProviderPreset("OpenAI", "https://api.openai.com/v1", "gpt-4o", True,
                    "Needs an API key from platform.openai.com. Vision models (gpt-4o, gpt-4.1) see the screen; "
                    "text-only ones get the controls as text.", timeout_seconds=60.0, images="yes",
-                   structured_output="json_schema", prices=OPENAI_PRICES),
+                   structured_output="json_schema", prices=OPENAI_PRICES, image_tokens="openai", image_detail="high"),
     ProviderPreset("Anthropic", "https://api.anthropic.com/v1", "claude-sonnet-4-5", True,
                    "Needs an API key from console.anthropic.com (Claude through its OpenAI-compatible endpoint). "
                    "Claude models see the screen.", images="yes",
                    prices={"claude-sonnet-4": (3.00, 15.00), "claude-opus-4": (15.00, 75.00),
-                           "claude-haiku-4-5": (1.00, 5.00)}),
+                           "claude-haiku-4-5": (1.00, 5.00)}, image_tokens="anthropic"),
     ProviderPreset("Gemini", "https://generativelanguage.googleapis.com/v1beta/openai", "gemini-2.5-flash", True,
                    "Needs an API key from aistudio.google.com (Gemini through its OpenAI-compatible endpoint). "
                    "Gemini models see the screen.", images="yes", structured_output="json_schema",
-                   prices={"gemini-2.5-flash": (0.30, 2.50), "gemini-2.5-pro": (1.25, 10.00)}),
+                   prices={"gemini-2.5-flash": (0.30, 2.50), "gemini-2.5-pro": (1.25, 10.00)}, image_tokens="gemini"),
     ProviderPreset("OpenRouter", "https://openrouter.ai/api/v1", "openai/gpt-4o", True,
                    "Needs an OpenRouter key; models are named provider/model, e.g. openai/gpt-4o.", images="yes",
                    structured_output="json_schema",
@@ -121,7 +129,7 @@ PRESETS: tuple[ProviderPreset, ...] = (
     ProviderPreset("Azure OpenAI", f"https://{AZURE_PLACEHOLDER}.openai.azure.com/openai/v1", "", True,
                    f"Replace {AZURE_PLACEHOLDER} with your resource name; the model is your deployment name, "
                    "and the key is the Azure resource key (Keys and Endpoint).", "deployment name",
-                   timeout_seconds=60.0, structured_output="json_schema"),
+                   timeout_seconds=60.0, structured_output="json_schema", image_tokens="openai", image_detail="high"),
     ProviderPreset(CUSTOM, "", "", True,
                    "Any server that speaks the OpenAI chat-completions API: enter its base URL (usually "
                    "ending in /v1) and the model name."),
@@ -214,6 +222,20 @@ def structured_output_for(provider: ProviderSettings) -> StructuredOutput:
     if preset.name == CUSTOM and is_local(provider):
         return "json_schema"
     return preset.structured_output
+
+
+def image_rule_for(provider: ProviderSettings) -> ImageRule:
+    """How `provider`'s model counts an image's tokens (`image_tokens`): its preset's rule, or the one
+    its model's name says (OpenRouter's "openai/gpt-4o"), else an estimate that says it is one."""
+    preset = preset_for(provider)
+    return rule_for_model(provider.model, preset.image_tokens, image_detail_for(provider) or "high")
+
+
+def image_detail_for(provider: ProviderSettings) -> str:
+    """The `detail` each image is sent with ("" = none). OpenAI's models read a phone screen's small text
+    only at "high"; left out, it is "auto", with which the model may take the 512-px "low" version and
+    the tokens cannot be known in advance. Other servers get none: they ignore it or may refuse it."""
+    return preset_for(provider).image_detail
 
 
 def connection_defaults_for_url(base_url: str) -> dict[str, float | int]:

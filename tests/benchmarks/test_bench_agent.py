@@ -3,7 +3,6 @@ at a small time scale). Checks structure and plausibility, not budgets."""
 
 from __future__ import annotations
 
-import json
 import re
 
 import pytest
@@ -11,6 +10,7 @@ import pytest
 from app.bench.agent_bench import MODEL_LATENCY_S, run_agent_bench
 from app.bench.moving_steps import DROIDRUN_FIXED_WAIT, DROIDRUN_NAME, TODAYS_FIXED_WAIT
 from app.bench.phones import PhoneChoice
+from app.bench.prompt_size import tools_as_sent
 from app.core.agent.prompts import PromptBuilder
 from app.core.config import AgentSettings, Settings
 from app.virtual_phone.latency import DUMP, INPUT, REALISTIC_COSTS, SCREENCAP_RAW
@@ -65,11 +65,16 @@ def test_the_prompt_counts_the_system_message(table):
     assert found and int(found[1].replace(",", "")) == system_chars
     step_chars, tool_chars = int(found[2].replace(",", "")), int(found[3].replace(",", ""))
     assert step_chars > 1000                                    # a screen's controls
-    assert tool_chars == len(json.dumps([PromptBuilder(Settings()).reply_tool()], ensure_ascii=False))
+    assert tool_chars == len(tools_as_sent([PromptBuilder(Settings()).reply_tool()]))     # as the client sends it
     for cell in row.cells.values():
         assert cell.value == (system_chars + step_chars + tool_chars) / 4
         assert cell.baseline > cell.value                      # seed 000's JSON list is longer
     assert ("corpus dump" in note) == CORPUS_DIR.is_dir()
+    images = next(r for r in table.rows if r.figure == figure.replace("prompt incl. system message",
+                                                                     "images sent with that prompt"))
+    assert images.unit == "tokens" and re.search(r"images: [\d,]+ tokens \(\d images?: .+; OpenAI gpt-4o", note)
+    for cell in images.cells.values():
+        assert 0 < cell.value <= cell.baseline                 # never more than both images, the old default
     dense = next(r for r in table.rows if r.figure == PROMPT)
     assert bool(dense.cells) == CORPUS_DIR.is_dir() != bool(dense.missing)
 

@@ -370,7 +370,7 @@ def test_control_geometry_and_prompt_line():
     xml = dump(node(button("Send", "[440,2150][640,2250]", enabled=False, selected=True), bounds="[0,0][1080,2400]"))
     control = extract_controls(xml)[0]
     assert (control.center, control.width, control.height) == ((540, 2200), 200, 100)
-    assert control.to_prompt_line() == '[1] Button "Send" (clickable,selected,disabled) @540,2200'
+    assert control.to_prompt_line() == '1 button "Send" tap,selected,disabled @540,2200'
 
 
 def test_prompt_line_truncates_and_omits_a_name_that_repeats_the_type():
@@ -378,6 +378,6 @@ def test_prompt_line_truncates_and_omits_a_name_that_repeats_the_type():
     switch = node(cls="a.Switch", checkable=True, bounds="[0,200][9,209]")
     xml = dump(node(button(long_text, "[0,0][1080,100]"), switch))
     first, second = extract_controls(xml)
-    assert first.to_prompt_line() == '[1] Button "Sustainable living through the latest d…" (clickable) @540,50'
-    assert second.to_prompt_line() == "[2] Switch (unchecked) @4,204"
+    assert first.to_prompt_line() == '1 button "Sustainable living through the…" tap @540,50'
+    assert second.to_prompt_line() == "2 switch unchecked @4,204"
 

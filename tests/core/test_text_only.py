@@ -130,12 +130,12 @@ def test_the_none_setting_sends_no_image_and_says_so():
 
 def test_image_setting_accepts_none_and_refuses_nonsense_clearly(tmp_path):
     assert ImageSettings(send=" None ").text_only
-    with pytest.raises(ValueError, match="must be one of both, annotated, clean, none"):
+    with pytest.raises(ValueError, match="must be one of auto, annotated, both, clean, none"):
         ImageSettings(send="text")
     path = tmp_path / "settings.json"
     path.write_text('{"images": {"send": "pictures"}}', encoding="utf-8")
     settings, warnings = load_settings(path)
-    assert settings.images.send == "both"
+    assert settings.images.send == "auto"
     assert len(warnings) == 1 and "images.send must be one of" in warnings[0]
 
 

@@ -33,7 +33,7 @@ from tests.e2e.conftest import ScriptedPerson, approve, phone_actions
 from tests.support.openai_server import FakeOpenAIServer, act, click, json_reply, user_texts
 
 WORDS = list(DEFAULT_SENSITIVE_WORDS)
-_LINE = re.compile(r'^\[(\d+)\] (\S+)(?: "(?:[^"\\]|\\.)*")?(?: \([^)]*\))? @(-?\d+),(-?\d+)$')
+_LINE = re.compile(r'^(\d+)(?: ([^\s"]+))?(?: "(?:[^"\\]|\\.)*")?(?: [a-z,]+)? @(-?\d+),(-?\d+)$')
 
 
 def slider_to_the_right(body: dict[str, Any]) -> Any:
@@ -41,7 +41,7 @@ def slider_to_the_right(body: dict[str, Any]) -> Any:
     for text in user_texts(body):
         for line in text.splitlines():
             match = _LINE.match(line.strip())
-            if match and match.group(2) == "SeekBar":
+            if match and match.group(2) == "slider":          # a SeekBar's role word
                 control_id, x, y = int(match.group(1)), int(match.group(3)), int(match.group(4))
                 return json_reply(act("drag", from_control_id=control_id, to_x=round(x * 1.6), to_y=y,
                                       duration_ms=400))(body)
@@ -71,8 +71,8 @@ def drag(**arguments: Any) -> Action:
 def test_the_prompt_and_the_tool_offer_drag():
     builder = PromptBuilder(Settings())
     system = builder.system_message()["content"]
-    assert "- drag(from_control_id?: int, from_x?: number, from_y?: number, to_control_id?: int" in system
-    assert "reorder a list" in system
+    assert "- drag(from_control_id?, from_x?, from_y?, to_control_id?, to_x?, to_y?, duration_ms?)" in system
+    assert "move a slider, reorder a list" in system
     assert "drag" in builder.reply_tool()["function"]["parameters"]["properties"]["action"]["properties"][
         "function"]["enum"]
 

@@ -10,7 +10,7 @@ from keyring.backends import fail
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QLineEdit
 
-from app.core.config import Settings
+from app.core.config import IMAGE_SEND_CHOICES, Settings
 from app.core.secrets import SecretStore
 from app.gui.settings.settings_dialog import SettingsDialog
 from tests.support.memory_keyring import MemoryKeyring
@@ -368,3 +368,12 @@ async def test_closing_the_dialog_cancels_a_running_test(make_dialog):
         dialog.reject()
         await asyncio.gather(task, return_exceptions=True)
     assert task.cancelled()
+
+
+def test_the_images_choice_offers_auto_as_the_default_and_every_setting(make_dialog):
+    dialog = make_dialog(Settings())
+    combo = dialog._fields["images.send"]
+    assert combo.currentData() == "auto" and combo.currentText().startswith("Auto: annotated")
+    assert {combo.itemData(index) for index in range(combo.count())} == set(IMAGE_SEND_CHOICES)
+    assert combo.accessibleName() == "Send to the model"
+    assert dialog.result_settings().images.send == "auto"

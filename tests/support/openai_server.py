@@ -22,7 +22,7 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 from app.bench.chat_stream import LoopbackServer, send_stream, stream_events
-from app.bench.oracle_model import message_texts
+from app.bench.oracle_model import message_texts, provider_prompt_tokens
 
 
 @dataclass
@@ -36,8 +36,9 @@ class ScriptedReply:
     error_code: str = "error"
     headers: dict[str, str] = field(default_factory=dict)
     delay_seconds: float = 0.0
-    prompt_tokens: int = 100
+    prompt_tokens: int | None = 100       # None: counted as a provider would, images by their model's rule
     completion_tokens: int = 20
+    usage: bool = True                    # False: the server reports no usage (the client then estimates)
     finish_reason: str | None = None      # None: "stop" (or "tool_calls" with tool arguments)
     undeclared_length: bool = False       # no Content-Length: the body ends when the connection closes
     stream_error: str = ""                # streamed: the server fails with this after the first words
@@ -130,8 +131,9 @@ def type_into(name: str, text: str) -> Responder:
 
 # --------------------------------------------------------------------- reading requests
 
-# `[12] Button "Send" (clickable) @540,2200` — the name is JSON-quoted, left out when it equals the type.
-_CONTROL_LINE = re.compile(r'^\[(\d+)\] (\S+)(?: ("(?:[^"\\]|\\.)*"))?(?: \([^)]*\))? @-?\d+,-?\d+$')
+# `12 button "Send" tap @540,2200` — a role word (none for plain text or a container), the JSON-quoted name
+# (left out when it is only the class: the role or class stands for it), the states, the centre.
+_CONTROL_LINE = re.compile(r'^(\d+)(?: ([^\s"]+))?(?: ("(?:[^"\\]|\\.)*"))?(?: [a-z,]+)? @-?\d+,-?\d+$')
 
 
 def user_texts(body: dict[str, Any]) -> list[str]:
@@ -147,7 +149,7 @@ def controls_in_request(body: dict[str, Any]) -> dict[int, str]:
             match = _CONTROL_LINE.match(line.strip())
             if match:
                 control_id, control_type, quoted = match.groups()
-                controls[int(control_id)] = json.loads(quoted) if quoted else control_type
+                controls[int(control_id)] = json.loads(quoted) if quoted else control_type or ""
         if controls:
             return controls
     return {}
@@ -285,8 +287,9 @@ class _Handler(BaseHTTPRequestHandler):
                                       "function": {"name": "act", "arguments": scripted.tool_arguments}}]
             finish_reason = "tool_calls"
         finish_reason = scripted.finish_reason or finish_reason
-        usage = {"prompt_tokens": scripted.prompt_tokens, "completion_tokens": scripted.completion_tokens,
-                 "total_tokens": scripted.prompt_tokens + scripted.completion_tokens}
+        prompt = scripted.prompt_tokens if scripted.prompt_tokens is not None else provider_prompt_tokens(body)
+        usage = {"prompt_tokens": prompt, "completion_tokens": scripted.completion_tokens,
+                 "total_tokens": prompt + scripted.completion_tokens} if scripted.usage else None
         return {"id": f"chatcmpl-{next(self.server.fake.ids)}", "object": "chat.completion",
                 "created": int(time.time()), "model": body.get("model", "fake-model"),
                 "choices": [{"index": 0, "message": message, "finish_reason": finish_reason}], "usage": usage}
@@ -298,7 +301,7 @@ class _Handler(BaseHTTPRequestHandler):
         text = completion["choices"][0]["message"].get("content") or ""
         send_stream(self, stream_events(
             completion, text_piece=max(8, len(text) // 200), arguments_piece=8,     # a long reply in ~200 chunks
-            include_usage=bool((body.get("stream_options") or {}).get("include_usage")),
+            include_usage=scripted.usage and bool((body.get("stream_options") or {}).get("include_usage")),
             stream_error=scripted.stream_error))
 
     def _send_error(self, status: int, message: str, code: str, headers: dict[str, str] | None = None) -> None:

@@ -186,6 +186,7 @@ class Decide(RunStrategy):
         await self._ask_questions(reply.questions)
         if reply.plan:
             rc.plan = list(reply.plan)
+        rc.clean_image_asked = reply.clean_image
         if action.does_something and rc.stuck.repeats_after_warning(action, ctx.get("fingerprint")):
             raise StuckFailure("Stuck: the model repeated the same action on an unchanged screen after a warning.")
         ctx.set("proposal", Proposal(

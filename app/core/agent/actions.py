@@ -127,6 +127,7 @@ class ModelReply(BaseModel):
     plan: list[str] = Field(default_factory=list)
     questions: list[str] = Field(default_factory=list)
     expect: Expectation | None = None      # with FINISH: what the screen should now show
+    clean_image: bool = False              # the next step sends the screen without ids drawn too (images.send auto)
 
     @field_validator("expect", mode="before")
     @classmethod
@@ -139,6 +140,13 @@ class ModelReply(BaseModel):
             return Expectation.model_validate(value)
         except ValidationError:
             return None
+
+    @field_validator("clean_image", mode="before")
+    @classmethod
+    def _lenient_flag(cls, value: Any) -> Any:
+        """Only a plain true asks for the clean image; anything else (a string, a number, null) is no ask,
+        never a reason to refuse the whole reply."""
+        return value is True
 
     @field_validator("plan", "questions", mode="before")
     @classmethod

@@ -13,7 +13,7 @@ from PIL import Image
 
 from app.core.device.errors import DeviceError
 from app.core.device.frames import Frame
-from app.core.perception.annotate import annotate
+from app.core.perception.annotate import annotate_measured
 from app.core.perception.controls import Control
 from app.core.perception.hierarchy import UiHierarchy
 from app.core.perception.model_image import data_url, encode_image, fit_for_model
@@ -26,6 +26,13 @@ from app.core.perception.protected_screen import (
 from app.core.perception.screen_diff import screen_fingerprint
 
 from .events import ReflectionMade
+from .image_choice import (
+    COVERED_SHARE_FOR_CLEAN,
+    NOTHING_NUMBERED,
+    clean_reason_before_annotating,
+    covered_reason,
+    kinds_for,
+)
 from .pipeline import StepContext, Strategy
 from .reflection import against_the_outcome, fast_reflection, model_reflection, no_change
 from .run_context import RunContext
@@ -172,6 +179,7 @@ class ModelImages:
     image_size: tuple[int, int]
     clean: Image.Image            # downscaled, as sent; also what reflection compares
     annotated: Image.Image
+    clean_reason: str = ""        # images.send "auto": why the clean image is sent ("" when it is not)
 
 
 NEWEST_PICTURE_WAIT_SECONDS = 1.0
@@ -188,20 +196,29 @@ def on_picture_thread(work: Callable[..., _T], *args: Any) -> Future[_T]:
 
 
 def prepare_model_images(image: Image.Image, controls: list[Control], max_side: int, image_format: str,
-                         quality: int, send: str, *, shrunk: tuple[Image.Image, float] | None = None) -> ModelImages:
+                         quality: int, send: str, *, shrunk: tuple[Image.Image, float] | None = None,
+                         clean_reason: str = "") -> ModelImages:
     """Downscale once (or take `shrunk`: `fit_for_model(image, max_side)` made earlier, while the
     controls were still on their way); encode the clean image on another thread while this one
     annotates (Pillow's encoders release the GIL, so the two overlap). `send="none"` (text only)
-    encodes nothing: the images are still made for the record and for reflection, but none is sent."""
+    encodes nothing: the images are still made for the record and for reflection, but none is sent.
+    `send="auto"` encodes what `image_choice` says: `clean_reason` is what was known before annotating;
+    badges over most labels, seen while annotating, add the clean image too."""
     small, scale = shrunk if shrunk is not None else fit_for_model(image, max_side)
-    clean = _ENCODER.submit(encode_image, small, image_format, quality) if send in ("clean", "both") else None
-    marked = annotate(small, controls, scale=scale)
+    if send == "auto" and not controls:
+        clean_reason = clean_reason or NOTHING_NUMBERED
+    kinds = kinds_for(send, clean_reason)
+    clean = _ENCODER.submit(encode_image, small, image_format, quality) if "clean" in kinds else None
+    marked, covered = annotate_measured(small, controls, scale=scale)
+    if send == "auto" and clean is None and covered > COVERED_SHARE_FOR_CLEAN:
+        clean_reason = covered_reason(covered)
+        clean = _ENCODER.submit(encode_image, small, image_format, quality)
     urls = {}
-    if clean is not None:
-        urls["clean"] = data_url(clean.result(), image_format)
-    if send in ("annotated", "both"):
+    if "annotated" in kinds:
         urls["annotated"] = data_url(encode_image(marked, image_format, quality), image_format)
-    return ModelImages(urls, small.size, small, marked)
+    if clean is not None:
+        urls = {"clean": data_url(clean.result(), image_format), **urls}
+    return ModelImages(urls, small.size, small, marked, clean_reason if send == "auto" and clean else "")
 
 
 class PrepareModelImages(RunStrategy):
@@ -231,13 +248,16 @@ class PrepareModelImages(RunStrategy):
         text_only = settings.text_only or getattr(self.rc.client, "text_only", False)
         send = "none" if text_only or withheld else settings.send
         early = ctx.get_or("model_picture")
+        reason = "" if send != "auto" else clean_reason_before_annotating(
+            controls, shot.size, screen_only=bool(ctx.get_or("screen_only")), asked=self.rc.clean_image_asked,
+            unchanged=bool(controls) and self.rc.stuck.last_screen() == ctx.get_or("fingerprint"))
 
         def prepare() -> ModelImages:
             # the picture CaptureScreenshot began to shrink, unless the step's picture changed since (a newer frame)
             same = early is not None and early[0] is shot.image and early[1] == settings.max_side
             shrunk = early[2].result() if same else None
             return prepare_model_images(shot.image, controls, settings.max_side, settings.format,
-                                        settings.jpeg_quality, send, shrunk=shrunk)
+                                        settings.jpeg_quality, send, shrunk=shrunk, clean_reason=reason)
         images = await asyncio.to_thread(prepare)
         ctx.set("model_images", images)
         self.rc.observed(ctx.step, shot.image, images.annotated, ctx.get("controls"), ctx.get_or("foreground") or "",

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from app.core.agent.records import ModelReplyRecord
 from app.core.config import ProviderSettings, Settings
-from app.core.providers import is_local, pricing_for
+from app.core.providers import image_rule_for, is_local, pricing_for
 from app.core.redaction import REDACTED, redact
 from app.core.secrets import register_secret
 
@@ -63,6 +63,7 @@ from .reply_reading import ReplyOverCap, StreamFailed, over_cap_failure, read_ca
 from .reply_stream import WORDS_INTERVAL_SECONDS
 from .request_shape import RequestShape
 from .text_only import MessageRewriter, TextOnlyModels, has_image_parts, is_image_refusal, strip_image_parts
+from .usage_estimate import estimate_prompt_tokens
 
 if TYPE_CHECKING:
     import openai
@@ -89,6 +90,7 @@ class ModelResponse:
     model: str
     duration_ms: float
     finish_reason: str = ""          # "length": cut off by the output budget
+    prompt_estimated: bool = False   # no usage reported: prompt_tokens is `usage_estimate`'s, images by their rule
 
     @property
     def cut_off(self) -> bool:
@@ -197,7 +199,7 @@ class ModelClient:
             except ModelBadRequest as error:
                 if not self.shape.adapt_to(error.detail, request):
                     raise
-        response = self._to_response(completion, started)
+        response = self._to_response(completion, started, messages, tools)
         if replies is not None:
             replies.append(ModelReplyRecord(
                 attempt=len(replies) + 1, outcome="accepted", raw_text=_raw_text(response),
@@ -250,7 +252,8 @@ class ModelClient:
         if self.on_retry is not None:
             self.on_retry(text)
 
-    def _to_response(self, completion: Any, started: float) -> ModelResponse:
+    def _to_response(self, completion: Any, started: float, messages: list[dict[str, Any]],
+                     tools: list[dict[str, Any]] | None) -> ModelResponse:
         choices = getattr(completion, "choices", None)
         if not choices:
             raise ModelServerError(
@@ -261,15 +264,20 @@ class ModelClient:
         tool_arguments = next((call.function.arguments for call in message.tool_calls or []
                                if getattr(call, "function", None) is not None), None)
         usage = completion.usage
+        prompt_tokens = getattr(usage, "prompt_tokens", None)
+        estimated = usage is None or prompt_tokens is None    # the server's figure wins wherever it gave one
+        if estimated:
+            text_tokens, image_tokens = estimate_prompt_tokens(messages, tools, image_rule_for(self.provider))
+            prompt_tokens = text_tokens + image_tokens
         response = ModelResponse(
-            text=message.content or "", tool_arguments=tool_arguments,
-            prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0,
+            text=message.content or "", tool_arguments=tool_arguments, prompt_tokens=int(prompt_tokens or 0),
             completion_tokens=getattr(usage, "completion_tokens", 0) or 0,
             model=completion.model or self.provider.model,
             duration_ms=(time.perf_counter() - started) * 1000,
-            finish_reason=str(getattr(choice, "finish_reason", "") or ""))
-        log.info("Model %s answered in %.0f ms (%d prompt + %d completion tokens).", response.model,
-                 response.duration_ms, response.prompt_tokens, response.completion_tokens)
+            finish_reason=str(getattr(choice, "finish_reason", "") or ""), prompt_estimated=estimated)
+        log.info("Model %s answered in %.0f ms (%d prompt%s + %d completion tokens).", response.model,
+                 response.duration_ms, response.prompt_tokens, " (estimated: no usage reported)" if estimated else "",
+                 response.completion_tokens)
         return response
 
     async def _read_body(self, raw: Any) -> Any:

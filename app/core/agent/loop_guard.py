@@ -34,6 +34,10 @@ class StuckDetector:
         """Remember an executed action and the screen it ran on."""
         self._recent.append((action_key(action), screen_fingerprint, True))
 
+    def last_screen(self) -> str | None:
+        """The fingerprint of the screen the last recorded action ran on (None before any)."""
+        return self._recent[-1][1] if self._recent else None
+
     def screen_checked(self, changed: bool) -> None:
         """The next screen shows whether the last action changed anything; update the diagnosis."""
         if not self._recent:

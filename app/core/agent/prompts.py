@@ -5,9 +5,15 @@ The wording lives in `app/resources/prompts/*.txt` (sections marked `## name`, f
 from the registry of action kinds (`action_kinds`: names, argument models, hints), so the prompt
 cannot drift from what validation accepts.
 
-With `images.send = "none"`, or when the step has no images (the client found the model reads
-text only), no image part is sent and the message says the controls list is all the model
-gets; `without_images` turns a message built with images into that text-only form.
+The images are those the step made (`images.send`; with "auto", the default, `image_choice` decides:
+the annotated one, and the clean one too when the ids hide what matters or the model asked), each
+sent with the `detail` of the provider's preset. With `images.send = "none"`, or when the step has
+no images (the client found the model reads text only), no image part is sent and the message says
+the controls list is all the model gets; `without_images` turns a message built with images into
+that text-only form.
+
+Everything here is sent with every request, so it is kept short (GUIDE §5: 1,500 tokens on a dense
+screen with the system message and the reply tool; `agentdesk bench agent` measures it).
 
 Screen text is untrusted (GUIDE §6): controls go inside `<screen_controls untrusted="true">`,
 and anything that could close that block early is neutralised. Control centres are given
@@ -33,8 +39,9 @@ from app.core.agent.coordinates import CoordinateMapper
 from app.core.agent.memory import MemoryItem
 from app.core.config import Settings
 from app.core.device.app_catalog import WELL_KNOWN_LABELS
-from app.core.perception.controls import Control
+from app.core.perception.controls import PROMPT_FLAGS, Control
 from app.core.perception.protected_screen import hide_password
+from app.core.providers import image_detail_for
 
 REPLY_TOOL_NAME = "act"
 APPS_CHAR_LIMIT = 400
@@ -43,6 +50,7 @@ PLAN_LINE_LIMIT = 100
 PLAN_STEPS_SHOWN = 5
 _BLOCK_TAG = re.compile(r"<\s*/?\s*screen_controls\b[^>]*>?", re.IGNORECASE)
 _TYPE_NAMES = {int: "int", float: "number", str: "str", bool: "bool"}
+_NUMBER_TYPES = {"int", "number", "int|number", "number|int"}
 
 
 @dataclass
@@ -67,6 +75,7 @@ class PromptBuilder:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.offered_functions: tuple[str, ...] = ()     # use_skill / go_to_screen, once a system message offers them
+        self.detail = image_detail_for(settings.provider)   # each image's `detail` ("" = none sent)
 
     def system_message(self, offer_skills: bool = False, offer_screens: bool = False) -> dict[str, Any]:
         sections = _sections("system.txt")
@@ -127,7 +136,8 @@ class PromptBuilder:
             add("screen_only" if image_parts else "screen_only_text")
         else:
             mapper = CoordinateMapper(screen.screen_size, screen.image_size, self.settings.provider.coordinate_mode)
-            add("controls", controls=control_lines(screen.controls or [], mapper) or "(no controls were found)")
+            add("controls", controls=control_lines(screen.controls or [], mapper) or "(no controls were found)",
+                flags=PROMPT_FLAGS)
         add("next")
         return {"role": "user", "content": [*image_parts, {"type": "text", "text": "\n".join(texts)}]}
 
@@ -165,8 +175,8 @@ class PromptBuilder:
         `{"execution_result", "confidence", "reasoning", "improvement_suggestions"}`."""
         sections = _sections("reflection.txt")
         before = sections["before"].substitute(action=_neutralise(action_text)).strip()
-        content = [_text_part(before), _image_part(before_url),
-                   _text_part(sections["after"].substitute().strip()), _image_part(after_url)]
+        content = [_text_part(before), _image_part(before_url, self.detail),
+                   _text_part(sections["after"].substitute().strip()), _image_part(after_url, self.detail)]
         return [{"role": "system", "content": sections["system"].substitute().strip()},
                 {"role": "user", "content": content}]
 
@@ -180,7 +190,7 @@ class PromptBuilder:
                                            controls=listed or "(the controls could not be read)").strip()
         content: list[dict[str, Any]] = [_text_part(text)]
         if image_url:
-            content.insert(0, _image_part(image_url))
+            content.insert(0, _image_part(image_url, self.detail))
         return [{"role": "system", "content": sections["system"].substitute().strip()},
                 {"role": "user", "content": content}]
 
@@ -196,39 +206,39 @@ class PromptBuilder:
                                            controls=listed or "(the controls could not be read)").strip()
         content: list[dict[str, Any]] = [_text_part(text)]
         if image_url:
-            content.insert(0, _image_part(image_url))
+            content.insert(0, _image_part(image_url, self.detail))
         return [{"role": "system", "content": sections["system"].substitute(shape=shape).strip()},
                 {"role": "user", "content": content}]
 
     def reply_tool(self) -> dict[str, Any]:
-        """The one tool whose call arguments are the whole reply object (GUIDE §2)."""
-        strings = {"type": "array", "items": {"type": "string"}}
+        """The one tool whose call arguments are the whole reply object (GUIDE §2). Kept small: it is
+        sent with every request, and the system message explains each field. The enums stay: a server
+        that constrains its output to the schema (the `response_format` when tools are off) keeps to them."""
         action = {"type": "object", "properties": {
             "function": {"type": "string", "enum": [*FUNCTION_NAMES, *self.offered_functions, NO_ACTION]},
-            "arguments": {"type": "object", "description": "the function's arguments, as the system message lists"},
+            "arguments": {"type": "object"},
             "status": {"type": "string", "enum": list(get_args(Status))}},
             "required": ["function", "arguments", "status"]}
         parameters = {"type": "object", "properties": {
             "thought": {"type": "string"}, "action": action, "comment": {"type": "string"},
-            "plan": strings, "questions": strings, "expect": {
-                "type": "object", "description": "with FINISH: what the screen now shows",
-                "properties": {"control": {"type": "string"}, "checked": {"type": "boolean"},
-                               "selected": {"type": "boolean"}, "text": {"type": "string"}}}},
+            "plan": {"type": "array"}, "expect": {"type": "object"}, "clean_image": {"type": "boolean"}},
             "required": ["thought", "action", "comment"]}
         description = _sections("system.txt")["tool_description"].template.strip()
         return {"type": "function",
                 "function": {"name": REPLY_TOOL_NAME, "description": description, "parameters": parameters}}
 
     def _image_parts(self, urls: Mapping[str, str]) -> tuple[list[dict[str, Any]], str]:
-        """The images `settings.images.send` asks for (clean before annotated), falling back to what exists."""
-        wanted = {"both": ("clean", "annotated"), "clean": ("clean",), "annotated": ("annotated",), "none": ()}
+        """The images `settings.images.send` asks for (clean before annotated), falling back to what exists;
+        with "auto", those the step made."""
+        wanted = {"both": ("clean", "annotated"), "clean": ("clean",), "annotated": ("annotated",), "none": (),
+                  "auto": ("clean", "annotated")}       # auto: what the step made (`image_choice`)
         if self.settings.images.text_only:
             return [], ""
         kinds = [kind for kind in wanted[self.settings.images.send] if urls.get(kind)]
         if not kinds:
             kinds = [kind for kind in ("clean", "annotated") if urls.get(kind)][:1]
         label = "both" if len(kinds) == 2 else (kinds[0] if kinds else "")
-        return [_image_part(urls[kind]) for kind in kinds], label
+        return [_image_part(urls[kind], self.detail) for kind in kinds], label
 
     def _recent(self, memory_items: Sequence[MemoryItem]) -> list[MemoryItem]:
         count = self.settings.agent.recent_steps_in_prompt
@@ -267,9 +277,13 @@ def compact_app_list(apps: Sequence[str], request: str, limit: int = APPS_CHAR_L
 
 
 def function_signature(name: str) -> str:
-    """`type_text(text: str, control_id?: int, clear_current_text?: bool)` from the argument model."""
-    arguments = [f"{argument}{'' if info.is_required() else '?'}: {_type_name(info.annotation)}"
-                 for argument, info in ARGUMENT_MODELS[name].model_fields.items()]
+    """`type_text(text: str, control_id?, clear_current_text?: bool)` from the argument model: a number
+    (int or float) has no type written, as the system message says, every other type is written."""
+    arguments = []
+    for argument, info in ARGUMENT_MODELS[name].model_fields.items():
+        kind = _type_name(info.annotation)
+        arguments.append(f"{argument}{'' if info.is_required() else '?'}"
+                         + ("" if kind in _NUMBER_TYPES else f": {kind}"))
     return f"{name}({', '.join(arguments)})"
 
 
@@ -327,5 +341,6 @@ def _text_part(text: str) -> dict[str, Any]:
     return {"type": "text", "text": text}
 
 
-def _image_part(url: str) -> dict[str, Any]:
-    return {"type": "image_url", "image_url": {"url": url}}
+def _image_part(url: str, detail: str = "") -> dict[str, Any]:
+    """An image part; with `detail` ("high", "low", "auto") as the provider's preset sends it."""
+    return {"type": "image_url", "image_url": {"url": url, **({"detail": detail} if detail else {})}}

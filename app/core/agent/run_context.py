@@ -77,6 +77,7 @@ class RunContext:
     screens_offered: dict[str, str] = field(default_factory=dict)  # a known screen's name → its map id (go_to_screen)
     map_note: str = ""                                             # where the map says the phone is, and the ways on
     settled: SettledScreen | None = None       # the last action's still picture, for the next step's (once)
+    clean_image_asked: bool = False            # the last reply asked for the clean image (images.send auto)
 
     def __post_init__(self) -> None:
         if self.screen_tree is None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
 from PIL import Image, ImageDraw, ImageFont
@@ -38,6 +38,12 @@ def control_colour(control_id: int) -> Colour:
 
 
 def annotate(image: Image.Image, controls: Iterable[Control], *, scale: float | None = None) -> Image.Image:
+    """`annotate_measured`'s picture (the docstring there says how it is drawn)."""
+    return annotate_measured(image, controls, scale=scale)[0]
+
+
+def annotate_measured(image: Image.Image, controls: Iterable[Control], *,
+                      scale: float | None = None) -> tuple[Image.Image, float]:
     """A new RGB copy of `image` with each control's box and id badge drawn on it.
 
     `scale` maps device pixels to image pixels (image width / device width); None means
@@ -46,6 +52,7 @@ def annotate(image: Image.Image, controls: Iterable[Control], *, scale: float | 
     top-left corner, else left of it, else at another spot clear of other labels and
     badges, inside the box only when there is no room outside (`badge_layout.py`, shared
     with the mirror). Font size and line width follow the image size (font at least MIN_FONT_PX).
+    Also returns the share of the labelled controls drawn that badges hide (`hidden_share`).
     """
     factor = 1.0 if scale is None else scale
     canvas = image.convert("RGB") if image.mode != "RGB" else image.copy()
@@ -57,12 +64,40 @@ def annotate(image: Image.Image, controls: Iterable[Control], *, scale: float | 
     for control, box in shown:
         _draw_box(draw, box, control_colour(control.id), line)
     badges = [_badge_shape(font_px, str(control.id)) for control, _ in shown]
-    corners = place_badges([(box[0], box[1], box[2] + 1, box[3] + 1) for _, box in shown],
-                           [(width, height) for width, height, _, _ in badges],
-                           [is_labelled_box(control) for control, _ in shown], (0, 0, size[0], size[1]))
+    boxes = [(box[0], box[1], box[2] + 1, box[3] + 1) for _, box in shown]
+    labelled = [is_labelled_box(control) for control, _ in shown]
+    corners = place_badges(boxes, [(width, height) for width, height, _, _ in badges], labelled,
+                           (0, 0, size[0], size[1]))
     for (control, _), (x, y) in zip(shown, corners, strict=True):
         canvas.paste(_badge_tile(font_px, str(control.id), control_colour(control.id)), (int(x), int(y)))
-    return canvas
+    drawn = [(x, y, x + width, y + height) for (x, y), (width, height, _, _) in zip(corners, badges, strict=True)]
+    return canvas, hidden_share(boxes, drawn, labelled)
+
+
+HIDDEN_AREA = 0.2
+"""A labelled box with at least this share of its area under badges counts as hidden."""
+
+
+def hidden_share(boxes: Sequence[Box | tuple[float, float, float, float]],
+                 badges: Sequence[tuple[float, float, float, float]], labelled: Sequence[bool]) -> float:
+    """The share of the labelled boxes that badges hide: at least `HIDDEN_AREA` of the box under badges
+    (its own or others'). A badge in the corner of a wide row hides little of it; on a keyboard's key
+    it hides the letter. 0 when no box is labelled."""
+    rows: dict[int, list[tuple[float, float, float, float]]] = {}
+    for badge in badges:                              # badges by 64-px band, so each box meets only its own
+        for band in range(int(badge[1]) // 64, int(badge[3]) // 64 + 1):
+            rows.setdefault(band, []).append(badge)
+    hidden = 0
+    for box, has_label in zip(boxes, labelled, strict=True):
+        if not has_label:
+            continue
+        left, top, right, bottom = box
+        area = max(1.0, (right - left) * (bottom - top))
+        near = {badge for band in range(int(top) // 64, int(bottom) // 64 + 1) for badge in rows.get(band, ())}
+        under = sum(max(0.0, min(right, x1) - max(left, x0)) * max(0.0, min(bottom, y1) - max(top, y0))
+                    for x0, y0, x1, y1 in near)
+        hidden += under >= HIDDEN_AREA * area
+    return hidden / max(1, sum(labelled))
 
 
 def is_labelled_box(control: Control) -> bool:

@@ -9,7 +9,7 @@ from typing import Any
 Rect = tuple[int, int, int, int]
 """(left, top, right, bottom) in device pixels."""
 
-PROMPT_NAME_LIMIT = 40
+PROMPT_NAME_LIMIT = 32
 """Characters of a control's name kept in its prompt line."""
 
 
@@ -82,32 +82,38 @@ class Control:
         }
 
     def to_prompt_line(self) -> str:
-        """One short line for an LLM prompt, e.g. `[3] Button "Send" (clickable) @540,2200`.
+        """One short line for an LLM prompt, e.g. `3 button "Send" tap @540,2200` (the id bare: brackets
+        around it cost two tokens a line).
 
-        The name is left out when it only repeats the type, cut to `PROMPT_NAME_LIMIT`
-        characters, and only flags that differ from a plain static label are listed.
+        The kind is a short role word (`prompt_role`), left out for a plain container; the name is
+        JSON-quoted, cut to `PROMPT_NAME_LIMIT` characters, and left out when it only repeats the
+        class (the line then shows the role, or the class when it has none). Only the states that
+        differ from a plain static label are listed (`PROMPT_FLAGS` explains the words).
         """
-        parts = [f"[{self.id}]", self.type]
+        role = prompt_role(self.type)
+        parts = [str(self.id)]
         if self.name and self.name != self.type:
             name = self.name
             if len(name) > PROMPT_NAME_LIMIT:
                 name = name[: PROMPT_NAME_LIMIT - 1].rstrip() + "…"
-            parts.append(json.dumps(name, ensure_ascii=False))
+            parts += [role, json.dumps(name, ensure_ascii=False)] if role else [json.dumps(name, ensure_ascii=False)]
+        else:
+            parts.append(role or self.type or "view")
         flags = self._prompt_flags()
         if flags:
-            parts.append(f"({','.join(flags)})")
+            parts.append(",".join(flags))
         x, y = self.center
         parts.append(f"@{x},{y}")
         return " ".join(parts)
 
     def _prompt_flags(self) -> list[str]:
+        """Long-clickable is left out: any control can be long-pressed, most list it for an accessibility
+        menu only, and on a keyboard it was a word on every key."""
         flags = []
         if self.clickable:
-            flags.append("clickable")
-        if self.long_clickable:
-            flags.append("long-clickable")
+            flags.append("tap")
         if self.scrollable:
-            flags.append("scrollable")
+            flags.append("scroll")
         if self.checkable:
             flags.append("checked" if self.checked else "unchecked")
         if self.selected:
@@ -119,3 +125,38 @@ class Control:
         if not self.enabled:
             flags.append("disabled")
         return flags
+
+
+PROMPT_FLAGS = "tap=clickable, scroll=scrollable"
+"""The short state words of a prompt line that need explaining (the others are plain English)."""
+
+_ROLE_BY_CLASS = {
+    "EditText": "edit", "AutoCompleteTextView": "edit", "MultiAutoCompleteTextView": "edit",
+    "Switch": "switch", "SwitchCompat": "switch", "SwitchMaterial": "switch", "CheckBox": "checkbox",
+    "CheckedTextView": "checkbox", "RadioButton": "radio", "ToggleButton": "toggle", "CompoundButton": "toggle",
+    "Button": "button", "ImageButton": "button", "TextView": "", "ImageView": "image", "Image": "image",
+    "RecyclerView": "list", "ListView": "list", "GridView": "list", "ScrollView": "list",
+    "HorizontalScrollView": "list", "NestedScrollView": "list", "ViewPager": "pager", "ViewPager2": "pager",
+    "WebView": "web", "SeekBar": "slider", "RatingBar": "slider", "ProgressBar": "progress",
+    "Spinner": "dropdown", "Tab": "tab", "TabView": "tab", "NumberPicker": "picker", "TimePicker": "picker",
+    "DatePicker": "picker", "VideoView": "video",
+}
+_ROLE_BY_ENDING = (("EditText", "edit"), ("Switch", "switch"), ("CheckBox", "checkbox"), ("RadioButton", "radio"),
+                   ("Button", "button"), ("TextView", ""), ("ImageView", "image"), ("RecyclerView", "list"),
+                   ("ListView", "list"), ("ScrollView", "list"), ("WebView", "web"))
+_CONTAINER_ENDINGS = ("Layout", "View", "ViewGroup", "Group")
+
+
+def prompt_role(class_tail: str) -> str:
+    """The short role word a prompt line gives a control of class `class_tail` ("button", "edit",
+    "list"…), "" for plain text and a plain container (TextView, FrameLayout, View, ViewGroup, an
+    obfuscated one-letter class), whose name and states say what it is; an unknown widget keeps its
+    class name."""
+    if class_tail in _ROLE_BY_CLASS:
+        return _ROLE_BY_CLASS[class_tail]
+    for ending, role in _ROLE_BY_ENDING:
+        if class_tail.endswith(ending):
+            return role
+    if len(class_tail) <= 2 or class_tail.endswith(_CONTAINER_ENDINGS):
+        return ""
+    return class_tail

@@ -78,7 +78,8 @@ PROVIDER_ROWS = (
                                                  ("Normalised 0–1000", "normalized")]),
 )
 IMAGE_ROWS = (
-    ("Send to the model", "images.send", [("Annotated screenshot (numbered controls)", "annotated"),
+    ("Send to the model", "images.send", [("Auto: annotated, and the clean one when ids hide the screen", "auto"),
+                                          ("Annotated screenshot (numbered controls)", "annotated"),
                                           ("Clean screenshot", "clean"), ("Both", "both"),
                                           ("None: text only, for models that cannot see", "none")]),
     ("Longest side", "images.max_side", Spin(" px", step=64)),

@@ -18,7 +18,7 @@ class AskUser(ActionArguments):
 class AskUserAction(ActionKind[AskUser]):
     name = "ask_user"
     arguments = AskUser
-    hint = "ask the person and wait for the answer"
+    hint = "ask the person"
     touches_phone = False
 
     def describe(self, args: AskUser, name: Callable[[int, str], str]) -> str:

@@ -18,7 +18,7 @@ class ClickControl(ActionArguments):
 class ClickControlAction(ActionKind[ClickControl]):
     name = "click_control"
     arguments = ClickControl
-    hint = "tap a control from the list"
+    hint = "by id"
     places = (Place(control="control_id"),)
     target_label_may_vary = True
     shorthand = ("click ID",)

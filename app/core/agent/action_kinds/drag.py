@@ -62,8 +62,7 @@ def _end(word: str) -> dict[str, Any]:
 class DragAction(ActionKind[Drag]):
     name = "drag"
     arguments = Drag
-    hint = ("press, hold and move to another place, then release (reorder a list, move a slider); "
-            "each end is a control id or a point")
+    hint = "press, hold, move, release (move a slider, reorder a list); each end an id or a point"
     places = (FROM, TO)
     shorthand = ("drag ID|X,Y ID|X,Y [MS]",)
 

@@ -19,7 +19,7 @@ class LaunchApp(ActionArguments):
 class LaunchAppAction(ActionKind[LaunchApp]):
     name = "launch_app"
     arguments = LaunchApp
-    hint = "open an installed app"
+    hint = "an installed app"
     shorthand = ("launch PACKAGE",)
 
     def describe(self, args: LaunchApp, name: Callable[[int, str], str]) -> str:

@@ -18,7 +18,7 @@ class LongPressControl(ActionArguments):
 class LongPressControlAction(ActionKind[LongPressControl]):
     name = "long_press_control"
     arguments = LongPressControl
-    hint = "long-press a control from the list"
+    hint = "by id"
     places = (Place(control="control_id"),)
     target_label_may_vary = True
     shorthand = ("long ID",)

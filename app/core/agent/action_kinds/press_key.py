@@ -23,7 +23,7 @@ class PressKey(ActionArguments):
 class PressKeyAction(ActionKind[PressKey]):
     name = "press_key"
     arguments = PressKey
-    hint = "BACK, HOME, ENTER, APP_SWITCH or an Android keycode"
+    hint = "BACK, HOME, ENTER, APP_SWITCH or a keycode"
     shorthand = ("key NAME", "back", "home", "recents")
 
     def describe(self, args: PressKey, name: Callable[[int, str], str]) -> str:

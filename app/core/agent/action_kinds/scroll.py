@@ -31,7 +31,7 @@ class Scroll(ActionArguments):
 class ScrollAction(ActionKind[Scroll]):
     name = "scroll"
     arguments = Scroll
-    hint = "scroll a scrollable control (else the screen)"
+    hint = "a scrollable control, else the screen"
     places = (Place(control="control_id", control_checked=False),)
     shorthand = ("scroll up|down|left|right [ID]",)
 

@@ -23,7 +23,7 @@ class Swipe(ActionArguments):
 class SwipeAction(ActionKind[Swipe]):
     name = "swipe"
     arguments = Swipe
-    hint = "move a finger quickly from one point to another (a fling: the content scrolls)"
+    hint = "a fling: the content scrolls"
     places = (Place(x="start_x", y="start_y", point_words="the swipe from"), Place(x="end_x", y="end_y"))
     shorthand = ("swipe X1 Y1 X2 Y2 [MS]",)
 

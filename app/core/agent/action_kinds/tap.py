@@ -18,7 +18,7 @@ class Tap(ActionArguments):
 class TapAction(ActionKind[Tap]):
     name = "tap"
     arguments = Tap
-    hint = "tap a point"
+    hint = "a point"
     places = (Place(x="x", y="y", point_words="the tap at"),)
     shorthand = ("tap X Y",)
 

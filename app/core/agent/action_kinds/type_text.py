@@ -35,7 +35,7 @@ class TypeText(ActionArguments):
 class TypeTextAction(ActionKind[TypeText]):
     name = "type_text"
     arguments = TypeText
-    hint = "type into control_id (else the focused field); clear_current_text replaces what is there"
+    hint = "else the focused field; clear_current_text replaces its text"
     places = (Place(control="control_id"),)
     shorthand = ("type [ID] TEXT",)
 

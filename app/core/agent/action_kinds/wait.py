@@ -20,7 +20,7 @@ class Wait(ActionArguments):
 class WaitAction(ActionKind[Wait]):
     name = "wait"
     arguments = Wait
-    hint = "let the screen settle (at most 30 s)"
+    hint = "let the screen settle, at most 30 s"
     touches_phone = False
     shorthand = ("wait SECONDS",)
 
