@@ -14,7 +14,7 @@ from tests.support.openai_server import act, click, json_reply, user_texts
 
 pytestmark = pytest.mark.asyncio
 
-_EDIT_LINE = re.compile(r"^\[(\d+)\] EditText\b")
+_EDIT_LINE = re.compile(r"^(\d+) edit\b")             # `8 edit "Message" tap,focused @540,2200`
 
 
 def type_into_field(text: str, clear: bool = False):

@@ -20,7 +20,7 @@ WIFI_PAGE = "Settings › Network & internet › Wi‑Fi"
 def step_requests(outcome) -> list[str]:
     """The model's step calls (the completion check's question is not one)."""
     return [str(r.body) for r in outcome.model.chat_requests
-            if "Reply with one JSON object for the next action" in str(r.body)]
+            if "Reply with one JSON object." in str(r.body)]      # user.txt's "next"
 
 
 def messages(outcome) -> list[str]:

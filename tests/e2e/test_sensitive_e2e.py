@@ -6,14 +6,13 @@ What reached the phone is read from the virtual phone's own command record, neve
 from __future__ import annotations
 
 import json
-import re
 
 import pytest
 
 from app.core.agent.actions import Action
 from app.core.agent.supervisor import ReviewAnswer
 from tests.e2e.conftest import API_KEY, ScriptedPerson, approve
-from tests.support.openai_server import act, click, controls_in_request, json_reply, type_into, user_texts
+from tests.support.openai_server import act, click, control_centre, json_reply, type_into, user_texts
 
 pytestmark = pytest.mark.asyncio
 
@@ -31,13 +30,8 @@ def finish(comment: str = "done"):
 def tap_on(name: str):
     """A tap by coordinates on the centre the request gives for the control called `name` (no control id)."""
     def respond(body):
-        for text in user_texts(body):
-            for line in text.splitlines():
-                match = re.match(r'^\[(\d+)\] \S+ ("(?:[^"\\]|\\.)*")(?: \([^)]*\))? @(-?\d+),(-?\d+)$', line.strip())
-                if match and json.loads(match.group(2)) == name:
-                    x, y = int(match.group(3)), int(match.group(4))
-                    return json_reply(act("tap", x=x, y=y))(body)
-        raise LookupError(f"no control {name!r} in the request: {sorted(controls_in_request(body).values())}")
+        x, y = control_centre(body, name)
+        return json_reply(act("tap", x=x, y=y))(body)
     return respond
 
 

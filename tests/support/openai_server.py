@@ -133,7 +133,7 @@ def type_into(name: str, text: str) -> Responder:
 
 # `12 button "Send" tap @540,2200` — a role word (none for plain text or a container), the JSON-quoted name
 # (left out when it is only the class: the role or class stands for it), the states, the centre.
-_CONTROL_LINE = re.compile(r'^(\d+)(?: ([^\s"]+))?(?: ("(?:[^"\\]|\\.)*"))?(?: [a-z,]+)? @-?\d+,-?\d+$')
+_CONTROL_LINE = re.compile(r'^(\d+)(?: ([^\s"]+))?(?: ("(?:[^"\\]|\\.)*"))?(?: [a-z,]+)? @(-?\d+),(-?\d+)$')
 
 
 def user_texts(body: dict[str, Any]) -> list[str]:
@@ -148,7 +148,7 @@ def controls_in_request(body: dict[str, Any]) -> dict[int, str]:
         for line in text.splitlines():
             match = _CONTROL_LINE.match(line.strip())
             if match:
-                control_id, control_type, quoted = match.groups()
+                control_id, control_type, quoted, _x, _y = match.groups()
                 controls[int(control_id)] = json.loads(quoted) if quoted else control_type or ""
         if controls:
             return controls
@@ -177,6 +177,17 @@ def find_control_id(body: dict[str, Any], name: str) -> int:
         if _plain(name) in _plain(control_name):
             return control_id
     raise LookupError(f"no control named {name!r} in the request; it shows: {sorted(set(controls.values()))}")
+
+
+def control_centre(body: dict[str, Any], name: str) -> tuple[int, int]:
+    """The centre the request gives for the control called exactly `name` (for a tap by coordinates).
+    Raises LookupError naming the controls."""
+    for text in user_texts(body):
+        for line in text.splitlines():
+            match = _CONTROL_LINE.match(line.strip())
+            if match and match.group(3) and json.loads(match.group(3)) == name:
+                return int(match.group(4)), int(match.group(5))
+    raise LookupError(f"no control {name!r} in the request: {sorted(controls_in_request(body).values())}")
 
 
 # ----------------------------------------------------------------------- text-only models
