@@ -135,9 +135,9 @@ class TimedDevice(AndroidDevice):
         self.intervals: list[tuple[float, float]] = []
         self.prefetch = True      # False: as before issue 13, the next step's dump starts only when the step does
 
-    def prefetch_controls(self) -> None:
+    def prefetch_controls(self, settled: bool = False) -> None:
         if self.prefetch:
-            super().prefetch_controls()
+            super().prefetch_controls(settled)
 
     async def _run(self, service: str, timeout: float | None = None, max_bytes: int | None = None) -> bytes:
         started = time.perf_counter()

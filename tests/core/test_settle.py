@@ -12,7 +12,7 @@ from PIL import Image
 from app.core.device.errors import ScreenshotFailed
 from app.core.device.frames import Frame, ScreenshotPolling
 from app.core.device.screen_capture import Screenshot
-from app.core.device.settle import pictures_differ, thumbnail, wait_until_still
+from app.core.device.settle import StillHint, pictures_differ, thumbnail, wait_until_still
 
 SIZE = (108, 240)
 
@@ -243,3 +243,65 @@ async def test_a_source_closed_while_waiting_ends_the_wait():
         await frames.close()
         result = await asyncio.wait_for(waiting, 4.0)     # well before the 5 s cap, even on a loaded machine
     assert not result.capped and result.waited_seconds < 4.0
+
+
+class HintLog:
+    """A StillHint that writes down when it was told what (seconds after it was made)."""
+
+    def __init__(self, seconds: float) -> None:
+        self.made = time.monotonic()
+        self.told: list[tuple[str, float]] = []
+        self.hint = StillHint(seconds, still=lambda: self._tell("still"), moved=lambda: self._tell("moved"))
+
+    def _tell(self, what: str) -> None:
+        self.told.append((what, time.monotonic() - self.made))
+
+
+@pytest.mark.asyncio
+async def test_a_stream_tells_the_hint_when_the_moved_screen_stands_still_before_the_wait_ends():
+    stream, log = ChangesOnly(), HintLog(0.05)
+    waiting = asyncio.ensure_future(wait_until_still(stream, quiet_seconds=0.2, cap_seconds=2.0, hint=log.hint))
+    for shade in (10, 20, 30):
+        await asyncio.sleep(0.02)
+        stream.push(screen(shade))
+    last_push = time.monotonic() - log.made
+    result = await waiting
+    assert not result.capped
+    assert [what for what, _ in log.told] == ["still"]
+    said = log.told[0][1]
+    assert last_push + 0.05 - 0.01 <= said < last_push + 0.2            # after the hint's time, before the end
+    assert result.waited_seconds >= last_push + 0.2 - 0.02
+
+
+@pytest.mark.asyncio
+async def test_a_move_after_the_hint_is_told_and_the_hint_comes_again_when_still():
+    stream, log = ChangesOnly(), HintLog(0.05)
+    waiting = asyncio.ensure_future(wait_until_still(stream, quiet_seconds=0.25, cap_seconds=2.0, hint=log.hint))
+    await asyncio.sleep(0.01)                     # the wait begins
+    stream.push(screen(10))
+    await asyncio.sleep(0.02)
+    stream.push(screen(20))                       # moved
+    await asyncio.sleep(0.12)                     # still long enough for the hint, not for the wait
+    stream.push(screen(40))                       # late content: the prefetched dump is stale
+    await waiting
+    assert [what for what, _ in log.told] == ["still", "moved", "still"]
+
+
+@pytest.mark.asyncio
+async def test_a_screen_that_never_moved_tells_the_hint_nothing():
+    """A still screen may just not show the action yet: nothing is started on it."""
+    log = HintLog(0.02)
+    async with polling(MovingScreen()) as frames:
+        result = await wait_until_still(frames, quiet_seconds=0.1, cap_seconds=2.0, hint=log.hint)
+    stream_result = await wait_until_still(ChangesOnly(), quiet_seconds=0.1, cap_seconds=2.0, hint=log.hint)
+    assert not result.capped and not stream_result.capped and log.told == []
+
+
+@pytest.mark.asyncio
+async def test_screenshot_polling_tells_the_hint_too():
+    camera, log = MovingScreen(moving_seconds=0.1), HintLog(0.03)
+    async with polling(camera) as frames:
+        result = await wait_until_still(frames, quiet_seconds=0.15, cap_seconds=2.0, hint=log.hint)
+    assert not result.capped
+    assert [what for what, _ in log.told] == ["still"]
+    assert 0.1 <= log.told[0][1] < result.waited_seconds + 0.01

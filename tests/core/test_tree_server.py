@@ -15,6 +15,8 @@ from app.core.device.android_device import DUMP_SOURCE, SERVER_SOURCE, AndroidDe
 from app.core.device.screen_tree import make_reading
 from app.core.device.tree_server import (
     HELD_ELSEWHERE,
+    SETTLED_WAIT_FOR_IDLE_MS,
+    WAIT_FOR_IDLE_MS,
     TreeServerPolicy,
     TreeServerUnavailable,
     parse_http_response,
@@ -232,3 +234,74 @@ def test_http_answers_are_read_as_http_or_refused():
                    b"HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\n\r\n\x1f\x8b"):
         with pytest.raises(TreeServerUnavailable):
             parse_http_response(broken)
+
+
+async def _idle_wait_ms(device: AndroidDevice) -> int:
+    configurator = await device.tree_server._call("getConfigurator", [], 2.0, 65536)
+    return configurator["waitForIdleTimeout"]
+
+
+@pytest.mark.asyncio
+async def test_a_dump_after_the_frames_stood_still_skips_the_phones_idle_wait_and_others_keep_it(served):
+    """The wait after an action has seen the screen stand still: the server's own idle test (500 ms quiet)
+    would only add its quiet time again. Other dumps (the inspector, a run's first step) keep it."""
+    device = device_on(served)
+    await device.dump_hierarchy(settled=True)
+    assert await _idle_wait_ms(device) == SETTLED_WAIT_FOR_IDLE_MS == 0
+    await device.dump_hierarchy()
+    assert await _idle_wait_ms(device) == WAIT_FOR_IDLE_MS
+    await device.tree_server.stop()
+
+
+@pytest.mark.asyncio
+async def test_a_server_this_desk_did_not_start_keeps_its_own_idle_wait(served):
+    other = device_on(served)
+    await other.dump_hierarchy()
+    await other.tree_server._call("setConfigurator", [{"waitForIdleTimeout": 1234}], 2.0, 65536)
+    ours = device_on(served)
+    await ours.dump_hierarchy(settled=True)
+    assert not ours.tree_server.running_ours and await _idle_wait_ms(ours) == 1234
+    await other.tree_server.stop()
+
+
+def _shell_lines(server: VirtualAdbServer, word: str) -> int:
+    return sum(1 for argv in server.devices[0].command_lines() if word in " ".join(argv))
+
+
+@pytest.mark.asyncio
+async def test_a_prefetch_the_screen_moved_after_is_neither_joined_nor_kept(served):
+    device = device_on(served)
+    await device.controls(refresh=True)
+    device.invalidate_controls()                     # input came
+    device.prefetch_controls(settled=True)
+    stale = device._dumping
+    assert stale is not None
+    device.drop_prefetch()                           # ...and the screen moved again
+    await stale
+    assert device.cached_controls is None            # its tree may show the old picture: not kept
+    fresh = await device.controls()
+    assert fresh is not await stale and device.cached_controls is fresh
+    await device.tree_server.stop()
+
+
+@pytest.mark.asyncio
+async def test_the_app_in_front_is_read_with_a_settled_prefetch_and_kept_only_until_input(served):
+    device = device_on(served)
+    await device.controls(refresh=True)
+    device.invalidate_controls()
+    before = _shell_lines(served, "mCurrentFocus")
+    device.prefetch_controls(settled=True)
+    dumps = [device._dumping]
+    first = await device.foreground_app()
+    again = await device.foreground_app()            # the screen tree and the image check both ask
+    assert first == again and _shell_lines(served, "mCurrentFocus") == before + 1
+    device.drop_prefetch()                           # the screen moved: asked again
+    await device.foreground_app()
+    assert _shell_lines(served, "mCurrentFocus") == before + 2
+    device.invalidate_controls()
+    device.prefetch_controls()                       # while moving (uiautomator dump's way): no dumpsys yet
+    dumps.append(device._dumping)
+    await device.foreground_app()
+    assert _shell_lines(served, "mCurrentFocus") == before + 3
+    await asyncio.gather(*dumps)
+    await device.tree_server.stop()

@@ -7,7 +7,7 @@ import logging
 import time
 from functools import cached_property
 
-from app.core.device.settle import wait_until_still
+from app.core.device.settle import StillHint, wait_until_still
 
 from .actions import (
     GO_TO_SCREEN,
@@ -49,6 +49,9 @@ def message_text(message: dict) -> str:
 
 FAILURE_NOTE_LIMIT = 400
 """Characters of the last action's failure message repeated in the next prompt (the step line is clipped)."""
+PREFETCH_STILL_SECONDS = 0.1
+"""After an action, how long the frames must stand still before a quick tree dump (uiautomator2's server)
+starts: a little before the wait for stillness ends, so the dump is done about when it does."""
 
 
 def last_action_note(last: MemoryItem | None, reflection) -> str:
@@ -326,25 +329,33 @@ class Execute(RunStrategy):
         The wait goes into the step's timings as "settle"; a Stop or the time limit ends it."""
         agent = self.rc.settings.agent
         outcome = ctx.get_or("outcome")
-        # The next step's dump waits for idle on the phone by itself: start it as soon as the screen
-        # shows that the phone took the action in (input sent over scrcpy's socket is handled a moment
-        # later; a dump started before that would show the old screen), so it overlaps the wait.
-        prefetch = self.rc.device.prefetch_controls if outcome is not None and outcome.success else None
+        # The next step's dump starts during the wait, so it overlaps it. Only once the screen shows that
+        # the phone took the action in (input sent over scrcpy's socket is handled a moment later; a dump
+        # started before that would show the old screen). `uiautomator dump` is slow and waits for idle by
+        # itself: it starts as the screen first moves. uiautomator2's server is quick: it starts once the
+        # frames have stood still for PREFETCH_STILL_SECONDS, without the phone's own idle wait, and starts
+        # again if the screen moves after that - done about when the wait ends.
+        device = self.rc.device
+        prefetch = outcome is not None and outcome.success
         self.rc.settled = None
         if not agent.settle_seconds:
             return
         started = time.monotonic()
         moved = False
+        early = prefetch and device.dump_waits_for_idle
+        hint = StillHint(min(PREFETCH_STILL_SECONDS, agent.settle_quiet_seconds),
+                         still=lambda: device.prefetch_controls(settled=True),
+                         moved=device.drop_prefetch) if prefetch and not early else None
 
         def on_change() -> None:
             nonlocal moved
             moved = True
-            if prefetch is not None:
-                prefetch()
+            if early:
+                device.prefetch_controls()
         try:
             settled = await self.rc.control.interruptible(wait_until_still(
                 self.rc.frames, quiet_seconds=agent.settle_quiet_seconds, cap_seconds=agent.settle_seconds,
-                started=started, on_change=on_change))
+                started=started, on_change=on_change, hint=hint))
             ctx.timings_ms["settle"] = settled.waited_ms
             # The picture the screen came to rest on is the next step's, if that step comes at once. Only
             # after the screen was seen to move: a still screen may just not show the action yet (an app

@@ -25,7 +25,7 @@ from .device_input import DeviceInputMixin
 from .errors import CommandFailed, DeviceError, DeviceTimeout, HierarchyDumpFailed, ScreenshotFailed
 from .screen_capture import CAPTURE_SERVICES, DECODERS, PNG_METHOD, RAW_METHOD, Screenshot
 from .text_fields import FieldReading, field_of, focused_field
-from .tree_server import TreeServer, TreeServerUnavailable
+from .tree_server import SETTLED_WAIT_FOR_IDLE_MS, WAIT_FOR_IDLE_MS, TreeServer, TreeServerUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -129,6 +129,8 @@ class AndroidDevice(DeviceInputMixin):
         self._controls: ControlsSnapshot | None = None
         self._dumping: asyncio.Future | None = None
         self._input_generation = 0
+        self._prefetches_dropped = 0           # a prefetched dump started before this count changed is not kept
+        self._front_prefetch: tuple[tuple[int, int], float, asyncio.Future] | None = None   # (key, started, task)
         self._apps: tuple[float, list[str]] | None = None
         self._packages: tuple[float, list[str]] | None = None
         self._launched: set[str] = set()       # packages `monkey` launched: they have a launcher screen
@@ -176,6 +178,23 @@ class AndroidDevice(DeviceInputMixin):
         return self._screen
 
     async def foreground_app(self) -> ForegroundApp | None:
+        """The app and activity in front. One read along with a prefetched dump serves until input comes, the
+        prefetch is dropped, or CONTROLS_TTL_SECONDS pass (as the controls it goes with)."""
+        front = self._front_prefetch
+        if front is not None:
+            key, started, task = front
+            if key == self._prefetch_key() and time.monotonic() - started < CONTROLS_TTL_SECONDS:
+                try:
+                    return await asyncio.shield(task)
+                except DeviceError:
+                    pass                               # asked again below, as without a prefetch
+            self._front_prefetch = None
+        return await self._read_foreground()
+
+    def _prefetch_key(self) -> tuple[int, int]:
+        return self._input_generation, self._prefetches_dropped
+
+    async def _read_foreground(self) -> ForegroundApp | None:
         output = await self.shell("dumpsys window | grep -E 'mCurrentFocus|mFocusedApp'")
         return parse_foreground(output) or parse_foreground(
             await self.shell("dumpsys activity activities | grep -E 'ResumedActivity'"))
@@ -227,13 +246,15 @@ class AndroidDevice(DeviceInputMixin):
         self.capture_method = min(timings, key=timings.__getitem__)
         return self.capture_method
 
-    async def dump_hierarchy(self, retries: int = 3, timeout: float = 30.0) -> str:
+    async def dump_hierarchy(self, retries: int = 3, timeout: float = 30.0, settled: bool = False) -> str:
         """The screen's uiautomator XML: from uiautomator2's server when it is on for this phone (see
         tree_server.py), else - or when it fails, said once - `uiautomator dump`, retried when the UI is
-        not idle or the output is garbled."""
+        not idle or the output is garbled. `settled`: the caller has just seen the screen stand still,
+        so the server does not wait for idle again (`uiautomator dump` always does)."""
         if await self._tree_server_wanted():
             try:
-                xml = await self.tree_server.dump(self.limits.max_dump_bytes)
+                xml = await self.tree_server.dump(self.limits.max_dump_bytes,
+                                                  SETTLED_WAIT_FOR_IDLE_MS if settled else WAIT_FOR_IDLE_MS)
             except TreeServerUnavailable as exc:
                 self._tree_server_failed(str(exc))
                 await self.tree_server.stop()        # one UI-automation client at a time: dump's turn
@@ -292,7 +313,7 @@ class AndroidDevice(DeviceInputMixin):
             return cached
         dumping = self._dumping
         if dumping is None or dumping.done():
-            dumping = self._dumping = asyncio.ensure_future(self._dump_controls())
+            dumping = self._dumping = asyncio.ensure_future(self._dump_controls(self._prefetch_key()))
             dumping.add_done_callback(_retrieve)    # its error reaches the callers; none left is no leak
         # shield: one caller giving up (a stopped run) does not cancel the others' dump
         return await asyncio.shield(dumping)
@@ -307,25 +328,45 @@ class AndroidDevice(DeviceInputMixin):
                 await asyncio.shield(dumping)    # its callers have its result; this one wants a newer dump
         return await self.controls(refresh=True)
 
-    def prefetch_controls(self) -> None:
-        """Start reading the controls now, for whoever asks next: right after an action, while the
-        step waits for the screen to settle (the phone's dump waits for the screen to be idle by
-        itself), so the next step's `controls()` joins a dump already under way."""
-        if self._controls is None and (self._dumping is None or self._dumping.done()):
-            self._dumping = asyncio.ensure_future(self._dump_controls())
-            self._dumping.add_done_callback(_retrieve)
+    @property
+    def dump_waits_for_idle(self) -> bool:
+        """Whether the next dump waits for the phone to be idle by itself and is slow (`uiautomator dump`:
+        start it as soon as the screen moves), rather than quick and told when the screen stood still
+        (uiautomator2's server, the last tree's source: start it once the frames have been still a moment)."""
+        return self.tree_source != SERVER_SOURCE
 
-    async def _dump_controls(self) -> ControlsSnapshot:
-        generation = self._input_generation
+    def prefetch_controls(self, settled: bool = False) -> None:
+        """Start reading the controls now, for whoever asks next: right after an action, while the
+        step waits for the screen to settle, so the next step's `controls()` joins a dump already under
+        way. `settled`: the frames have just shown the screen standing still (see `dump_waits_for_idle`)."""
+        if self._controls is None and (self._dumping is None or self._dumping.done()):
+            self._dumping = asyncio.ensure_future(self._dump_controls(self._prefetch_key(), settled))
+            self._dumping.add_done_callback(_retrieve)
+            if settled:     # (a `dumpsys` does not wait for idle as `uiautomator dump` does: not while moving)
+                # the screen tree asks which app is in front along with every dump, a `dumpsys` as slow as a
+                # quick dump
+                front = asyncio.ensure_future(self._read_foreground())
+                front.add_done_callback(_retrieve)
+                self._front_prefetch = (self._prefetch_key(), time.monotonic(), front)
+
+    def drop_prefetch(self) -> None:
+        """The screen moved after a prefetch began: the dump under way may show the old picture, so it is
+        neither joined nor kept (the next `controls()` dumps again)."""
+        self._prefetches_dropped += 1
+        self._dumping = None
+
+    async def _dump_controls(self, key: tuple[int, int], settled: bool = False) -> ControlsSnapshot:
+        """`key`: `_prefetch_key()` when the dump was asked for (the task may start after input came)."""
         started = time.perf_counter()
-        xml = await self.dump_hierarchy()
+        xml = await self.dump_hierarchy(settled=settled)
         dumped = time.perf_counter()
         screen = await self.screen_info()
         # Parsing is a few ms of Python: a worker thread keeps it off the caller's loop (a GUI's, say).
         hierarchy, controls = await asyncio.to_thread(_read_controls, xml, screen, self.limits)
         snapshot = ControlsSnapshot(controls, hierarchy, xml, time.monotonic(), (dumped - started) * 1000,
                                     self.tree_source)
-        if generation == self._input_generation:     # no input since the dump began: the cache is good
+        if key == self._prefetch_key():
+            # no input since the dump began, nor a move after a prefetch: the cache is good
             self._controls = snapshot
         return snapshot
 

@@ -32,6 +32,17 @@ CHANGE_TOLERANCE = 2
 """Largest difference of a thumbnail pixel's channel (0–255) still counted as "the same"."""
 
 
+@dataclass
+class StillHint:
+    """Told along the wait, once the screen has moved: `still()` when the picture has stood still for
+    `seconds` (shorter than the quiet period: a fast dump can start then and be done when the wait ends),
+    `moved()` when it changes again after that (what `still` started now shows an old picture)."""
+
+    seconds: float
+    still: Callable[[], None]
+    moved: Callable[[], None]
+
+
 @dataclass(frozen=True)
 class SettleResult:
     """How the wait after an action ended."""
@@ -67,7 +78,8 @@ def pictures_differ(a: Image.Image, b: Image.Image, tolerance: int = CHANGE_TOLE
 async def wait_until_still(frames: FrameSource, *, quiet_seconds: float, cap_seconds: float,
                            started: float | None = None, changes_only: bool | None = None,
                            clock: Callable[[], float] = time.monotonic,
-                           on_change: Callable[[], None] | None = None) -> SettleResult:
+                           on_change: Callable[[], None] | None = None,
+                           hint: StillHint | None = None) -> SettleResult:
     """Wait until the screen has not changed for `quiet_seconds`, at most `cap_seconds` after `started`.
 
     `started` (the `clock`, `time.monotonic()` by default, the frames' clock) is when the action
@@ -76,7 +88,8 @@ async def wait_until_still(frames: FrameSource, *, quiet_seconds: float, cap_sec
     Capture errors do not end the wait: it goes on, at most to the cap. Cancelling it (a Stop)
     stops reading frames at once. `on_change` is called once, when the screen is first seen to
     change after `started` (the phone has taken the action in: input injected over a socket is
-    handled a moment after it was sent).
+    handled a moment after it was sent). `hint` is told when the screen, having moved, stands still
+    for a shorter time, and when it moves again after that.
     """
     if quiet_seconds < 0 or cap_seconds < 0:
         raise ValueError(f"settle times must not be negative (quiet {quiet_seconds}, cap {cap_seconds})")
@@ -89,6 +102,8 @@ async def wait_until_still(frames: FrameSource, *, quiet_seconds: float, cap_sec
     reference: Image.Image | None = None        # that picture's thumbnail
     last: Frame | None = None
     last_seen = started                          # changes-only: when the newest change was captured
+    moved = False                                # a change was seen after `started`
+    hinted = False                               # hint.still() was called for the current picture
 
     def result(capped: bool) -> SettleResult:
         return SettleResult(max(0.0, clock() - started), compared, capped, last, errors)
@@ -110,10 +125,19 @@ async def wait_until_still(frames: FrameSource, *, quiet_seconds: float, cap_sec
             return result(capped=True)
         timeout = deadline - now
         if changes_only:
+            if hint is not None and moved and not hinted:
+                if now - last_seen >= hint.seconds:      # moved, then no new frame for the hint's time
+                    hinted = True
+                    hint.still()
+                else:
+                    timeout = min(timeout, last_seen + hint.seconds - now)
             timeout = min(timeout, max(0.0, last_seen + quiet_seconds - now))
         try:
             frame = await asyncio.wait_for(frames.frame_after(moment), timeout)
         except TimeoutError:
+            if changes_only and hint is not None and moved and not hinted \
+                    and clock() < min(deadline, last_seen + quiet_seconds):
+                continue                                 # the hint's moment, not the end of the wait
             if changes_only and clock() < deadline:
                 return result(capped=False)      # no change for quiet_seconds: still
             return result(capped=True)
@@ -131,13 +155,22 @@ async def wait_until_still(frames: FrameSource, *, quiet_seconds: float, cap_sec
         last = frame
         picture = thumbnail(frame.image)
         if reference is None or pictures_differ(picture, reference):
-            if reference is not None and on_change is not None:
-                on_change()
-                on_change = None
+            if reference is not None:
+                moved = True
+                if on_change is not None:
+                    on_change()
+                    on_change = None
+            if hinted and hint is not None:
+                hint.moved()
+            hinted = False
             reference, still_since = picture, frame.captured_at
             last_seen = max(last_seen, frame.captured_at)
             if quiet_seconds == 0 and not changes_only:
                 return result(capped=False)
             continue
+        if (hint is not None and moved and not hinted
+                and frame.captured_at - still_since >= hint.seconds):
+            hinted = True
+            hint.still()
         if frame.captured_at - still_since >= quiet_seconds:
             return result(capped=False)

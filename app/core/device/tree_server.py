@@ -53,6 +53,9 @@ SERVER_PORT = 9008
 LAUNCH_COMMAND = f"CLASSPATH={PHONE_JAR} app_process / com.wetest.uia2.Main -p {SERVER_PORT}"
 WAIT_FOR_IDLE_MS = 500
 """The server's wait for a quiet screen before a dump; a screen that never settles is dumped after it."""
+SETTLED_WAIT_FOR_IDLE_MS = 0
+"""The wait when the desk has just seen the screen stand still in its frames (the wait after an action): the
+phone's own idle test (500 ms without accessibility events) would only add its quiet time again."""
 START_SECONDS = 8.0
 EXPOSURE_WARNING = ("While it runs, uiautomator2's server listens on every network interface of the phone "
                     "with no password: any app on the phone and any machine on its Wi-Fi can use it to read "
@@ -115,6 +118,7 @@ class TreeServer:
         self._idle_stop: asyncio.TimerHandle | None = None
         self._emulated: bool | None = None
         self._start_output = ""                      # what app_process printed so far
+        self._idle_wait_ms: int | None = None        # the server's waitForIdleTimeout as this desk last set it
 
     @property
     def running_ours(self) -> bool:
@@ -135,12 +139,17 @@ class TreeServer:
             self._emulated = hardware in EMULATED_HARDWARE or "1" in (qemu, boot_qemu)
         return self._emulated
 
-    async def dump(self, max_bytes: int) -> str:
-        """The screen's XML, within `policy.dump_seconds` (TreeServerUnavailable otherwise)."""
+    async def dump(self, max_bytes: int, idle_wait_ms: int = WAIT_FOR_IDLE_MS) -> str:
+        """The screen's XML, within `policy.dump_seconds` (TreeServerUnavailable otherwise); the server waits
+        at most `idle_wait_ms` for the screen to be idle first (Configurator's waitForIdleTimeout, set only
+        when it changes)."""
         async with self._lock:
             self._cancel_idle_stop()
             try:
                 await self._ensure_started()
+                if self._shell is not None and idle_wait_ms != self._idle_wait_ms:    # a foreign one keeps its own
+                    await self._call("setConfigurator", [{"waitForIdleTimeout": idle_wait_ms}], 2.0, 65536)
+                    self._idle_wait_ms = idle_wait_ms
                 xml = await self._call("dumpWindowHierarchy", [False, 50], self.policy.dump_seconds, max_bytes)
             finally:
                 self._arm_idle_stop()
@@ -153,6 +162,7 @@ class TreeServer:
         self._cancel_idle_stop()
         shell, self._shell = self._shell, None
         self._foreign = False
+        self._idle_wait_ms = None
         if shell is not None:
             log.info("Stopping uiautomator2's server on %s", self.serial)
             await asyncio.to_thread(_close, shell)
@@ -178,7 +188,7 @@ class TreeServer:
         deadline = time.monotonic() + START_SECONDS
         while time.monotonic() < deadline:
             if await self._ping():
-                await self._call("setConfigurator", [{"waitForIdleTimeout": WAIT_FOR_IDLE_MS}], 2.0, 65536)
+                self._idle_wait_ms = None          # a new server: its configurator is the default (10 s)
                 log.info("uiautomator2's server runs on %s", self.serial)
                 return
             more, ended = await asyncio.to_thread(_read_available, self._shell)
