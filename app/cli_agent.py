@@ -28,6 +28,7 @@ from app.core.agent.events import (
     StepFinished,
     StepRecorded,
 )
+from app.core.agent.records import ESTIMATED_WORDS
 from app.core.agent.run_words import counted, ending_words
 from app.core.agent.spending import SpendingCap, with_spending_caps
 from app.core.config import Settings, describe_validation_error, load_settings, needs_api_key
@@ -316,7 +317,9 @@ async def _run_on_desk(args, desk: Desk, request: RunRequest, settings: Settings
                 f"in {result.time_seconds:.1f} s{waited} — {result.completion_reason}")
     if ending := ending_words(result):
         console.say(f"Ending: {ending}")
-    console.say(f"Tokens: {sum(result.tokens.values()):,}; cost: {pricing_for(settings).words(result.cost_usd)}")
+    estimated = ESTIMATED_WORDS if result.tokens_estimated else ""
+    console.say(f"Tokens: {sum(result.tokens.values()):,}{estimated}; "
+                f"cost: {pricing_for(settings).words(result.cost_usd)}")
     console.say(f"Trajectory: {result.run_dir}\nReport:     {result.report_path}")
     if args.json:
         print(json.dumps(result.to_dict(), indent=1))

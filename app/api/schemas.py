@@ -166,6 +166,8 @@ class MobileTaskResult(BaseModel):
     created_at: float
     finished_at: float | None = None
     tokens: dict[str, int] = Field(default_factory=dict)
+    tokens_estimated: bool = Field(False, description="some of the tokens are Agent Desk's estimate: the model "
+                                   "server reported no usage")
     cost_usd: float = 0.0
     report_url: str | None = Field(None, description="the HTML report on this API, once the task has ended "
                                   "(GET /v1/tasks/{id}/report, with the token)")

@@ -154,6 +154,7 @@ def task_result(handle: RunHandle, finished_at: float | None = None, *,
         "output_error": (result.output_error or None) if result is not None else None,
         "created_at": handle.created, "finished_at": finished_at,
         "tokens": dict(result.tokens) if result is not None else {},
+        "tokens_estimated": result.tokens_estimated if result is not None else False,
         "cost_usd": result.cost_usd if result is not None else 0.0,
         "report_url": report_url(handle.id, result), "run_dir": handle.run_dir or None}
     return MobileTaskResult.model_validate(redact_data(view))

@@ -251,7 +251,7 @@ class HintLog:
     def __init__(self, seconds: float) -> None:
         self.made = time.monotonic()
         self.told: list[tuple[str, float]] = []
-        self.hint = StillHint(seconds, still=lambda: self._tell("still"), moved=lambda: self._tell("moved"))
+        self.hint = StillHint(seconds, still=lambda frame: self._tell("still"), moved=lambda: self._tell("moved"))
 
     def _tell(self, what: str) -> None:
         self.told.append((what, time.monotonic() - self.made))

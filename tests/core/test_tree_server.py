@@ -53,25 +53,44 @@ def listening(server: VirtualAdbServer) -> bool:
     return "tcp:9008" in server.devices[0].sockets.listening()
 
 
+async def _same_tree_both_ways(through_server: AndroidDevice, through_dump: AndroidDevice, where: str) -> str:
+    """Both sources read the screen as it is now; the controls and the screen id must be the same."""
+    served_snapshot = await through_server.controls(refresh=True)
+    await through_server.release_ui_automation()          # one UI-automation client at a time, as on a phone
+    dumped_snapshot = await through_dump.controls(refresh=True)
+    assert (served_snapshot.source, dumped_snapshot.source) == (SERVER_SOURCE, DUMP_SOURCE)
+    assert [c.to_prompt_line() for c in served_snapshot.controls] == \
+        [c.to_prompt_line() for c in dumped_snapshot.controls], where
+    screen_id = make_reading(served_snapshot, None).screen_id
+    assert screen_id == make_reading(dumped_snapshot, None).screen_id, where
+    return screen_id
+
+
 @pytest.mark.asyncio
-async def test_the_server_and_uiautomator_dump_give_the_same_controls_on_every_screen_of_the_phone(served):
+async def test_both_sources_agree_on_every_screen_one_tap_from_each_apps_first_screen(served):
+    """Each app's first screen, and every screen a tap on one of its controls leads to (dialogs, pages, the
+    keyboard up, a toggled switch): the server's tree and `uiautomator dump`'s give the same controls."""
+    from app.virtual_phone.apps import create_apps
+
     through_server, through_dump = device_on(served), device_on(served, mode="off")
-    screens = 0
-    for package in ("com.android.settings", "com.android.contacts", "com.google.android.deskclock",
-                    "com.agentdesk.notes", "com.agentdesk.calculator", None):
-        if package is None:
-            await through_dump.shell("input keyevent KEYCODE_HOME")
-        else:
-            await through_dump.shell(f"monkey -p {package} -c android.intent.category.LAUNCHER 1")
-        served_snapshot = await through_server.controls(refresh=True)
-        await through_server.release_ui_automation()     # one UI-automation client at a time, as on a phone
-        dumped_snapshot = await through_dump.controls(refresh=True)
-        assert (served_snapshot.source, dumped_snapshot.source) == (SERVER_SOURCE, DUMP_SOURCE)
-        assert [c.to_prompt_line() for c in served_snapshot.controls] == \
-            [c.to_prompt_line() for c in dumped_snapshot.controls], package
-        assert make_reading(served_snapshot, None).screen_id == make_reading(dumped_snapshot, None).screen_id
-        screens += 1
-    assert screens == 6
+    packages = list(create_apps(VirtualPhone()))
+    seen: set[str] = set()
+
+    async def open_app(package: str) -> None:
+        await through_dump.shell("input keyevent KEYCODE_HOME")
+        await through_dump.shell(f"am force-stop {package}")
+        await through_dump.shell(f"monkey -p {package} -c android.intent.category.LAUNCHER 1")
+
+    for package in packages:
+        await open_app(package)
+        seen.add(await _same_tree_both_ways(through_server, through_dump, package))
+        first = await through_dump.controls(refresh=True)
+        for control in [c for c in first.controls if c.clickable][:12]:
+            x, y = control.center
+            await through_dump.shell(f"input tap {x} {y}")
+            seen.add(await _same_tree_both_ways(through_server, through_dump, f"{package} › {control.name}"))
+            await open_app(package)
+    assert len(seen) >= 40, len(seen)
     await through_server.tree_server.stop()
 
 

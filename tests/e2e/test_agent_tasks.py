@@ -10,6 +10,7 @@ import asyncio
 import pytest
 
 from app.core.agent.actions import Action
+from app.core.agent.events import Message
 from app.core.agent.supervisor import ReviewAnswer
 from tests.e2e.conftest import ScriptedPerson, approve
 from tests.support.openai_server import act, click, json_reply, type_into
@@ -64,6 +65,19 @@ async def test_runs_read_the_screen_through_uiautomator2s_server_on_a_realistic_
             break
         await asyncio.sleep(0.05)
     assert phone_server.devices[0].sockets.listening() == []
+
+
+async def test_when_the_server_cannot_start_the_run_says_why_once_and_reads_the_tree_by_uiautomator_dump(
+        run_agent, phone_server, monkeypatch):
+    monkeypatch.setenv("AGENTDESK_TREE_SERVER", "auto")
+    monkeypatch.setattr("app.core.device.tree_server.U2_JAR_SHA256", "0" * 64)     # a jar it will not start
+    outcome = await run_agent("Turn on Wi-Fi", WIFI_SCRIPT, ScriptedPerson([]), mode="auto")
+    told = [event.text for event in outcome.run.events.history if isinstance(event, Message)]
+    assert outcome.result.status == "success", outcome.result
+    said = [text for text in told if "uiautomator dump" in text]
+    assert len(said) == 1 and "SHA-256 differs" in said[0], told          # once, for five steps
+    commands = [" ".join(argv) for argv in phone_server.devices[0].command_lines()]
+    assert any(command.startswith("uiautomator dump") for command in commands)
 
 
 async def test_wifi_in_auto_mode_asks_nobody(run_agent):

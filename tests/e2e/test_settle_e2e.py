@@ -95,7 +95,13 @@ async def test_a_screen_that_moves_during_the_dump_gives_the_step_its_newest_pic
 
 
 @pytest.fixture
-def pictures_taken(monkeypatch):
+def made_during_wait() -> list[bool]:
+    """For each step given the wait's full-size picture: whether the step's screenshot is that picture."""
+    return []
+
+
+@pytest.fixture
+def pictures_taken(monkeypatch, made_during_wait):
     """For each step, in order: whether its picture was the frame the last action's wait found still
     (given by RunContext.take_settled_frame), and whether the step's picture is that very frame."""
     taken: list[tuple[int, bool, bool]] = []
@@ -103,15 +109,18 @@ def pictures_taken(monkeypatch):
     given: list = []
 
     def take_and_note(self, now):
-        frame = take(self, now)
-        given.append(frame)
-        return frame
+        settled = take(self, now)
+        given.append(settled)
+        return settled
 
     async def capture_and_note(self, ctx) -> None:
         given.clear()
         await capture(self, ctx)
-        frame = given[0] if given else None
+        settled = given[0] if given else None
+        frame = settled.frame if settled is not None else None
         taken.append((ctx.step, frame is not None, frame is not None and ctx.get("screenshot_frame") is frame))
+        if settled is not None and settled.display is not None:      # the full-size picture made during the wait
+            made_during_wait.append(ctx.get("screenshot") is settled.display.result())
 
     monkeypatch.setattr(RunContext, "take_settled_frame", take_and_note)
     monkeypatch.setattr(CaptureScreenshot, "run", capture_and_note)
@@ -120,7 +129,7 @@ def pictures_taken(monkeypatch):
 
 @pytest.mark.phone_latency("realistic@0.25")
 async def test_a_step_right_after_a_settled_action_looks_at_the_picture_found_still(run_agent, screenshots_checked,
-                                                                                    pictures_taken):
+                                                                                    pictures_taken, made_during_wait):
     """The wait after an action ends on a picture of the still screen: the next step takes it instead of
     asking the phone for another (a screenshot, or the stream's freshness wait), and it shows the settled
     screen. The first step follows no action, so it asks; so may the step after the app's launch, when
@@ -133,6 +142,8 @@ async def test_a_step_right_after_a_settled_action_looks_at_the_picture_found_st
     assert not pictures_taken[0][1]
     assert all(same for _, from_wait, same in pictures_taken if from_wait)
     assert all(settled for _step, settled in screenshots_checked), (screenshots_checked, pictures_taken)
+    # the stream is scaled (mirror.max_size): the step took the full-size picture the wait made, not its own
+    assert made_during_wait and all(made_during_wait), made_during_wait
 
 
 @pytest.mark.phone_latency("realistic@0.25")

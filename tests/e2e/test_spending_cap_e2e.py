@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
+from pathlib import Path
+
 import pytest
 
 from app.core.agent.events import Message
-from app.core.providers import UNKNOWN, Pricing
+from app.core.agent.usage_estimate import estimate_prompt_tokens
+from app.core.providers import UNKNOWN, Pricing, image_rule_for
+from tests.e2e.conftest import e2e_settings
 from tests.support.openai_server import act, json_reply
 
 pytestmark = pytest.mark.asyncio
@@ -63,3 +68,36 @@ async def test_money_cap_of_an_unpriced_model_is_told_once_and_the_token_cap_sti
     assert len(outcome.model.chat_requests) == 3
     assert outcome.state["foreground"] == "com.agentdesk.calculator"      # the third action ran, no fourth call
     assert outcome.trajectory_problems() == []
+
+
+def unreported(responder):
+    """The same reply from a server that reports no usage (many local servers): the client estimates."""
+    return lambda body: dataclasses.replace(responder(body), usage=False)
+
+
+async def test_without_reported_usage_the_cap_counts_the_estimate_pictures_included_and_says_so(run_agent):
+    outcome = await run_agent("Open settings, go home", [unreported(OPEN_SETTINGS), unreported(GO_HOME), FINISH],
+                              mode="auto", max_tokens_per_run=1)
+    result = outcome.result
+    [request] = outcome.model.chat_requests                      # the cap ended the run before the second call
+    body = request.body
+    provider = e2e_settings(outcome.model.base_url, "auto", None).provider      # the run's own
+    text, pictures = estimate_prompt_tokens(body["messages"], body.get("tools"), image_rule_for(provider))
+    assert pictures > 0 and "image_url" in str(body["messages"])     # the step's picture, by its model's rule
+    assert result.tokens["prompt"] == text + pictures            # what the cap counted: text and pictures
+    assert result.tokens["completion"] > 0                       # the reply's words, estimated too
+    used = result.tokens["prompt"] + result.tokens["completion"]
+    assert result.completion_reason == f"the run's spending cap of 1 tokens was reached (used {used:,})"
+    assert result.tokens_estimated
+    [reply] = outcome.steps()[0].model_replies
+    assert reply.prompt_estimated
+    report = Path(result.report_path).read_text(encoding="utf-8")
+    assert "partly estimated: the model server reported no usage" in report
+    assert "estimated (the server reported no usage)" in report
+
+
+async def test_reported_usage_is_never_marked_as_estimated(run_agent):
+    outcome = await run_agent("Open settings", [OPEN_SETTINGS, FINISH], mode="auto")
+    assert not outcome.result.tokens_estimated
+    assert all(not reply.prompt_estimated for step in outcome.steps() for reply in step.model_replies)
+    assert "estimated" not in Path(outcome.result.report_path).read_text(encoding="utf-8")

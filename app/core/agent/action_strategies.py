@@ -5,8 +5,11 @@ from __future__ import annotations
 import dataclasses
 import logging
 import time
+from concurrent.futures import Future
 from functools import cached_property
 
+from app.core.device.frames import Frame
+from app.core.device.screen_capture import Screenshot
 from app.core.device.settle import StillHint, wait_until_still
 
 from .actions import (
@@ -19,7 +22,7 @@ from .actions import (
     check_against_screen,
     describe_action,
 )
-from .collection_strategies import RunStrategy
+from .collection_strategies import RunStrategy, on_picture_thread
 from .coordinates import CoordinateMapper
 from .events import ActionExecuted, ModelAsked, ModelFailed, ModelWords, ProposalMade, ReplyRetried, StepFinished
 from .memory import ActionOutcome, Decision, MemoryItem
@@ -343,9 +346,24 @@ class Execute(RunStrategy):
         started = time.monotonic()
         moved = False
         early = prefetch and device.dump_waits_for_idle
-        hint = StillHint(min(PREFETCH_STILL_SECONDS, agent.settle_quiet_seconds),
-                         still=lambda: device.prefetch_controls(settled=True),
-                         moved=device.drop_prefetch) if prefetch and not early else None
+        resting: Future[Screenshot] | None = None     # the still picture at the display's size, made meanwhile
+
+        def still(frame: Frame | None) -> None:
+            nonlocal resting
+            if not early:
+                device.prefetch_controls(settled=True)
+            if frame is not None and frame.device_size != frame.size:
+                # a scaled stream frame: the next step wants it at full size (tens of ms); a stream sends a
+                # still screen again now and then, so the wait may end on another frame of the same picture
+                resting = on_picture_thread(frame.display_shot)
+
+        def moved_again() -> None:
+            nonlocal resting
+            resting = None
+            if not early:
+                device.drop_prefetch()
+        hint = StillHint(min(PREFETCH_STILL_SECONDS, agent.settle_quiet_seconds), still=still,
+                         moved=moved_again) if prefetch else None
 
         def on_change() -> None:
             nonlocal moved
@@ -361,7 +379,8 @@ class Execute(RunStrategy):
             # after the screen was seen to move: a still screen may just not show the action yet (an app
             # still starting), and the next step had better look again.
             if moved and not settled.capped and settled.frame is not None:
-                self.rc.settled = SettledScreen(settled.frame, self.rc.device.input_generation, time.monotonic())
+                self.rc.settled = SettledScreen(settled.frame, self.rc.device.input_generation, time.monotonic(),
+                                                resting)
             if settled.capped:
                 log.debug("step %d: the screen did not settle within %.1f s (%d frames compared)",
                           ctx.step, agent.settle_seconds, settled.frames_compared)

@@ -226,6 +226,7 @@ class AgentRun:
         self.result = RunResult(status=status, steps_taken=steps, actions_executed=self.rc.memory.executed_actions(),
                                 time_seconds=round(time.monotonic() - started, 2), error=error,
                                 completion_reason=reason, tokens=tokens, cost_usd=round(cost, 6),
+                                tokens_estimated=self.rc.memory.tokens_estimated(),
                                 agent_seconds=round(self.control.clock.agent_seconds, 2),
                                 waiting_seconds=round(self.control.clock.waiting_seconds, 2),
                                 **(dict(zip(("verification", "verification_note"), self.verification, strict=True))

@@ -69,7 +69,8 @@ class CaptureScreenshot(RunStrategy):
         tree = self.rc.screen_tree
         assert tree is not None                   # RunContext makes one when the session has none
         moment = time.monotonic()
-        settled = self.rc.take_settled_frame(moment)
+        resting = self.rc.take_settled_frame(moment)
+        settled = resting.frame if resting is not None else None
         controls_request: asyncio.Future | None = None
         try:
             if tree.reusable():
@@ -85,7 +86,10 @@ class CaptureScreenshot(RunStrategy):
                     raise
             ctx.set("controls_request", controls_request)
             ctx.set("screenshot_frame", frame)
-            shot = await screenshot_of(frame)
+            if resting is not None and frame is resting.frame and resting.display is not None:
+                shot = await asyncio.wrap_future(resting.display)    # made while the wait ran
+            else:
+                shot = await screenshot_of(frame)
             ctx.set("screenshot", shot)
             # the model's picture is shrunk on the encoder's thread while the controls are still on their way
             max_side = self.rc.settings.images.max_side
@@ -135,7 +139,10 @@ class CollectControls(RunStrategy):
     provides = ("controls", "screen_only", "foreground", "fingerprint", "activity")
 
     async def run(self, ctx: StepContext) -> None:
-        reading = await self.rc.control.interruptible(ctx.get("controls_request"))
+        try:
+            reading = await self.rc.control.interruptible(ctx.get("controls_request"))
+        finally:
+            self._tell_tree_source()
         await self._picture_of_the_dumped_screen(ctx)
         snapshot = reading.snapshot
         ctx.set("activity", getattr(reading, "activity", "") or "")      # the screens graph keys screens by it
@@ -143,6 +150,14 @@ class CollectControls(RunStrategy):
         ctx.set("screen_only", False)
         ctx.set("foreground", foreground_package(snapshot.hierarchy))
         ctx.set("fingerprint", screen_fingerprint(snapshot.controls))
+
+    def _tell_tree_source(self) -> None:
+        """Why the tree comes from `uiautomator dump` instead of uiautomator2's server, told once per reason
+        (the window, the console and the report show the run's messages)."""
+        note = getattr(self.rc.device, "tree_source_note", "")
+        if note and note != self.rc.tree_note_told:
+            self.rc.tree_note_told = note
+            self.rc.events.message(note)
 
     async def _picture_of_the_dumped_screen(self, ctx: StepContext) -> None:
         """The screen changed while the dump ran (an app still drawing its first frame after a launch, say:

@@ -63,7 +63,7 @@ from .reply_reading import ReplyOverCap, StreamFailed, over_cap_failure, read_ca
 from .reply_stream import WORDS_INTERVAL_SECONDS
 from .request_shape import RequestShape
 from .text_only import MessageRewriter, TextOnlyModels, has_image_parts, is_image_refusal, strip_image_parts
-from .usage_estimate import estimate_prompt_tokens
+from .usage_estimate import estimate_completion_tokens, estimate_prompt_tokens
 
 if TYPE_CHECKING:
     import openai
@@ -204,7 +204,8 @@ class ModelClient:
             replies.append(ModelReplyRecord(
                 attempt=len(replies) + 1, outcome="accepted", raw_text=_raw_text(response),
                 prompt_tokens=response.prompt_tokens, completion_tokens=response.completion_tokens,
-                max_output_tokens=budget, finish_reason=response.finish_reason, http_status=200,
+                prompt_estimated=response.prompt_estimated, max_output_tokens=budget,
+                finish_reason=response.finish_reason, http_status=200,
                 duration_ms=round((time.perf_counter() - sent.get("at", started)) * 1000, 1)))
         return response
 
@@ -269,9 +270,12 @@ class ModelClient:
         if estimated:
             text_tokens, image_tokens = estimate_prompt_tokens(messages, tools, image_rule_for(self.provider))
             prompt_tokens = text_tokens + image_tokens
+        completion_tokens = getattr(usage, "completion_tokens", None)
+        if completion_tokens is None:       # the reply's words, as the prompt's text is counted (the cap counts it)
+            completion_tokens = estimate_completion_tokens((message.content or "") + (tool_arguments or ""))
         response = ModelResponse(
             text=message.content or "", tool_arguments=tool_arguments, prompt_tokens=int(prompt_tokens or 0),
-            completion_tokens=getattr(usage, "completion_tokens", 0) or 0,
+            completion_tokens=int(completion_tokens or 0),
             model=completion.model or self.provider.model,
             duration_ms=(time.perf_counter() - started) * 1000,
             finish_reason=str(getattr(choice, "finish_reason", "") or ""), prompt_estimated=estimated)

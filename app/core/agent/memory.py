@@ -40,3 +40,7 @@ class AgentMemory:
                 tokens[key] += item.tokens.get(key, 0)
             cost += item.cost_usd
         return tokens, cost
+
+    def tokens_estimated(self) -> bool:
+        """Whether some prompt tokens so far are the client's estimate (a server that reported no usage)."""
+        return any(reply.prompt_estimated for item in self.items for reply in item.model_replies)

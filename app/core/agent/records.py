@@ -106,6 +106,7 @@ class ModelReplyRecord:
     correction: str = ""
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    prompt_estimated: bool = False                            # no usage reported: the tokens are the client's estimate
     max_output_tokens: int = 0                                # the output budget the call was sent with
     finish_reason: str = ""                                   # stop, length, tool_calls… as the server said
     http_status: int | None = None                            # None: no answer (timeout, connection)
@@ -201,6 +202,10 @@ class StepRecord:
         self.reflection = _replace_in(self.reflection, secret, mask)
 
 
+ESTIMATED_WORDS = " (partly estimated: the model server reported no usage)"
+"""Said after a token count that holds the client's estimate (RunResult.tokens_estimated)."""
+
+
 @dataclass
 class RunResult:
     """Seed 004's result fields, plus where the run was recorded."""
@@ -221,6 +226,7 @@ class RunResult:
     verification_note: str = ""         # what the completion check saw or was told
     output: Any = None                  # the answer to the task's output question (text or JSON data)
     output_error: str = ""              # why the output question has no answer
+    tokens_estimated: bool = False      # some prompt tokens are the client's estimate (a server reported no usage)
 
     @property
     def succeeded(self) -> bool:

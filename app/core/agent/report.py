@@ -21,7 +21,7 @@ from typing import Any
 from app.core.providers import Pricing, cost_words, pricing_from_record
 
 from .history_words import device_words, human_duration, model_words, reflection_for
-from .records import RunRecord, RunResult
+from .records import ESTIMATED_WORDS, RunRecord, RunResult
 from .report_images import ZOOM_CSS, ZOOM_SCRIPT, Pictures
 from .report_step import REPLY_PROBLEM_LIMIT, REPORT_TEXT_LIMIT, badge, esc, step_card
 from .run_words import ENDINGS, action_words, run_status_word
@@ -184,7 +184,7 @@ def _header(run: RunRecord, pricing: Pricing | None = None) -> str:
             _fact("Steps", esc(result.steps_taken)),
             _fact("Actions done", esc(len(result.actions_executed))),
             _fact("Time", esc(_time_words(result))),
-            _fact("Tokens", esc(_tokens(result.tokens))),
+            _fact("Tokens", esc(_tokens(result.tokens) + (ESTIMATED_WORDS if result.tokens_estimated else ""))),
             _fact("Cost", esc(cost_words(result.cost_usd, pricing))),
         ]
         if result.completion_reason:

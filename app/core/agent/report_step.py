@@ -190,6 +190,8 @@ def _reply_line(reply: ModelReplyRecord) -> str:
     if len(problem) > REPLY_PROBLEM_LIMIT:
         problem = problem[:REPLY_PROBLEM_LIMIT - 1] + "…"
     facts = [f"{reply.prompt_tokens:,} + {reply.completion_tokens:,} tokens"]
+    if reply.prompt_estimated:
+        facts[0] = f"~{facts[0]}, estimated (the server reported no usage)"
     if reply.max_output_tokens:
         facts.append(f"budget {reply.max_output_tokens:,}")
     if reply.finish_reason:

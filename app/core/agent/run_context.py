@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -11,6 +12,7 @@ from PIL import Image
 from app.core.config import Settings
 from app.core.device.android_device import AndroidDevice
 from app.core.device.frames import Frame, FrameSource
+from app.core.device.screen_capture import Screenshot
 from app.core.device.screen_tree import ScreenTree
 from app.core.perception.controls import Control
 
@@ -50,6 +52,7 @@ class SettledScreen:
     frame: Frame
     input_generation: int         # the device's input generation then: any input since makes it stale
     at: float                     # time.monotonic() when the wait ended
+    display: Future[Screenshot] | None = None    # the picture at rest at the display's size, made during the wait
 
 
 @dataclass
@@ -77,13 +80,14 @@ class RunContext:
     screens_offered: dict[str, str] = field(default_factory=dict)  # a known screen's name → its map id (go_to_screen)
     map_note: str = ""                                             # where the map says the phone is, and the ways on
     settled: SettledScreen | None = None       # the last action's still picture, for the next step's (once)
+    tree_note_told: str = ""                   # the device's tree_source_note the person was last told
     clean_image_asked: bool = False            # the last reply asked for the clean image (images.send auto)
 
     def __post_init__(self) -> None:
         if self.screen_tree is None:
             self.screen_tree = ScreenTree(self.device, self.frames)
 
-    def take_settled_frame(self, now: float) -> Frame | None:
+    def take_settled_frame(self, now: float) -> SettledScreen | None:
         """The picture the last action's wait found still, if it still shows the screen: no input reached
         the phone since, no newer frame came (the screen would have changed), and the next step began at
         once. Given once: the step after reads the screen again."""
@@ -95,7 +99,7 @@ class RunContext:
         latest = self.frames.latest()
         if latest is not None and latest.captured_at > settled.frame.captured_at:
             return None
-        return settled.frame
+        return settled
 
     def observed(self, step: int, clean: Image.Image, annotated: Image.Image | None, controls: list[Control],
                  foreground: str = "", screen_only: bool = False) -> None:

@@ -16,6 +16,11 @@ from app.core.image_tokens import ImageRule, image_size_of_data_url
 CHARS_PER_TOKEN = 4
 
 
+def estimate_completion_tokens(reply: str) -> int:
+    """A reply's tokens when the server reports none: its characters / 4, as the prompt's text."""
+    return math.ceil(len(reply) / CHARS_PER_TOKEN)
+
+
 def estimate_prompt_tokens(messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]] | None,
                            rule: ImageRule) -> tuple[int, int]:
     """(text tokens, image tokens) of a chat-completions request, estimated. An image whose size cannot

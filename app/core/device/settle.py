@@ -36,10 +36,11 @@ CHANGE_TOLERANCE = 2
 class StillHint:
     """Told along the wait, once the screen has moved: `still()` when the picture has stood still for
     `seconds` (shorter than the quiet period: a fast dump can start then and be done when the wait ends),
-    `moved()` when it changes again after that (what `still` started now shows an old picture)."""
+    with the frame that showed it; `moved()` when it changes again after that (what `still` started now
+    shows an old picture)."""
 
     seconds: float
-    still: Callable[[], None]
+    still: Callable[[Frame | None], None]
     moved: Callable[[], None]
 
 
@@ -128,7 +129,7 @@ async def wait_until_still(frames: FrameSource, *, quiet_seconds: float, cap_sec
             if hint is not None and moved and not hinted:
                 if now - last_seen >= hint.seconds:      # moved, then no new frame for the hint's time
                     hinted = True
-                    hint.still()
+                    hint.still(last)
                 else:
                     timeout = min(timeout, last_seen + hint.seconds - now)
             timeout = min(timeout, max(0.0, last_seen + quiet_seconds - now))
@@ -171,6 +172,6 @@ async def wait_until_still(frames: FrameSource, *, quiet_seconds: float, cap_sec
         if (hint is not None and moved and not hinted
                 and frame.captured_at - still_since >= hint.seconds):
             hinted = True
-            hint.still()
+            hint.still(frame)
         if frame.captured_at - still_since >= quiet_seconds:
             return result(capped=False)

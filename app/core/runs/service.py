@@ -355,6 +355,7 @@ class RunService:
         for reply in answer.replies:
             result.tokens["prompt"] = result.tokens.get("prompt", 0) + reply.prompt_tokens
             result.tokens["completion"] = result.tokens.get("completion", 0) + reply.completion_tokens
+            result.tokens_estimated = result.tokens_estimated or reply.prompt_estimated
         events.message(f"Output: {answer.error or answer.value!r}")
 
     # ------------------------------------------------------------------ the runs

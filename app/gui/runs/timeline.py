@@ -157,7 +157,7 @@ class TimelinePanel(QWidget):
         facts = [counted(result.steps_taken, "step"), format_ms(result.time_seconds * 1000)]
         tokens = sum(result.tokens.values())
         if tokens:
-            facts.append(f"{tokens:,} tokens")
+            facts.append(f"{tokens:,} tokens" + (" (estimated)" if result.tokens_estimated else ""))
         if result.cost_usd or self.model.pricing is not None:
             facts.append(cost_words(result.cost_usd, self.model.pricing))
         status = run_status_word(result.status)
