@@ -445,3 +445,16 @@ async def test_the_request_stays_readable_in_a_narrow_pane(panel, run_dir, qapp)
     qapp.processEvents()
     shown = panel.title.text()
     assert shown.startswith(REQUEST[:20]), shown
+
+
+@pytest.mark.asyncio
+async def test_a_token_figure_the_desk_estimated_says_so(panel, run_dir, screens):
+    """A model server that reports no usage: the run's line says its tokens are estimated."""
+    writer = TrajectoryWriter.create("Turn on Wi-Fi", {"serial": "emulator-5554"}, {"model": "smollm2"}, {})
+    panel.start_run(writer.run_dir, "Turn on Wi-Fi")
+    panel.add_step(record_steps(writer, screens)[0])
+    panel.finish_run(RunResult("success", 1, [], 1.0, tokens={"prompt": 1900, "completion": 20},
+                               tokens_estimated=True))
+    assert "1,920 tokens (estimated)" in panel.status.text()
+    panel.finish_run(RunResult("success", 1, [], 1.0, tokens={"prompt": 1900, "completion": 20}))
+    assert "1,920 tokens" in panel.status.text() and "estimated" not in panel.status.text()
