@@ -296,16 +296,19 @@ def test_reverse_tunnel_reaches_a_listener_on_the_host(served):
 def test_a_screen_transition_streams_every_picture_of_it():
     """On the realistic profile a tap's screen moves for a while: each blended picture is a frame."""
     with VirtualAdbServer() as server:
-        attached = server.add_phone(latency="realistic@0.5")
+        # at full length (0.2-0.5 s) a transition outlasts a loaded machine's hiccups (at half, 2 of 3 frames came)
+        attached = server.add_phone(latency="realistic")
         device = adbutils.AdbClient(host="127.0.0.1", port=server.port).device(attached.serial)
         phone = attached.phone
         session = start(device, max_fps=30)
-        assert read_until_still(session), "the first picture"
-        session.tap(session.video_point(*node_center(phone, text="Settings"), phone))
-        pictures = read_until_still(session, first_read=0.6)
-        assert len(pictures) >= 3, "the transition's pictures, not just its end"
-        assert mean_difference(pictures[-1], phone.screenshot()) < 8
-        session.output()
+        try:
+            assert read_until_still(session), "the first picture"
+            session.tap(session.video_point(*node_center(phone, text="Settings"), phone))
+            pictures = read_until_still(session, first_read=0.8)
+            assert len(pictures) >= 3, "the transition's pictures, not just its end"
+            assert mean_difference(pictures[-1], phone.screenshot()) < 8
+        finally:
+            session.output()
 
 
 def read_until_still(session, first_read: float = 0.4, quiet: float = 0.3, rounds: int = 10) -> list:
