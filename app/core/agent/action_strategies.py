@@ -4,13 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import time
-from concurrent.futures import Future
 from functools import cached_property
-
-from app.core.device.frames import Frame
-from app.core.device.screen_capture import Screenshot
-from app.core.device.settle import StillHint, wait_until_still
 
 from .actions import (
     GO_TO_SCREEN,
@@ -22,7 +16,8 @@ from .actions import (
     check_against_screen,
     describe_action,
 )
-from .collection_strategies import RunStrategy, on_picture_thread
+from .after_action import settle_after_action
+from .collection_strategies import RunStrategy
 from .coordinates import CoordinateMapper
 from .events import ActionExecuted, ModelAsked, ModelFailed, ModelWords, ProposalMade, ReplyRetried, StepFinished
 from .memory import ActionOutcome, Decision, MemoryItem
@@ -31,7 +26,7 @@ from .model_errors import ModelError, failure_reason
 from .pipeline import StepContext
 from .prompts import ScreenContext
 from .records import ModelReplyRecord
-from .run_context import ScreenRecord, SettledScreen
+from .run_context import ScreenRecord
 from .screen_recheck import rechecked_after, screen_moved_since_review
 from .sensitive import action_target, reply_sensitivity
 from .spending import SpendingCap, check_before_model_call
@@ -52,9 +47,6 @@ def message_text(message: dict) -> str:
 
 FAILURE_NOTE_LIMIT = 400
 """Characters of the last action's failure message repeated in the next prompt (the step line is clipped)."""
-PREFETCH_STILL_SECONDS = 0.1
-"""After an action, how long the frames must stand still before a quick tree dump (uiautomator2's server)
-starts: a little before the wait for stillness ends, so the dump is done about when it does."""
 
 
 def last_action_note(last: MemoryItem | None, reflection) -> str:
@@ -318,78 +310,13 @@ class Execute(RunStrategy):
             rc.answers.append((action.args.question, rc.executor.last_answer))
         rc.stuck.record(action, ctx.get("fingerprint"))
         try:
-            await self.settle(ctx)
+            await settle_after_action(rc, ctx)
             # typed text is read back once the screen has settled: a mismatch fails the action
             outcome = await rc.control.interruptible(rc.executor.check_typing(outcome))
             ctx.set("outcome", outcome)
         finally:
             rc.events.emit(ActionExecuted(ctx.step, describe_action(action, ctx.get("controls")), outcome.success,
                                           outcome.message, outcome.duration_ms))
-
-    async def settle(self, ctx: StepContext) -> None:
-        """Wait until the screen has stood still for agent.settle_quiet_seconds (at most
-        agent.settle_seconds), so the next step sees where the action led, not the way there.
-        The wait goes into the step's timings as "settle"; a Stop or the time limit ends it."""
-        agent = self.rc.settings.agent
-        outcome = ctx.get_or("outcome")
-        # The next step's dump starts during the wait, so it overlaps it. Only once the screen shows that
-        # the phone took the action in (input sent over scrcpy's socket is handled a moment later; a dump
-        # started before that would show the old screen). `uiautomator dump` is slow and waits for idle by
-        # itself: it starts as the screen first moves. uiautomator2's server is quick: it starts once the
-        # frames have stood still for PREFETCH_STILL_SECONDS, without the phone's own idle wait, and starts
-        # again if the screen moves after that - done about when the wait ends.
-        device = self.rc.device
-        prefetch = outcome is not None and outcome.success
-        self.rc.settled = None
-        if not agent.settle_seconds:
-            return
-        started = time.monotonic()
-        moved = False
-        early = prefetch and device.dump_waits_for_idle
-        resting: Future[Screenshot] | None = None     # the still picture at the display's size, made meanwhile
-
-        def still(frame: Frame | None) -> None:
-            nonlocal resting
-            if not early:
-                device.prefetch_controls(settled=True)
-            if frame is not None and frame.device_size != frame.size:
-                # a scaled stream frame: the next step wants it at full size (tens of ms); a stream sends a
-                # still screen again now and then, so the wait may end on another frame of the same picture
-                resting = on_picture_thread(frame.display_shot)
-
-        def moved_again() -> None:
-            nonlocal resting
-            resting = None
-            if not early:
-                device.drop_prefetch()
-        hint = StillHint(min(PREFETCH_STILL_SECONDS, agent.settle_quiet_seconds), still=still,
-                         moved=moved_again) if prefetch else None
-
-        def on_change() -> None:
-            nonlocal moved
-            moved = True
-            if early:
-                device.prefetch_controls()
-        try:
-            settled = await self.rc.control.interruptible(wait_until_still(
-                self.rc.frames, quiet_seconds=agent.settle_quiet_seconds, cap_seconds=agent.settle_seconds,
-                started=started, on_change=on_change, hint=hint))
-            ctx.timings_ms["settle"] = settled.waited_ms
-            # The picture the screen came to rest on is the next step's, if that step comes at once. Only
-            # after the screen was seen to move: a still screen may just not show the action yet (an app
-            # still starting), and the next step had better look again.
-            if moved and not settled.capped and settled.frame is not None:
-                self.rc.settled = SettledScreen(settled.frame, self.rc.device.input_generation, time.monotonic(),
-                                                resting)
-            if settled.capped:
-                log.debug("step %d: the screen did not settle within %.1f s (%d frames compared)",
-                          ctx.step, agent.settle_seconds, settled.frames_compared)
-        except Exception as exc:       # the action was done: a failed wait must not make it a failure
-            log.warning("step %d: waiting for the screen to settle failed: %s", ctx.step, exc)
-            ctx.timings_ms["settle"] = round((time.monotonic() - started) * 1000, 1)
-        except BaseException:          # Stop or the time limit: the record still shows the wait
-            ctx.timings_ms["settle"] = round((time.monotonic() - started) * 1000, 1)
-            raise
 
     def fallback(self, ctx: StepContext, error: BaseException) -> None:
         ctx.set("outcome", ActionOutcome(False, f"The action could not be carried out: {error}"))

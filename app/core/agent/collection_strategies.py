@@ -154,7 +154,7 @@ class CollectControls(RunStrategy):
     def _tell_tree_source(self) -> None:
         """Why the tree comes from `uiautomator dump` instead of uiautomator2's server, told once per reason
         (the window, the console and the report show the run's messages)."""
-        note = getattr(self.rc.device, "tree_source_note", "")
+        note = self.rc.device.tree_source_note
         if note and note != self.rc.tree_note_told:
             self.rc.tree_note_told = note
             self.rc.events.message(note)
