@@ -305,3 +305,16 @@ async def test_screenshot_polling_tells_the_hint_too():
     assert not result.capped
     assert [what for what, _ in log.told] == ["still"]
     assert 0.1 <= log.told[0][1] < result.waited_seconds + 0.01
+
+
+@pytest.mark.asyncio
+async def test_a_frame_asked_of_a_closed_source_ends_at_once():
+    """The wait may ask for its next frame just after the source closed (between two frames): that ask ends
+    as the ones under way do, instead of hanging until the cap (it failed a loaded CI run once)."""
+    async with polling(MovingScreen()) as frames:
+        await frames.frame_after()
+        await frames.close()
+        with pytest.raises(asyncio.CancelledError):
+            await asyncio.wait_for(frames.frame_after(), 1.0)
+        result = await asyncio.wait_for(wait_until_still(frames, quiet_seconds=0.05, cap_seconds=5.0), 1.0)
+    assert not result.capped and result.waited_seconds < 1.0

@@ -153,6 +153,8 @@ class FrameFanOut:
     def _waiting(self, moment: float) -> Iterator[asyncio.Future]:
         """A future the first frame captured at or after `moment` will answer; withdrawn on leaving."""
         waiter = asyncio.get_running_loop().create_future()
+        if self._closed:          # a wait begun after the end is answered as those under way were
+            waiter.cancel()
         entry = (moment, waiter)
         self._waiters.append(entry)
         self._ensure_running()
