@@ -218,6 +218,9 @@ class VirtualPhone(InputEventsMixin, KeyguardMixin, WindowsMixin):
             self._leaving()
             self.hide_keyboard()
             self.overview = False
+            home = self.launcher.top
+            if home is not None and home.dialog is not None:
+                home.close_dialog()                # Home closes Launcher3's pop-ups too
             self.fg = LAUNCHER
             self.changed()
 

@@ -12,7 +12,8 @@ from pydantic import ValidationError
 
 from app.core.agent.llm_client import ModelClient, ModelReplyTooLarge
 from app.core.config import LimitSettings, ProviderSettings, Settings, load_settings
-from app.core.device.android_device import AndroidDevice, InputLimits, ScreenInfo, _read_controls, check_screenshot_size
+from app.core.device.android_device import DEFAULT_LIMITS, AndroidDevice, InputLimits, ScreenInfo, check_screenshot_size
+from app.core.device.device_tree import read_controls
 from app.core.device.errors import HierarchyDumpFailed, ScreenshotFailed
 from app.core.perception.hierarchy import DumpTooLarge, extract_controls, parse_bounds, parse_hierarchy
 from tests.support.openai_server import FakeOpenAIServer, huge_reply, text_reply
@@ -131,7 +132,7 @@ async def test_device_refuses_a_huge_dump_once_without_retrying():
 def test_device_refuses_a_dump_with_too_many_nodes():
     xml = dump(window(*(node(f"[0,{i}][10,{i + 1}]") for i in range(300))))
     with pytest.raises(HierarchyDumpFailed, match=r"more than 200 nodes.*limits\.max_dump_nodes"):
-        _read_controls(xml, ScreenInfo(1080, 2400, 420, 0), SMALL)
+        read_controls(xml, ScreenInfo(1080, 2400, 420, 0), SMALL)
 
 
 # --- the screenshot ------------------------------------------------------------------------
@@ -200,6 +201,6 @@ def test_nodes_off_the_rotated_screen_are_not_controls(rotation):
     xml = dump(window(node("[2000,100][2300,200]", "Right edge"), node("[100,2000][300,2100]", "Portrait only"),
                       bounds="[0,0][2400,2400]"), rotation=rotation)
     for screen_rotation in (rotation, 0):           # also when the cached screen info is stale
-        _, controls = _read_controls(xml, ScreenInfo(1080, 2400, 420, screen_rotation))
+        _, controls = read_controls(xml, ScreenInfo(1080, 2400, 420, screen_rotation), DEFAULT_LIMITS)
         assert [c.name for c in controls] == ["Right edge"]
         assert all(0 <= c.rect[0] < c.rect[2] <= 2400 and 0 <= c.rect[1] < c.rect[3] <= 1080 for c in controls)

@@ -318,3 +318,51 @@ async def test_a_frame_asked_of_a_closed_source_ends_at_once():
             await asyncio.wait_for(frames.frame_after(), 1.0)
         result = await asyncio.wait_for(wait_until_still(frames, quiet_seconds=0.05, cap_seconds=5.0), 1.0)
     assert not result.capped and result.waited_seconds < 1.0
+
+
+class MirrorStream(ChangesOnly):
+    """Like the mirror's frames (PhoneFrames): streamed, but answering "the screen at this moment" itself."""
+
+    changes_only = False
+    streaming = True
+
+
+@pytest.mark.asyncio
+async def test_the_newest_picture_of_a_stream_is_its_last_once_pictures_stop_coming():
+    """A stream's pictures still on their way (a transition's end, late on a loaded machine) arrive one by one
+    after the moment asked for: the picture of the screen now is the last of them, not the first."""
+    from app.core.agent.collection_strategies import STREAM_QUIET_SECONDS, newest_picture
+
+    stream = MirrorStream()
+    stream.push(screen(5))                        # the picture before
+    asking = asyncio.ensure_future(newest_picture(stream))
+    for shade in (10, 20, 30):
+        await asyncio.sleep(0.03)
+        stream.push(screen(shade))
+    pushed_last = time.monotonic()
+    newest = await asyncio.wait_for(asking, 2.0)
+    assert newest.image.getpixel((0, 0)) == screen(30).getpixel((0, 0))
+    assert time.monotonic() - pushed_last >= STREAM_QUIET_SECONDS - 0.01
+
+
+@pytest.mark.asyncio
+async def test_the_newest_picture_of_a_stream_that_sends_nothing_more_is_the_one_at_hand():
+    from app.core.agent.collection_strategies import newest_picture
+
+    stream = MirrorStream()
+    stream.push(screen(40))
+    started = time.monotonic()
+    newest = await asyncio.wait_for(newest_picture(stream), 2.0)
+    assert newest is stream.frames[-1]
+    assert time.monotonic() - started < 0.5 and stream.readers == 0
+
+
+@pytest.mark.asyncio
+async def test_the_newest_picture_of_a_polling_source_is_a_screenshot_taken_now():
+    from app.core.agent.collection_strategies import newest_picture
+
+    camera = MovingScreen()
+    async with polling(camera) as frames:
+        asked = time.monotonic()
+        newest = await asyncio.wait_for(newest_picture(frames), 2.0)
+    assert newest.captured_at >= asked and camera.calls == 1

@@ -118,6 +118,48 @@ async def test_both_sources_agree_on_every_screen_within_two_taps_of_each_apps_f
     await through_server.tree_server.stop()
 
 
+def screens_and_dialogs_of_the_apps() -> set[type]:
+    """Every kind of screen and dialog the virtual phone's apps define (the leaves: a base like SettingsPage is
+    never shown itself)."""
+    from app.virtual_phone.apps.base import Dialog, Screen
+
+    def leaves(kind: type) -> set[type]:
+        below = set(kind.__subclasses__())
+        return set().union(*(leaves(sub) for sub in below)) if below else {kind}
+    return {kind for kind in leaves(Screen) | leaves(Dialog) if kind.__module__.startswith("app.virtual_phone.apps.")}
+
+
+@pytest.mark.asyncio
+async def test_both_sources_agree_on_every_page_of_every_app(served):
+    """Each app's every screen and dialog, visited by name (`App.pages`), keyboard up, pop-ups, overview, lock
+    screen and toast included: the server's tree and `uiautomator dump`'s give the same controls and screen id
+    on each. A screen or dialog an app gains without a page fails the test."""
+    phone = served.devices[0].phone
+    through_server, through_dump = device_on(served), device_on(served, mode="off")
+    shown: set[type] = set()
+    visited = 0
+    for package, app in phone.apps.items():
+        for name, go_there in app.pages().items():
+            with phone.lock:
+                if phone.keyguard_showing:
+                    phone.unlock_by_hand()
+                    phone.keyguard_secure = False
+                phone.go_home()
+                phone.force_stop(package)
+                if package != phone.launcher.package:
+                    phone.launch(package)
+                go_there()
+                phone.changed()
+                top = phone.foreground_app.top
+                shown.update(type(part) for part in (top, top and top.dialog) if part is not None)
+            live = phone.animating_without_end()
+            await _same_tree_both_ways(served, through_server, through_dump, f"{package} › {name}", live)
+            visited += 1
+    assert screens_and_dialogs_of_the_apps() - shown == set()
+    assert visited >= 40
+    await through_server.tree_server.stop()
+
+
 @pytest.mark.asyncio
 async def test_the_server_stops_when_idle_and_at_close_and_is_never_left_listening(served):
     device = device_on(served, idle_seconds=0.3)

@@ -10,7 +10,7 @@ import pytest
 import pytest_asyncio
 
 from app.core.config import MirrorSettings
-from app.core.device import android_device
+from app.core.device import device_tree
 from app.core.device.adb_transport import AdbTransport
 from app.core.device.android_device import ControlsSnapshot
 from app.core.device.phone_session import PhoneRegistry
@@ -77,7 +77,7 @@ async def phone(request):
 
 @pytest.mark.asyncio
 async def test_an_unchanged_screen_is_answered_from_the_kept_tree_even_past_the_cache_time(phone, monkeypatch):
-    monkeypatch.setattr(android_device, "CONTROLS_TTL_SECONDS", 0.0)     # the device's own cache never serves
+    monkeypatch.setattr(device_tree, "CONTROLS_TTL_SECONDS", 0.0)     # the device's own cache never serves
     assert phone.phone.launch(SETTINGS)
     first = await phone.tree.read()
     assert first.from_cache is False and phone.dumps() == 1
@@ -201,7 +201,7 @@ def test_screen_names():
 @pytest.mark.asyncio
 async def test_an_agent_step_on_an_unchanged_screen_reuses_the_tree(run_agent, monkeypatch):
     """Two `wait` steps (no input): past the device's cache time the steps still dump only once."""
-    monkeypatch.setattr(android_device, "CONTROLS_TTL_SECONDS", 0.0)
+    monkeypatch.setattr(device_tree, "CONTROLS_TTL_SECONDS", 0.0)
     readings: list[TreeReading] = []
     for name in ("read", "read_during"):
         original = getattr(ScreenTree, name)

@@ -91,6 +91,7 @@ async def test_a_screen_that_moves_during_the_dump_gives_the_step_its_newest_pic
     idle, and the step's picture is then the newest frame: picture and controls show the same, settled screen."""
     outcome = await run_agent("Turn on Wi-Fi", WIFI_SCRIPT, ScriptedPerson([]), mode="auto", settle_seconds=0)
     assert outcome.result.status == "success", outcome.result
+    assert not any(step.screen_only for step in outcome.steps())     # every step read its controls
     assert all(settled for _step, settled in screenshots_checked), screenshots_checked
 
 

@@ -108,6 +108,12 @@ class App:
         """Exported activity class names → screen factories (the first is the launcher activity)."""
         return {}
 
+    def pages(self) -> dict[str, Callable[[], object]]:
+        """Every screen and dialog the app shows, by name: how to bring the app there from its first screen, just
+        launched (run under the phone's lock). A test visits each one, so a screen added without its page fails
+        it."""
+        return {"first screen": lambda: None}
+
     def main_screen(self) -> Screen:
         screen = self.activities()[self.main_activity]()
         screen.is_root = True

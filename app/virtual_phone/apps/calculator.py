@@ -9,6 +9,7 @@ and the history button an icon without a content description, which uiautomator 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from fractions import Fraction
 from functools import partial
 
@@ -180,3 +181,16 @@ class CalculatorApp(App):
 
     def activities(self):
         return {MAIN: lambda: CalculatorScreen(self)}
+
+    def pages(self) -> dict[str, Callable[[], object]]:
+        def keyed(keys: str, history: bool = False) -> Callable[[], None]:
+            def press_them() -> None:
+                screen = self.ensure_started()
+                assert isinstance(screen, CalculatorScreen)
+                for key in keys:
+                    screen.press(key)
+                screen.show_history = history
+            return press_them
+
+        return {"key pad": lambda: None, "a sum typed": keyed("12+7"),
+                "history": keyed("12+7=×3=", history=True)}

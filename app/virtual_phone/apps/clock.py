@@ -9,6 +9,7 @@ fields (select-all on focus, so typing replaces), AM/PM buttons, an optional lab
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from functools import partial
 
 from .. import theme
@@ -284,6 +285,26 @@ class ClockApp(App):
 
     def activities(self):
         return {MAIN: lambda: DeskClockScreen(self)}
+
+    def pages(self) -> dict[str, Callable[[], object]]:
+        def clock() -> DeskClockScreen:
+            screen = self.ensure_started()
+            assert isinstance(screen, DeskClockScreen)
+            return screen
+
+        def on_tab(label: str) -> Callable[[], None]:
+            return lambda: setattr(clock(), "tab", label)
+
+        def stopwatch_running() -> None:
+            clock().tab = "Stopwatch"
+            if not self.stopwatch.running:
+                self.stopwatch.toggle()
+
+        return {**{f"{label} tab": on_tab(label) for label, _glyph in TABS},
+                "an alarm opened": lambda: setattr(clock(), "expanded", 0),
+                "new alarm": lambda: clock().open_dialog(TimePickerDialog(clock())),
+                "an alarm just set (its toast)": lambda: self.add_alarm(8, 0, "Walk"),
+                "stopwatch running": stopwatch_running}
 
     def add_alarm(self, hour: int, minute: int, label: str = "") -> None:
         self.alarms.append({"hour": hour, "minute": minute, "label": label, "enabled": True})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 
 from .. import theme
@@ -219,6 +220,16 @@ class ContactsApp(App):
 
     def activities(self):
         return {PEOPLE: lambda: PeopleScreen(self), EDITOR: lambda: EditorScreen(self, None)}
+
+    def pages(self) -> dict[str, Callable[[], object]]:
+        first = self.sorted_contacts()[0]
+
+        def being_edited() -> None:
+            self.push(DetailsScreen(self, first))
+            self.push(EditorScreen(self, first))
+
+        return {"people": lambda: None, "a contact": lambda: self.push(DetailsScreen(self, first)),
+                "a contact, being edited": being_edited, "new contact": lambda: self.push(EditorScreen(self, None))}
 
     def sorted_contacts(self) -> list[dict]:
         return sorted(self.contacts, key=lambda c: c["name"].lower())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 
 from .. import theme
@@ -112,6 +113,15 @@ class DialerApp(App):
 
     def activities(self):
         return {MAIN: lambda: DialpadScreen(self)}
+
+    def pages(self) -> dict[str, Callable[[], object]]:
+        def number_typed() -> None:
+            pad = self.ensure_started()
+            assert isinstance(pad, DialpadScreen)
+            pad.number = "5550100"
+
+        return {"dial pad": lambda: None, "a number typed": number_typed,
+                "in a call": lambda: self.push(InCallScreen(self, "Mom", "(555) 010-0142"))}
 
     def call_screen(self, name: str, number: str) -> Screen:
         self.calls.append({"to": name, "number": number})

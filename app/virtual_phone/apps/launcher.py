@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 
 from PIL import Image
@@ -22,12 +23,14 @@ class IconPopup(Dialog):
 
     dim = False
 
-    def __init__(self, screen: Screen, package: str, anchor) -> None:
+    screen: HomeScreen
+
+    def __init__(self, screen: HomeScreen, package: str) -> None:
         super().__init__(screen)
-        self.package, self.anchor = package, anchor
+        self.package = package
 
     def build(self, ctx: Ctx) -> View:
-        left, t, r, b = self.anchor
+        left, t, r, b = self.screen.icon_boxes[self.package]     # laid out just before, in this picture
         w, h = ctx.dp(200), ctx.dp(56)
         x = max(ctx.left + ctx.dp(8), min((left + r) // 2 - w // 2, ctx.right - ctx.dp(8) - w))
         y = t - h - ctx.dp(8) if t - h - ctx.dp(8) > ctx.top else b + ctx.dp(8)
@@ -51,12 +54,17 @@ class HomeScreen(Screen):
     activity = MAIN
     bar_color = None
 
-    def _icon(self, ctx: Ctx, package: str, box) -> View:
+    def __init__(self, app: App) -> None:
+        super().__init__(app)
+        self.icon_boxes: dict[str, tuple[int, int, int, int]] = {}   # where each icon was laid out last
+
+    def _icon(self, ctx: Ctx, package: str, box: tuple[int, int, int, int]) -> View:
         app = self.phone.apps[package]
+        self.icon_boxes[package] = box
         d = ctx.dp(56)
         return View(TEXT, box, text=app.label, desc=app.label, kind="appicon", clickable=True, long_clickable=True,
                     on_click=lambda: self.phone.launch(package), glyph=app.glyph,
-                    on_long_click=lambda: self.open_dialog(IconPopup(self, package, box)),
+                    on_long_click=lambda: self.open_dialog(IconPopup(self, package)),
                     color=theme.APP_COLORS.get(package, theme.PRIMARY), icon=d, icon_top=ctx.dp(8),
                     size=ctx.sp(12))
 
@@ -114,7 +122,25 @@ class LauncherApp(App):
         return {MAIN: lambda: HomeScreen(self)}
 
     def back(self) -> None:
-        """Back on the home screen does nothing."""
+        """Back on the home screen closes its pop-up, if one is open; else it does nothing."""
+        home = self.top
+        if home is not None and home.back():
+            self.phone.changed()
+
+    def pages(self) -> dict[str, Callable[[], object]]:
+        def recent_apps() -> None:
+            for package in reversed(HOTSEAT):
+                self.phone.launch(package)
+            self.phone.show_recents()
+
+        def icon_menu() -> None:
+            home = self.ensure_started()
+            assert isinstance(home, HomeScreen)
+            home.open_dialog(IconPopup(home, WORKSPACE[0]))
+
+        # the lock screen is the phone's, shown over whatever is in front: here, the home screen
+        return {"home": lambda: None, "an icon's menu": icon_menu, "recent apps": recent_apps,
+                "lock screen": self.phone.lock_screen}
 
     def reset_recents_scroll(self) -> None:
         self.recents_scroll = ScrollState()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 
 from .. import fonts, theme
@@ -210,6 +211,11 @@ class MessagesApp(App):
 
     def activities(self):
         return {LIST: lambda: ListScreen(self), CONVERSATION: lambda: ComposeScreen(self)}
+
+    def pages(self) -> dict[str, Callable[[], object]]:
+        return {"conversations": lambda: None,
+                "a conversation": lambda: self.push(ConversationScreen(self, self.order[0])),
+                "new conversation": lambda: self.push(ComposeScreen(self))}
 
     def resolve(self, to: str) -> str:
         contact = contacts_of(self.phone).find(to)

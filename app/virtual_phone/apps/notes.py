@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 
 from .. import theme
@@ -147,6 +148,15 @@ class NotesApp(App):
 
     def activities(self):
         return {LIST: lambda: NotesListScreen(self), EDITOR: lambda: EditorScreen(self, None)}
+
+    def pages(self) -> dict[str, Callable[[], object]]:
+        def asked_to_delete() -> None:
+            editor = EditorScreen(self, 0)
+            self.push(editor)
+            editor.open_dialog(DeleteDialog(editor))
+
+        return {"notes": lambda: None, "a note": lambda: self.push(EditorScreen(self, 0)),
+                "new note": lambda: self.push(EditorScreen(self, None)), "delete a note?": asked_to_delete}
 
     def reset(self) -> None:
         for screen in self.stack:  # force-stop loses unsaved edits

@@ -9,6 +9,7 @@ on the Wi‑Fi switch are the same thing.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 
 from .. import theme
@@ -19,7 +20,7 @@ from .base import App, Screen
 from .settings_base import SettingsPage, header_row, main_switch_bar
 from .settings_help import HELP, HelpPage
 from .settings_security import CHOOSE_LOCK_PASSWORD, ChoosePinScreen, SecurityPage
-from .settings_system import SystemPage
+from .settings_system import SystemPage, SystemUpdatePage
 
 WIFI = "Wi\u2011Fi"
 
@@ -244,6 +245,39 @@ class SettingsApp(App):
             CHOOSE_LOCK_PASSWORD: lambda: ChoosePinScreen(self),
             HELP: lambda: HelpPage(self),
         }
+
+    def pages(self) -> dict[str, Callable[[], object]]:
+        def opened(*makes: Callable[[], Screen]) -> Callable[[], None]:
+            def push_them() -> None:
+                for make in makes:
+                    self.push(make())
+            return push_them
+
+        def scrolled_to_its_end() -> None:
+            home = self.ensure_started()
+            assert isinstance(home, SettingsHome)
+            home.scroll.at_end = True                     # laid out at the end of the list, as a fling would
+
+        def wifi_on() -> None:
+            self.phone.set_setting_flag("global", "wifi_on", True)
+            self.push(WifiPage(self))
+
+        return {"home": lambda: None,
+                "home, scrolled to its end": scrolled_to_its_end,
+                "Network & internet": opened(lambda: NetworkPage(self)),
+                "Wi-Fi": opened(lambda: NetworkPage(self), lambda: WifiPage(self)),
+                "Wi-Fi, on": wifi_on,
+                "Connected devices": opened(lambda: ConnectedPage(self)),
+                "Bluetooth": opened(lambda: ConnectedPage(self), lambda: BluetoothPage(self)),
+                "Apps": opened(lambda: AppsPage(self)),
+                "Display": opened(lambda: DisplayPage(self)),
+                "Battery (a page the phone does not model)": opened(lambda: InfoPage(self, "Battery")),
+                "Security & privacy": opened(lambda: SecurityPage(self)),
+                "choose a PIN": opened(lambda: SecurityPage(self), lambda: ChoosePinScreen(self)),
+                "System": opened(lambda: SystemPage(self)),
+                "System update": opened(lambda: SystemPage(self), lambda: SystemUpdatePage(self)),
+                "About phone": opened(lambda: AboutPage(self)),
+                "Tips & support": opened(lambda: HelpPage(self))}
 
     def state(self) -> dict:
         return {"screen_lock": "pin" if self.pin else "none"}
