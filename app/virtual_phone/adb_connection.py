@@ -16,6 +16,7 @@ from .attached_device import AttachedDevice
 from .device_sockets import SOCKET_KINDS, close_gently, relay
 from .shell_service import DropConnection, interactive_shell, serve_command
 from .sync_service import recv_exact, serve_sync
+from .system_programs.properties import properties
 
 if TYPE_CHECKING:
     from .adb_server import _TcpServer
@@ -88,6 +89,10 @@ def serve_device_service(sock: socket.socket, device: AttachedDevice, service: s
         sock.sendall(b"OKAY")
         sock.sendall(reverse_request(device, argument))
         return
+    if kind in ("root", "unroot"):
+        sock.sendall(b"OKAY")
+        sock.sendall(restart_adbd(device, as_root=kind == "root").encode())
+        return
     if kind not in ("shell", "exec"):
         sock.sendall(b"FAIL" + protocol_string(f"unknown service {kind}"))
         return
@@ -97,6 +102,23 @@ def serve_device_service(sock: socket.socket, device: AttachedDevice, service: s
         interactive_shell(sock, device, service, protocol_v2, with_pty=kind == "shell" and "raw" not in options)
         return
     serve_command(sock, device, service, argument, protocol_v2)
+
+
+def restart_adbd(device: AttachedDevice, as_root: bool) -> str:
+    """What adbd says to `adb root` / `adb unroot` (a userdebug build such as the emulator's lets it run as
+    root; the shells it starts from then on run as uid 0)."""
+    phone = device.phone
+    if as_root:
+        if phone.adbd_root:
+            return "adbd is already running as root\n"
+        if properties(phone).get("ro.debuggable") != "1":
+            return "adbd cannot run as root in production builds\n"
+        phone.adbd_root = True
+        return "restarting adbd as root\n"
+    if not phone.adbd_root:
+        return "adbd not running as root\n"
+    phone.adbd_root = False
+    return "restarting adbd as non root\n"
 
 
 def _connect_to_phone_socket(sock: socket.socket, device: AttachedDevice, address: str) -> None:

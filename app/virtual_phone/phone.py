@@ -47,6 +47,7 @@ class VirtualPhone(InputEventsMixin, KeyguardMixin, WindowsMixin):
         self.motion = ScreenMotion(self.timing)
         self.adb_keyboard_installed = adb_keyboard_installed
         self.clock = clock or datetime.now
+        self.adbd_root = False        # `adb root` on this userdebug build: shells run as uid 0 until `adb unroot`
         self.rotation = 0
         self.screen_on = True
         self._version = 0
@@ -94,6 +95,14 @@ class VirtualPhone(InputEventsMixin, KeyguardMixin, WindowsMixin):
 
     def now(self) -> datetime:
         return self.clock()
+
+    def set_clock(self, moment: datetime) -> None:
+        """`date MMDDhhmm…` as root: the clock shows `moment` now and runs on from there (a clock the phone
+        was made with that stands still stays still, at `moment`)."""
+        with self.lock:
+            before, offset = self.clock, moment - self.clock()
+            self.clock = lambda: before() + offset
+            self.changed()
 
     def display_size(self) -> tuple[int, int]:
         return (self.height, self.width) if self.rotation % 2 else (self.width, self.height)

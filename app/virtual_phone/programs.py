@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from . import coreutils
 from .shell import Result
 from .system_programs.activity_manager import program_am, program_monkey
+from .system_programs.binder_service import program_service
 from .system_programs.common import Program
 from .system_programs.common import fail as _fail
 from .system_programs.dumpsys import program_dumpsys
@@ -46,6 +47,7 @@ PROGRAMS: dict[str, Program] = {
     "pm": program_pm,
     "cmd": program_cmd,
     "svc": program_svc,
+    "service": program_service,
     "monkey": program_monkey,
     "am": program_am,
     "getprop": program_getprop,

@@ -26,7 +26,7 @@ TOYBOX_COMMANDS = (
 )
 # Framework tools and binaries of their own (not toybox links).
 SYSTEM_PROGRAMS = ("am", "pm", "wm", "cmd", "input", "settings", "ime", "monkey", "dumpsys", "getprop",
-                   "setprop", "screencap", "uiautomator", "svc", "logcat", "content", "appops", "ip")
+                   "setprop", "screencap", "uiautomator", "svc", "logcat", "content", "appops", "ip", "service")
 SYSTEM_BINARIES = {name: "toybox" for name in TOYBOX_COMMANDS}
 
 BOOT_TIME = time.time()

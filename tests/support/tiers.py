@@ -98,6 +98,8 @@ def why_in_words(reason: str) -> str:
         return "../shared not beside the project (real phone dumps)"
     if "real-model recipe" in reason:
         return "../shared not beside the project (the real-model server recipe)"
+    if "AndroidWorld's source is not here" in reason:
+        return "../shared not beside the project (AndroidWorld's tasks and checkers)"
     return reason
 
 

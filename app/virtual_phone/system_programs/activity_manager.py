@@ -54,11 +54,37 @@ def program_am(device: AttachedDevice, argv: list[str], stdin: bytes) -> Result:
             return _broadcast(phone, args)
         if command == "get-current-user":
             return ok("0\n")
+        if command == "stack" and args.next() == "list":
+            return ok(stack_list(phone))
         if command in (None, "help", "-h"):
             return Result(stdout=_help().encode(), code=255)
         return Result(stdout=f"Unknown command: {command}\n".encode(), code=255)
     except ShellCommandError as exc:
         return java_exception(command or "", str(exc), exc.exception, _WHERE)
+
+
+def stack_list(phone: VirtualPhone) -> str:
+    """`am stack list` (Android 10-14): each running task's root task, its base and top activity, and which
+    one shows (visible=true: the app in front, or the home screen's)."""
+    with phone.lock:
+        front, _ = phone.foreground()
+        running = [front] + [p for p in phone.recents if p != front] + ([LAUNCHER] if front != LAUNCHER else [])
+        width, height = phone.display_size()
+        out = []
+        for package in running:
+            app = phone.apps[package]
+            if package != LAUNCHER and not app.stack:
+                continue
+            base = app.stack[0].activity if app.stack else app.main_activity
+            top = app.stack[-1].activity if app.stack else app.main_activity
+            task = phone.system.task_id(package)
+            bounds = f"[0,0][{width},{height}]"
+            out.append(f"RootTask id={task} bounds={bounds} displayId=0 userId=0")
+            visible = "true" if package == front else "false"
+            out.append(f"  taskId={task}: {short_component(package, base)} bounds={bounds} userId=0 "
+                       f"visible={visible} topActivity=ComponentInfo{{{package}/{top}}}")
+            out.append("")
+        return lines(out)
 
 
 def _force_stop(phone: VirtualPhone, package: str) -> None:

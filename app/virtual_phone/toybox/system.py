@@ -41,15 +41,40 @@ def date(tool: Tool, args: list[str]) -> int:
     for operand in operands:
         if operand.startswith("+"):
             fmt = operand[1:]
-        else:
+            continue
+        setting = _settable_date(operand, moment)
+        if setting is None:
+            tool.error(f"bad date '{operand}'")
+            return 1
+        if not _as_root(tool) or tool.phone is None:
             tool.error("cannot set date: Operation not permitted")
             return 1
+        tool.phone.set_clock(setting.replace(tzinfo=None))
+        moment = setting
     if "R" in options:
         fmt = "%a, %d %b %Y %H:%M:%S %z"
     text = moment.strftime(fmt.replace("%Z", "GMT").replace("%N", "000000000").replace("%s",
                                                                                        str(int(moment.timestamp()))))
     tool.write(text + "\n")
     return 0
+
+
+def _settable_date(text: str, now: datetime) -> datetime | None:
+    """toybox date's setting form, MMDDhhmm[[CC]YY][.ss] (what AndroidWorld's set-up sends)."""
+    match = re.fullmatch(r"(\d\d)(\d\d)(\d\d)(\d\d)(\d\d)?(\d\d)?(?:\.(\d\d))?", text)
+    if match is None:
+        return None
+    month, day, hour, minute, first, second, seconds = match.groups()
+    if first is None:
+        year = now.year
+    elif second is None:
+        year = 2000 + int(first)
+    else:
+        year = int(first + second)
+    try:
+        return datetime(year, int(month), int(day), int(hour), int(minute), int(seconds or 0), tzinfo=UTC)
+    except ValueError:
+        return None
 
 
 def _parse_date(text: str) -> datetime | None:
@@ -81,9 +106,19 @@ def sleep(tool: Tool, args: list[str]) -> int:
     return 0
 
 
+def _as_root(tool: Tool) -> bool:
+    """The shell runs as root: adbd was restarted as root (`adb root`)."""
+    return tool.phone is not None and tool.phone.adbd_root
+
+
 def id_(tool: Tool, args: list[str]) -> int:
     options, operands = parse_options(args, "nGgruZ")
+    if not operands and _as_root(tool):
+        operands = ["root"]
     if operands and operands[0] in ("root", "0"):
+        if "u" in options or "g" in options:
+            tool.write("root\n" if "n" in options else "0\n")
+            return 0
         tool.write("uid=0(root) gid=0(root) groups=0(root) context=u:r:shell:s0\n")
         return 0
     if operands and operands[0] not in ("shell", "2000"):
@@ -109,7 +144,7 @@ def id_(tool: Tool, args: list[str]) -> int:
 
 
 def whoami(tool: Tool, args: list[str]) -> int:
-    tool.write("shell\n")
+    tool.write("root\n" if _as_root(tool) else "shell\n")
     return 0
 
 
