@@ -5,6 +5,7 @@ server over the real ADB protocol, its encoder replaced by one that sends garbag
 from __future__ import annotations
 
 import asyncio
+from datetime import datetime
 
 import pytest
 
@@ -64,6 +65,8 @@ async def test_packets_that_never_decode_fall_back_to_screenshots_and_say_so(vir
 @pytest.mark.asyncio
 async def test_a_still_screen_that_sends_nothing_keeps_its_stream(virtual_adb, monkeypatch):
     monkeypatch.setattr(scrcpy_client, "UNDECODABLE_SECONDS", 0.5)
+    moment = datetime.now()
+    virtual_adb.devices[0].phone.clock = lambda: moment     # the status bar's clock must not turn a minute now
     device, frames, _said = streaming_frames(virtual_adb)
     subscription = frames.subscribe()
     try:
