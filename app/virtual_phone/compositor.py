@@ -165,7 +165,7 @@ class WindowsMixin(PhoneParts):
             return render.render(windows, (m.width, m.height))
 
     def _clock_text(self) -> str:
-        t = self.clock()
+        t = self.now()
         if self.settings.get("system", "time_12_24") == "24":
             return t.strftime("%H:%M")
         return f"{(t.hour % 12) or 12}:{t.minute:02d}"

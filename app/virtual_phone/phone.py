@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from . import keyboard
@@ -47,6 +47,7 @@ class VirtualPhone(InputEventsMixin, KeyguardMixin, WindowsMixin):
         self.motion = ScreenMotion(self.timing)
         self.adb_keyboard_installed = adb_keyboard_installed
         self.clock = clock or datetime.now
+        self.clock_set_by = timedelta()   # `date` as root moved the phone's time this far from `clock`
         self.adbd_root = False        # `adb root` on this userdebug build: shells run as uid 0 until `adb unroot`
         self.rotation = 0
         self.screen_on = True
@@ -79,7 +80,7 @@ class VirtualPhone(InputEventsMixin, KeyguardMixin, WindowsMixin):
             return self._version
 
     def _tick(self) -> None:
-        minute = self.clock().strftime("%Y%m%d%H%M")
+        minute = self.now().strftime("%Y%m%d%H%M")
         if minute != self._minute:
             self._minute = minute
             self.changed()
@@ -94,14 +95,13 @@ class VirtualPhone(InputEventsMixin, KeyguardMixin, WindowsMixin):
             self._built = None
 
     def now(self) -> datetime:
-        return self.clock()
+        return self.clock() + self.clock_set_by
 
     def set_clock(self, moment: datetime) -> None:
-        """`date MMDDhhmm…` as root: the clock shows `moment` now and runs on from there (a clock the phone
+        """`date MMDDhhmm…` as root: the phone's time is `moment` now and runs on from there (a clock the phone
         was made with that stands still stays still, at `moment`)."""
         with self.lock:
-            before, offset = self.clock, moment - self.clock()
-            self.clock = lambda: before() + offset
+            self.clock_set_by = moment - self.clock()
             self.changed()
 
     def display_size(self) -> tuple[int, int]:

@@ -12,7 +12,14 @@ from PIL import Image
 from app.core.device.errors import ScreenshotFailed
 from app.core.device.frames import Frame, ScreenshotPolling
 from app.core.device.screen_capture import Screenshot
-from app.core.device.settle import StillHint, pictures_differ, thumbnail, wait_until_still
+from app.core.device.settle import (
+    STREAM_QUIET_SECONDS,
+    StillHint,
+    newest_picture,
+    pictures_differ,
+    thumbnail,
+    wait_until_still,
+)
 
 SIZE = (108, 240)
 
@@ -331,8 +338,6 @@ class MirrorStream(ChangesOnly):
 async def test_the_newest_picture_of_a_stream_is_its_last_once_pictures_stop_coming():
     """A stream's pictures still on their way (a transition's end, late on a loaded machine) arrive one by one
     after the moment asked for: the picture of the screen now is the last of them, not the first."""
-    from app.core.agent.collection_strategies import STREAM_QUIET_SECONDS, newest_picture
-
     stream = MirrorStream()
     stream.push(screen(5))                        # the picture before
     asking = asyncio.ensure_future(newest_picture(stream))
@@ -347,8 +352,6 @@ async def test_the_newest_picture_of_a_stream_is_its_last_once_pictures_stop_com
 
 @pytest.mark.asyncio
 async def test_the_newest_picture_of_a_stream_that_sends_nothing_more_is_the_one_at_hand():
-    from app.core.agent.collection_strategies import newest_picture
-
     stream = MirrorStream()
     stream.push(screen(40))
     started = time.monotonic()
@@ -359,8 +362,6 @@ async def test_the_newest_picture_of_a_stream_that_sends_nothing_more_is_the_one
 
 @pytest.mark.asyncio
 async def test_the_newest_picture_of_a_polling_source_is_a_screenshot_taken_now():
-    from app.core.agent.collection_strategies import newest_picture
-
     camera = MovingScreen()
     async with polling(camera) as frames:
         asked = time.monotonic()

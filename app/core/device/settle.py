@@ -175,3 +175,29 @@ async def wait_until_still(frames: FrameSource, *, quiet_seconds: float, cap_sec
             hint.still(frame)
         if frame.captured_at - still_since >= quiet_seconds:
             return result(capped=False)
+
+
+STREAM_QUIET_SECONDS = 0.1
+"""A stream that sent no picture for this long has sent its last (beyond however far behind its pictures run)."""
+
+
+async def newest_picture(frames: FrameSource) -> Frame:
+    """The picture of the screen as it is now. A screenshot taken now is; a stream's first picture to arrive
+    from now may be one still on its way from before (a transition's middle, late on a loaded machine). So
+    from a stream: its newest picture once those on their way have had time to arrive (however far behind
+    its pictures run) and none came for STREAM_QUIET_SECONDS - or, on a screen that never stops moving,
+    at most twice that later."""
+    moment = time.monotonic()
+    if not (getattr(frames, "streaming", False) or getattr(frames, "changes_only", False)):
+        return await frames.frame_after(moment)
+    fresh_seconds = getattr(frames, "fresh_seconds", None)
+    behind = fresh_seconds() if callable(fresh_seconds) else 0.0
+    deadline = moment + behind + 2 * STREAM_QUIET_SECONDS
+    await asyncio.sleep(behind)
+    newest = frames.latest()
+    while (left := deadline - time.monotonic()) > 0:
+        await asyncio.sleep(min(STREAM_QUIET_SECONDS, left))
+        if frames.latest() is newest:
+            break                                      # nothing new for the quiet time
+        newest = frames.latest()
+    return newest if newest is not None else await frames.frame_after(moment)
