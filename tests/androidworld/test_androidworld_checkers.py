@@ -152,3 +152,27 @@ def test_an_adb_command_the_adapter_does_not_know_fails_and_is_never_ok(served):
     with pytest.raises(subprocess.CalledProcessError) as failed:
         adb.execute_command(["shell", "exit 3"])
     assert failed.value.returncode == 3
+
+
+def test_every_task_is_listed_runnable_on_the_virtual_phone_or_with_the_reason(androidworld_tasks):
+    from app.bench.androidworld.catalogue import catalogue
+
+    entries = catalogue(androidworld_tasks, set(VirtualPhone().installed_packages()))
+    assert len(entries) == len(androidworld_tasks) == 116
+    runnable = {entry.name for entry in entries if entry.runnable}
+    assert set(PLAYABLE_SYSTEM_TASKS) <= runnable
+    assert runnable - set(PLAYABLE_SYSTEM_TASKS) == {"TurnOnWifiAndOpenApp"}
+    by_name = {entry.name: entry for entry in entries}
+    assert by_name["SystemCopyToClipboard"].reason == "this phone has no ca.zgrs.clipper"
+    assert "com.google.android.contacts" in by_name["OpenAppTaskEval"].reason
+    # the information-retrieval tasks name their apps only once made: they are judged by those apps too
+    assert by_name["NotesIsTodo"].packages and "this phone has no" in by_name["NotesIsTodo"].reason
+    assert all(entry.reason.startswith(("this phone has no", "its checker")) for entry in entries if not entry.runnable)
+
+
+def test_a_phone_with_a_tasks_apps_makes_it_runnable(androidworld_tasks):
+    from app.bench.androidworld.catalogue import catalogue
+
+    markor = {"SomeMarkorTask": androidworld_tasks["MarkorCreateNote"]}
+    assert not catalogue(markor, {"com.android.settings"})[0].runnable
+    assert catalogue(markor, {"com.android.settings", "net.gsantner.markor"})[0].runnable
