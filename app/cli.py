@@ -178,6 +178,10 @@ def _agent_command(name: str, args, module: str = "cli_agent") -> int:
 
 
 def cmd_bench(args) -> int:
+    if args.suite == "androidworld":
+        from app.bench.androidworld.command import run_command
+
+        return run_command(args)
     from app.bench import run_benchmark
     from app.bench.phones import PhoneChoice
     from app.virtual_phone.profiles import profile_named
@@ -280,10 +284,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     bench = sub.add_parser("bench", help="measure speed on the quick and the realistic virtual phone, or a phone")
     bench.add_argument("suite", choices=["perception", "agent", "gui", "startup", "phone", "api", "tasks",
-                                         "map", "navigation"],
+                                         "map", "navigation", "androidworld"],
                        help="what to measure (phone: how close the virtual phone is to real ones; api: what the "
                             "task API costs a task; map: the Map of screens drawing a large app; navigation: "
-                            "tasks started far from their screen, with the map of screens and without)")
+                            "tasks started far from their screen, with the map of screens and without; "
+                            "androidworld: Google's AndroidWorld tasks, judged by its own checkers)")
     bench.add_argument("--rounds", type=int, help="repetitions per figure, interleaved with the baseline's "
                        "(median reported; each suite has its own default)")
     bench.add_argument("--device", metavar="SERIAL", help="measure this attached phone instead of the two "
@@ -294,11 +299,15 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--latency-scale", type=float, default=1.0, metavar="X",
                        help="run the realistic virtual phone at X times its real costs for a quicker look "
                             "(default 1: full scale, as a phone)")
-    bench.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
+    bench.add_argument("--json", metavar="FILE", help="also write the figures as JSON (androidworld: - prints "
+                       "them on stdout)")
     bench.add_argument("--model-from-settings", action="store_true", help="tasks: drive the runs with the "
                        "configured provider and key instead of the offline oracle model")
     bench.add_argument("--bundle", metavar="EXE", help="startup: the bundle's executable "
                                                        "(default: dist/AgentDesk/AgentDesk)")
+    from app.bench.androidworld.command import add_options as add_androidworld_options
+
+    add_androidworld_options(bench)
     bench.set_defaults(func=cmd_bench)
     return parser
 

@@ -139,13 +139,15 @@ def expectation_shown(expect: dict[str, Any], controls: list[ScreenControl]) -> 
         return any(text in normalise(c.name) for c in named)
     if "checked" not in expect or not named:
         return False
-    flag = "checked" if expect["checked"] else "unchecked"
-    for control in named:
-        switches = [control] if control.flags & {"checked", "unchecked"} else [
-            c for c in controls if c.flags & {"checked", "unchecked"} and abs(c.y - control.y) <= ROW_SLACK_PX]
-        if switches and all(flag in s.flags for s in switches):
-            return True
-    return False
+    return any(switched(control, controls, bool(expect["checked"])) for control in named)
+
+
+def switched(control: ScreenControl, controls: list[ScreenControl], on: bool) -> bool:
+    """Whether `control` (a switch, or a row with its switch beside it) shows the switch `on` (or off)."""
+    flag = "checked" if on else "unchecked"
+    switches = [control] if control.flags & {"checked", "unchecked"} else [
+        c for c in controls if c.flags & {"checked", "unchecked"} and abs(c.y - control.y) <= ROW_SLACK_PX]
+    return bool(switches) and all(flag in s.flags for s in switches)
 
 
 @dataclass
@@ -236,6 +238,11 @@ class OracleModel:
 
     # ------------------------------------------------------------------ answering
 
+    def add_task(self, task: BenchTask) -> None:
+        """Learn one more task's script (a task made at run time, as AndroidWorld's are from their goals)."""
+        with self._lock:
+            self.tasks[task.request] = task
+
     def begin(self, request: str) -> None:
         """A new run of the task asked with `request` starts: its script from the top."""
         with self._lock:
@@ -300,8 +307,10 @@ class OracleModel:
             control = find_control(controls, step.target, clickable_only=step.function == "click_control")
             if control is not None:
                 progress.cursor += 1
+                if step.function == "set_switch" and switched(control, controls, bool(step.arguments["checked"])):
+                    continue                      # already as wanted: nothing to tap
                 progress.scrolls, progress.driving = 0, True
-                return _targeted(step, control)
+                return _targeted(step, control, _screen_width(prompt))
             later = next((index for index in range(progress.cursor + 1, len(script))
                           if _target_shown(script[index], controls)), None) if resuming else None
             if later is not None:             # part of the work was done before it was asked: go on from there
@@ -345,11 +354,27 @@ def _act(function: str, status: str, thought: str, **arguments: Any) -> dict[str
             "comment": thought}
 
 
-def _targeted(step: ScriptStep, control: ScreenControl) -> dict[str, Any]:
+_IMAGE_SIZE = re.compile(r"\((\d+) x (\d+) px\)")
+
+
+def _screen_width(prompt: str) -> int | None:
+    """The screen's width as the prompt states its image's size (None: a prompt without an image)."""
+    match = _IMAGE_SIZE.search(prompt)
+    return int(match.group(1)) if match else None
+
+
+def _targeted(step: ScriptStep, control: ScreenControl, screen_width: int | None = None) -> dict[str, Any]:
+    thought = f"{step.describe()}: control {control.id}"
+    if step.function == "slide":                  # a drag from the thumb's track past its end
+        width = screen_width or 2 * control.x
+        return _act("drag", "CONTINUE", thought, from_control_id=control.id,
+                    to_x=width - 1 if step.arguments.get("right") else 0, to_y=control.y, duration_ms=400)
+    if step.function == "set_switch":
+        return _act("click_control", "CONTINUE", thought, control_id=control.id, control_name=control.name)
     arguments = {**step.arguments, "control_id": control.id}
     if step.function == "click_control":
         arguments["control_name"] = control.name
-    return _act(step.function, "CONTINUE", f"{step.describe()}: control {control.id}", **arguments)
+    return _act(step.function, "CONTINUE", thought, **arguments)
 
 
 def provider_prompt_tokens(body: dict[str, Any]) -> int:

@@ -67,7 +67,12 @@ class ScriptStep:
             return f"type {self.arguments.get('text')!r} into {self.target.describe() if self.target else 'the field'}"
         if self.function == "press_key":
             return f"press {self.arguments.get('key_code')}"
-        return f"tap {self.target.describe() if self.target else '?'}"
+        target = self.target.describe() if self.target else "?"
+        if self.function == "set_switch":
+            return f"turn {'on' if self.arguments.get('checked') else 'off'} {target}"
+        if self.function == "slide":
+            return f"drag {target} to its {'maximum' if self.arguments.get('right') else 'minimum'}"
+        return f"tap {target}"
 
 
 def launch(package: str) -> ScriptStep:
@@ -86,6 +91,17 @@ def type_into(target: Target | str, text: str) -> ScriptStep:
 
 def press(key: str) -> ScriptStep:
     return ScriptStep("press_key", arguments={"key_code": key})
+
+
+def set_switch(name: str, on: bool, kind: str = "") -> ScriptStep:
+    """Tap the switch of the row called `name` only when it is not `on` already (a "verify" task's switch may
+    be in its wanted state from the start: tapping it would undo that)."""
+    return ScriptStep("set_switch", Target(name, kind), {"checked": on})
+
+
+def slide_to_end(name: str, right: bool, kind: str = "SeekBar") -> ScriptStep:
+    """Drag the slider called `name` past its right (or left) end: its maximum (or minimum)."""
+    return ScriptStep("slide", Target(name, kind), {"right": right})
 
 
 @dataclass(frozen=True)

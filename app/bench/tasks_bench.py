@@ -92,15 +92,15 @@ class TaskOutcome:
 
 
 @dataclass
-class _Tally:
+class CallTally:
     calls: int = 0
     tokens: int = 0
 
 
-class _CountingClient(ModelClient):
+class CountingClient(ModelClient):
     """The app's model client, counting every call and the tokens the server reported."""
 
-    def __init__(self, *args: Any, tally: _Tally, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, tally: CallTally, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.tally = tally
 
@@ -162,11 +162,11 @@ async def run_task(task: BenchTask, kind: str, spec: PhoneSpec, settings: Settin
     if oracle is not None:
         oracle.begin(task.request)
     server = VirtualAdbServer().start()
-    tally = _Tally()
+    tally = CallTally()
     try:
         server.add_phone(phone)
         transport = AdbTransport("127.0.0.1", server.port)
-        desk = Desk(settings, virtual=False, client_factory=functools.partial(_CountingClient, tally=tally),
+        desk = Desk(settings, virtual=False, client_factory=functools.partial(CountingClient, tally=tally),
                     bad_servers_noted=True)
         desk.phones.open(transport, transport.list_devices()[0], virtual=True, timeout=10)
         service = desk.service

@@ -4,7 +4,6 @@ their checkers say no before the goal is reached and yes after (the goal done he
 
 from __future__ import annotations
 
-import os
 import random
 import subprocess
 
@@ -12,9 +11,7 @@ import pytest
 
 from app.virtual_phone.adb_server import VirtualAdbServer
 from app.virtual_phone.phone import VirtualPhone
-from tests.conftest import SHARED_DIR
 
-CHECKOUT = SHARED_DIR / "androidworld"
 PLAYABLE_SYSTEM_TASKS = ("SystemBluetoothTurnOff", "SystemBluetoothTurnOffVerify", "SystemBluetoothTurnOn",
                          "SystemBluetoothTurnOnVerify", "SystemBrightnessMax", "SystemBrightnessMaxVerify",
                          "SystemBrightnessMin", "SystemBrightnessMinVerify", "SystemWifiTurnOff",
@@ -22,27 +19,9 @@ PLAYABLE_SYSTEM_TASKS = ("SystemBluetoothTurnOff", "SystemBluetoothTurnOffVerify
                          "TurnOffWifiAndTurnOnBluetooth")
 
 
-def _must_run() -> bool:
-    """Under CI with ../shared present, a missing AndroidWorld dependency fails instead of skipping."""
-    return os.environ.get("CI") == "true" and SHARED_DIR.is_dir()
-
-
 @pytest.fixture(scope="module")
-def androidworld_tasks(tmp_path_factory):
-    if not CHECKOUT.is_dir():
-        pytest.skip(f"AndroidWorld's source is not here: expected it at {CHECKOUT} (../shared beside the project)")
-    from app.bench.androidworld.source import AndroidWorldUnavailable, load_androidworld
-
-    home = tmp_path_factory.mktemp("home")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("AGENTDESK_HOME", str(home))              # the compiled protos' cache
-        try:
-            registry = load_androidworld(CHECKOUT)
-        except AndroidWorldUnavailable as exc:
-            if _must_run():
-                raise
-            pytest.skip(str(exc))
-    tasks = registry.TaskRegistry()
+def androidworld_tasks(androidworld_registry):
+    tasks = androidworld_registry.TaskRegistry()
     return tasks.get_registry(tasks.ANDROID_WORLD_FAMILY)
 
 

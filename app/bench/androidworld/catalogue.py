@@ -36,6 +36,14 @@ def package_of(app_name: str) -> str | None:
     return activity.split("/")[0] if activity else None
 
 
+def family_of(task: Any) -> str:
+    """AndroidWorld's module of a task class ("system", "markor", "information_retrieval"…); the generated
+    information-retrieval classes name theirs through their base class."""
+    module = next((c.__module__ for c in getattr(task, "__mro__", (task,)) if c.__module__ not in ("abc", "builtins")),
+                  "")
+    return module.rsplit(".", 1)[-1]
+
+
 def _app_names(task: Any) -> tuple[str, ...]:
     """A task class's apps; the information-retrieval ones name theirs only once made (from their task proto),
     so one is made, with random parameters drawn without disturbing anyone's seeded sequence."""
@@ -57,7 +65,7 @@ def catalogue(tasks: Mapping[str, Any], installed: Collection[str]) -> list[Task
     entries = []
     for name in sorted(tasks):
         task = tasks[name]
-        family = task.__module__.rsplit(".", 1)[-1]
+        family = family_of(task)
         names = _app_names(task)
         packages = tuple(package_of(app) or "" for app in names)
         unknown = [app for app, package in zip(names, packages, strict=True) if not package]

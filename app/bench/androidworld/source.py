@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 import sys
+import warnings
 from pathlib import Path
 from types import ModuleType
 
@@ -37,7 +38,9 @@ def load_androidworld(checkout: Path | None = None) -> ModuleType:
     try:
         if checkout is not None:
             _use_compiled_protos(checkout)
-        return importlib.import_module("android_world.registry")
+        with warnings.catch_warnings():       # pydub, imported by AndroidWorld, warns that ffmpeg is missing
+            warnings.filterwarnings("ignore", message=".*ffmpeg.*", category=RuntimeWarning)
+            return importlib.import_module("android_world.registry")
     except ModuleNotFoundError as exc:
         missing = exc.name or str(exc)
         where = f"from {checkout}" if checkout else "(no --androidworld PATH given, and none installed)"

@@ -172,7 +172,8 @@ class DisplayPage(SettingsPage):
 
         def slide(x: int) -> None:
             frac = (x - (x0 + pad)) / max(1, (x1 - pad) - (x0 + pad))
-            self.phone.put_setting("system", "screen_brightness", str(round(max(0.0, min(1.0, frac)) * 255)))
+            # Android's slider runs from the setting's minimum, 1 on the emulator, to 255
+            self.phone.put_setting("system", "screen_brightness", str(1 + round(max(0.0, min(1.0, frac)) * 254)))
 
         return View(SEEKBAR, (x0, top, x1, top + ctx.dp(48)), rid="android:id/seekbar", desc="Brightness level",
                     kind="seekbar", focusable=True, value=brightness / 255, pad=pad, on_slide=slide)
