@@ -1,4 +1,5 @@
-"""What `agentdesk … --help` says: no design-document jargon ("seed", but a random seed is one), and one name for the phone option."""
+"""What `agentdesk … --help` says: no design-document jargon ("seed"; a random seed is another word), and one
+name for the phone option."""
 
 from __future__ import annotations
 
