@@ -54,8 +54,13 @@ def program_am(device: AttachedDevice, argv: list[str], stdin: bytes) -> Result:
             return _broadcast(phone, args)
         if command == "get-current-user":
             return ok("0\n")
-        if command == "stack" and args.next() == "list":
-            return ok(stack_list(phone))
+        if command == "stack":
+            verb = args.next()
+            if verb == "list":
+                return ok(stack_list(phone))
+            if verb == "remove":
+                remove_task(phone, java_int(args.next() or ""))
+                return ok("")
         if command in (None, "help", "-h"):
             return Result(stdout=_help().encode(), code=255)
         return Result(stdout=f"Unknown command: {command}\n".encode(), code=255)
@@ -85,6 +90,18 @@ def stack_list(phone: VirtualPhone) -> str:
                        f"visible={visible} topActivity=ComponentInfo{{{package}/{top}}}")
             out.append("")
         return lines(out)
+
+
+def remove_task(phone: VirtualPhone, task: int) -> None:
+    """`am stack remove ID`: the task goes (its activities finish, it leaves Recents; the home task stays). An id
+    that names no task is logged and ignored, as ActivityTaskManager does."""
+    with phone.lock:
+        package = next((p for p in phone.recents if phone.apps[p].stack and phone.system.task_id(p) == task), None)
+        if package is None:
+            phone.system.log.write("W", "ActivityTaskManager", f"removeRootTask: No rootTask with id={task}", 612,
+                                   1640, buffer="system")
+            return
+        phone.force_stop(package)
 
 
 def _force_stop(phone: VirtualPhone, package: str) -> None:

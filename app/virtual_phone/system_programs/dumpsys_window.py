@@ -247,9 +247,47 @@ def dump_activity(phone: VirtualPhone, args: list[str]) -> str:
         return _top(phone, focus)
     if section in ("processes", "p"):
         return _processes(phone)
+    if section in ("recents", "r"):
+        return recent_tasks(phone)
     if section is None or section.startswith("-"):
         return _activities(phone, focus) + f"{SEPARATOR}\n" + _processes(phone)
     return f"Bad activity command, or no activities match: {section}\nUse -h for help.\n"
+
+
+def recent_tasks(phone: VirtualPhone) -> str:
+    """`dumpsys activity recents` (Android 11-14's shape): the recent tasks, newest first, then the home task.
+    Each block names its task as `#ID` and `taskId=ID` (what tools such as AndroidWorld's close_recents read)."""
+    system = phone.system
+    with phone.lock:
+        running = [package for package in phone.recents if package != LAUNCHER and phone.apps[package].stack]
+        front, _ = phone.foreground()
+        out = ["ACTIVITY MANAGER RECENT TASKS (dumpsys activity recents)",
+               f"  mRecentsUid={system.uid_of(LAUNCHER)}",
+               f"  mRecentsComponent=ComponentInfo{{{LAUNCHER}/com.android.quickstep.RecentsActivity}}",
+               "  mFreezeTaskListReordering=false", "  mFreezeTaskListReorderingPendingTimeout=false",
+               "  Recent tasks:"]
+        for number, package in enumerate([*running, LAUNCHER]):
+            app = phone.apps[package]
+            task, uid = system.task_id(package), system.uid_of(package)
+            base = app.stack[0].activity if app.stack else app.main_activity
+            kind = ("home", 2) if package == LAUNCHER else ("standard", 1)
+            record = system.hash_of(("record", package, task))
+            out += [f"  * Recent #{number}: Task{{{system.hash_of(('task', task))} #{task} type={kind[0]} "
+                    f"A={uid}:{package} U=0 visible={'true' if package == front else 'false'} mode=fullscreen "
+                    "translucent=false sz=1}",
+                    f"    userId=0 effectiveUid=u0a{uid % 10000} mCallingUid=2000 mUserSetupComplete=true "
+                    "mCallingPackage=com.android.shell mCallingFeatureId=null",
+                    f"    affinity={uid}:{package}",
+                    f"    intent={{act=android.intent.action.MAIN cat=[android.intent.category."
+                    f"{'HOME' if package == LAUNCHER else 'LAUNCHER'}] flg=0x10000000 "
+                    f"cmp={short_component(package, base)}}}",
+                    f"    mActivityComponent={short_component(package, base)}",
+                    f"    autoRemoveRecents=false isPersistable=true activityType={kind[1]}",
+                    f"    Activities=[ActivityRecord{{{record} u0 {short_component(package, base)} t{task}}}]",
+                    "    askedCompatMode=false inRecents=true isAvailable=true",
+                    f"    taskId={task} rootTaskId={task}",
+                    "    hasChildPipActivity=false", "    mHasBeenVisible=true"]
+        return lines(out)
 
 
 def _activities(phone: VirtualPhone, focus: Focus) -> str:
