@@ -4,6 +4,7 @@ ending must agree with AndroidWorld's verdict: a run the app calls a success tha
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 
@@ -56,8 +57,10 @@ async def test_the_scripted_model_reaches_androidworlds_done_and_the_app_agrees(
         phones.append(VirtualPhone())
         return phones[-1]
 
-    report = await run_androidworld(androidworld_registry, scripted(tasks=PLAYED), oracle_settings(oracle.base_url),
+    options = dataclasses.replace(scripted(tasks=PLAYED), provider={"model": "scripted-7b"})
+    report = await run_androidworld(androidworld_registry, options, oracle_settings(oracle.base_url),
                                     oracle=oracle, make_virtual_phone=phone, out=io.StringIO())
+    assert report.model == f"scripted-7b at {oracle.base_url}", "the runs' model, with the options' override"
     by_task = {episode.task: episode for episode in report.episodes}
     assert list(by_task) == sorted(PLAYED)
     for episode in report.episodes:
@@ -169,3 +172,25 @@ def test_the_json_lists_every_task_with_its_reason():
     assert [(t["name"], t["runnable"], t["reason"]) for t in data["tasks"]] == [("A", True, ""),
                                                                                  ("B", False, "this phone has no q")]
     assert data["episodes"][0]["verdict"] == "not done (0.5)" and data["summary"]["success_rate"] == 0.5
+
+
+def test_who_is_asked_auto_on_a_test_phone_a_person_on_a_wiped_one_or_in_step_mode():
+    from app.bench.androidworld.bench import AndroidWorldBench
+
+    class Instance:
+        goal = "Turn wifi off."
+
+    class SystemTask:
+        complexity = 1.5
+
+    def request(options: AndroidWorldOptions, person_at_hand: bool = False):
+        bench = AndroidWorldBench(None, None, None, {}, options, None, person_at_hand=person_at_hand)
+        return bench.request_for(Instance(), SystemTask)
+
+    auto = request(AndroidWorldOptions())
+    assert (auto.mode, auto.policy, auto.sensitive_needs_person, auto.max_steps) == ("auto", "fail", False, 15)
+    assert auto.use_skills is False and auto.use_map is False and auto.output == ""
+    wiped = request(AndroidWorldOptions(max_steps=4), person_at_hand=True)
+    assert (wiped.policy, wiped.sensitive_needs_person, wiped.max_steps) == ("person", True, 4)
+    step = request(AndroidWorldOptions(mode="step"))
+    assert (step.mode, step.policy) == ("step", "person")

@@ -325,8 +325,7 @@ async def run_androidworld(registry: Any, options: AndroidWorldOptions, settings
     def say(text: str) -> None:
         print(text, file=out, flush=True)
 
-    if not options.list_only:
-        await _check_key(desk, settings, options)
+    effective = await _check_key(desk, settings, options, needed=not options.list_only)
     async with opened_phone(desk, options, make_virtual_phone) as (device, adb, virtual):
         serial = adb.serial
         if not virtual and not options.list_only:
@@ -340,27 +339,31 @@ async def run_androidworld(registry: Any, options: AndroidWorldOptions, settings
         playable = [name for name in chosen if name in runnable]
         what = "the virtual phone" if virtual else serial
         doing = "listing them" if options.list_only else (f"playing {len(playable)} × {options.repeat} (random "
-                                                          f"seed {options.seed}) with {settings.provider.model}")
+                                                          f"seed {options.seed}) with {effective.provider.model}")
         say(f"AndroidWorld on {what}: {len(runnable)} of {len(entries)} tasks can run here; {doing}")
         env = DeskEnv(DeskController(adb))
         bench = AndroidWorldBench(desk, device, env, family, options, tally,
                                   follow=follow_with(say) if follow_with else None, oracle=oracle,
                                   person_at_hand=not virtual and options.wipe_this_phone == serial)
-        report = AndroidWorldReport(what, f"{settings.provider.model} at {settings.provider.base_url}",
+        report = AndroidWorldReport(what, f"{effective.provider.model} at {effective.provider.base_url}",
                                     options.seed, entries, chosen)
         if not options.list_only:
             report.episodes = await bench.run(playable, say)
     return report
 
 
-async def _check_key(desk: Desk, settings: Settings, options: AndroidWorldOptions) -> None:
-    """A run that would be refused for want of a key is refused before any phone is set up."""
+async def _check_key(desk: Desk, settings: Settings, options: AndroidWorldOptions, *, needed: bool) -> Settings:
+    """The runs' settings (the saved ones with the options' overrides). A run that would be refused for want of a
+    key (when `needed`) or for a bad override is refused before any phone is set up."""
     probe = RunRequest("probe", provider=dict(options.provider), api_key_env=options.api_key_env,
                        env_key_to_base_url=options.env_key_to_base_url, api_key=options.api_key)
     try:
-        await desk.api_key(settings_for(settings, probe), probe)
+        effective = settings_for(settings, probe)
+        if needed:
+            await desk.api_key(effective, probe)
     except (MissingApiKey, RunRefused) as exc:
         raise BenchRefused(str(exc)) from None
+    return effective
 
 
 def installed_packages(adb: DeskAdb) -> set[str]:
