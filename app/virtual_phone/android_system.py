@@ -61,7 +61,6 @@ class AndroidSystem:
         self._next_pid = 4000 + self.random.randrange(2000)
         self._starting: tuple[str, int] | None = None
         self.last_launch: tuple[str, int, bool] | None = None   # (component, ms to first frame, cold start)
-        self.touch: tuple[tuple[int, int], tuple[int, int], float] | None = None  # `input motionevent` in progress
         self._boot_log()
 
     # ------------------------------------------------------------------ identities

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC
@@ -127,6 +128,9 @@ class AttachedDevice:
             return Result(stderr=b"ERROR: could not get idle state.\n")
         if kind in ACTIONS:
             result = self.act(lambda: program(self, argv, stdin))
+            finger_up = phone.gesture_ends_at() - time.monotonic()
+            if finger_up > 0:            # `input swipe` returns when its finger comes up, as on a phone
+                time.sleep(finger_up)
         else:
             with phone.lock:
                 result = program(self, argv, stdin)

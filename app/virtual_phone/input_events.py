@@ -104,39 +104,6 @@ class InputEventsMixin(PhoneParts):
             else:
                 self.tap(x, y)  # not long-clickable: the release still clicks, as on Android
 
-    def swipe(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int = 300) -> None:
-        with self.lock:
-            if self.input_blocked():
-                return
-            x1, y1, x2, y2 = int(x1), int(y1), int(x2), int(y2)
-            dx, dy = x2 - x1, y2 - y1
-            slop = self.metrics().dp(8)
-            if abs(dx) <= slop and abs(dy) <= slop:
-                if duration_ms >= 500:
-                    self.long_press(x1, y1, duration_ms)
-                else:
-                    self.tap(x1, y1)
-                return
-            win = self._window_at(x1, y1)
-            if win is None or not contains(win.bounds, x1, y1):
-                return
-            slider = hit_test(win, x1, y1, "slide")
-            if slider is not None and slider.on_slide is not None:
-                slider.on_slide(x2)
-                self.changed()
-                return
-            vertical = abs(dy) >= abs(dx)
-            view = hit_test(win, x1, y1, "scroll" if vertical else "hscroll")
-            scroll = None if view is None else view.on_scroll if vertical else view.on_hscroll
-            if scroll is None:
-                return
-            distance = -(dy if vertical else dx)  # finger up/left → content moves on (scrolls down/right)
-            speed = abs(distance) / max(1, duration_ms)  # px per ms
-            if duration_ms < 400 and speed > 1.0:
-                distance = int(distance * min(2.0, 1.0 + (speed - 1.0) * 0.5))  # a fling carries on
-            scroll(distance)
-            self.changed()
-
     # ------------------------------------------------------------------ keys
     def key(self, keycode: int) -> None:
         with self.lock:

@@ -18,6 +18,7 @@ from .android_system import AndroidSystem
 from .apps import ADB_KEYBOARD, LAUNCHER, SYSTEM_PACKAGES, App, AppT, Screen, app_of, create_apps
 from .apps.launcher import LauncherApp
 from .compositor import WindowsMixin
+from .gestures import GesturesMixin
 from .input_events import InputEventsMixin
 from .keyguard import KeyguardMixin
 from .latency import QUICK, LatencyProfile, Timing, latency_named
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
     from PIL import Image
 
 
-class VirtualPhone(InputEventsMixin, KeyguardMixin, WindowsMixin):
+class VirtualPhone(GesturesMixin, InputEventsMixin, KeyguardMixin, WindowsMixin):
     def __init__(self, serial: str = "emulator-5554", width: int | None = None, height: int | None = None,
                  density: int | None = None, model: str | None = None, adb_keyboard_installed: bool = False,
                  clock: Callable[[], datetime] | None = None, profile: DeviceProfile | str = ANDROID_14,
@@ -80,6 +81,7 @@ class VirtualPhone(InputEventsMixin, KeyguardMixin, WindowsMixin):
             return self._version
 
     def _tick(self) -> None:
+        self.advance_gestures()
         minute = self.now().strftime("%Y%m%d%H%M")
         if minute != self._minute:
             self._minute = minute

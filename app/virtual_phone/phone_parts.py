@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 
     from .apps import App, Screen
     from .apps.launcher import LauncherApp
+    from .latency import Timing
     from .motion import ScreenMotion
     from .profiles import DeviceProfile
     from .settings_store import SettingsStore
@@ -28,6 +29,7 @@ class PhoneParts:
 
     lock: threading.RLock
     profile: DeviceProfile
+    timing: Timing
     density: int
     motion: ScreenMotion
     clock: Callable[[], datetime]
@@ -74,6 +76,9 @@ class PhoneParts:
         def screen_turned_off(self) -> None: ...
         # input_events.py
         def ime_key(self, code: str) -> None: ...
+        def tap(self, x: int, y: int) -> None: ...
+        def long_press(self, x: int, y: int, duration_ms: int = 600) -> None: ...
+        def _window_at(self, x: int, y: int) -> Window | None: ...
         # compositor.py
         def _windows(self) -> tuple[list[Window], list[Window]]: ...
         def _clock_text(self) -> str: ...

@@ -4,8 +4,8 @@ Every message goes to the phone the way `input` commands do (`AttachedDevice.act
 lock held for the action only, and on the realistic latency profile the screen moves to its new
 picture) — but without the few hundred ms an `input` command costs, as on a real phone.
 
-Touches are gestures: a finger's down, moves and up become one tap, long press or swipe when
-it lifts (the phone models whole gestures, not a stream of motion events). A position measured
+Touches go to the phone as they come (gestures.py): the content follows the finger, a release
+with speed flings, a still finger is a tap or a long press. A position measured
 on another picture size than the current video's is dropped, as the real server does. An
 unknown message type or the client closing the socket ends the server; nothing ends the phone.
 """
@@ -205,20 +205,26 @@ class ScrcpyController:
         return position.x * width // video[0], position.y * height // video[1]
 
     def _touch(self, message: InjectTouchEvent) -> None:
+        """One motion event of one finger, to the phone as it comes: the content follows the finger (one finger:
+        a second one is ignored). The gesture is noted, once the finger lifts, as the `input` command doing it."""
         point = self.display_point(message.position)
         if point is None:
             return
-        now, pointer = time.monotonic(), message.pointer_id
+        now, pointer, phone = time.monotonic(), message.pointer_id, self.phone
         if message.action == ACTION_DOWN:
-            if not self._fingers:   # the phone models one finger; a second one is ignored
+            if not self._fingers:
                 self._fingers[pointer] = _Finger(*point, now, *point)
+                self.device.act(lambda: phone.touch_down(*point, now))
             return
         finger = self._fingers.get(pointer)
         if finger is None:
             return
         finger.last_x, finger.last_y = point
-        if message.action == ACTION_CANCEL:
+        if message.action == ACTION_MOVE:
+            self.device.act(lambda: phone.touch_move(*point, now))
+        elif message.action == ACTION_CANCEL:
             del self._fingers[pointer]
+            self.device.act(phone.touch_cancel)
         elif message.action == ACTION_UP:
             del self._fingers[pointer]
             held_ms = int((now - finger.since) * 1000)
@@ -227,8 +233,7 @@ class ScrcpyController:
             else:
                 self.device.record_input(["input", "swipe", str(finger.x), str(finger.y), *map(str, point),
                                           str(held_ms)])
-            # swipe() makes a still finger a tap, or a long press when held long enough
-            self.device.act(lambda: self.phone.swipe(finger.x, finger.y, *point, held_ms))
+            self.device.act(lambda: phone.touch_up(*point, now))
 
     def _scroll(self, message: InjectScrollEvent) -> None:
         """A wheel scroll at a point: the content under it moves by one step per notch."""

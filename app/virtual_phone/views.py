@@ -75,8 +75,8 @@ class View:
                  password: bool = False, selected: bool = False,
                  on_click: Callable[[], object] | None = None,        # what it returns is ignored
                  on_long_click: Callable[[], object] | None = None,
-                 on_scroll: Callable[[int], None] | None = None,
-                 on_hscroll: Callable[[int], None] | None = None,
+                 on_scroll: Callable[[int], int] | None = None,
+                 on_hscroll: Callable[[int], int] | None = None,
                  on_slide: Callable[[int], None] | None = None,
                  dump: bool = True, clip: bool = False, gone: bool = False, provider: str = "",
                  hint: str = "", **style) -> None:

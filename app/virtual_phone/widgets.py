@@ -196,9 +196,12 @@ class ScrollState:
     max_offset: int = 0
     at_end: bool = False  # keep pinned to the end (chat lists)
 
-    def scroll(self, dy: int) -> None:
+    def scroll(self, dy: int) -> int:
+        """Move by `dy` pixels within the content's ends; returns how far it moved (0 at an end)."""
+        before = self.offset
         self.offset = max(0, min(self.max_offset, self.offset + dy))
         self.at_end = self.offset >= self.max_offset
+        return self.offset - before
 
 
 @dataclass

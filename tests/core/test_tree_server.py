@@ -25,7 +25,7 @@ from app.core.device.tree_server import (
 from app.virtual_phone.adb_server import VirtualAdbServer
 from app.virtual_phone.latency import latency_named
 from app.virtual_phone.phone import VirtualPhone
-from tests.virtual_phone.conftest import UI
+from tests.virtual_phone.conftest import UI, open_system_update
 
 pytest.importorskip("uiautomator2", reason="uiautomator2 (which ships the server's jar) is not installed")
 
@@ -200,10 +200,7 @@ async def test_a_never_idle_screen_is_read_through_the_server_within_its_cap():
     with VirtualAdbServer() as server:
         attached = server.add_phone(latency=latency_named("realistic", 0.2), seed=3)
         ui = UI(attached.phone)
-        ui.tap(text="Settings")
-        ui.phone.swipe(540, 1800, 540, 600, 300)
-        ui.tap(text="System")
-        ui.tap(text="System update")
+        open_system_update(ui)
         assert attached.phone.animating_without_end()
         refused = device_on(server, mode="off")
         with pytest.raises(Exception, match="idle state"):

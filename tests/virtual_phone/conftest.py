@@ -128,3 +128,13 @@ def ui(phone) -> UI:
 def make_ui():
     """A factory: `make_ui(adb_keyboard_installed=True)` → a UI on a fresh phone."""
     return lambda **options: UI(new_phone(**options))
+
+
+def open_system_update(ui: UI) -> None:
+    """Settings › System › System update: "Checking for update…" spins for as long as it is open. (On a realistic
+    phone the list flings on after the swipe: the next tap waits until it stops, as a person's eye would.)"""
+    ui.tap(text="Settings")
+    ui.phone.swipe(540, 1800, 540, 600, 300)
+    assert ui.phone.wait_until_settled(), "the list stops after its fling"
+    ui.tap(text="System")
+    ui.tap(text="System update")

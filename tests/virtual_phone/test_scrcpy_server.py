@@ -34,7 +34,7 @@ from app.android.scrcpy import (
 )
 from app.core.scrcpy_server_file import verified_server_bytes
 from app.virtual_phone.adb_server import VirtualAdbServer
-from tests.virtual_phone.conftest import UI, node_center
+from tests.virtual_phone.conftest import UI, node_center, open_system_update
 
 av = pytest.importorskip("av", reason="PyAV decodes the stream")
 try:
@@ -325,11 +325,7 @@ def read_until_still(session, first_read: float = 0.4, quiet: float = 0.3, round
 
 def test_a_spinner_that_never_stops_keeps_the_stream_moving(served):
     device, attached = served
-    ui = UI(attached.phone)
-    ui.tap(text="Settings")
-    attached.phone.swipe(540, 1800, 540, 600, 300)
-    ui.tap(text="System")
-    ui.tap(text="System update")          # "Checking for update…" spins for as long as it is open
+    open_system_update(UI(attached.phone))
     session = start(device)
     pictures = session.read_video(0.8)
     session.output()

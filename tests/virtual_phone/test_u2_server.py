@@ -14,7 +14,7 @@ from app.virtual_phone.adb_server import VirtualAdbServer
 from app.virtual_phone.latency import latency_named
 from app.virtual_phone.u2_server import U2_JAR_DEVICE_PATH, U2_SERVER_CLASS
 
-from .conftest import UI, parse
+from .conftest import UI, open_system_update, parse
 from .u2_requests import rpc
 
 uiautomator2 = pytest.importorskip("uiautomator2", reason="uiautomator2's client drives the server")
@@ -33,14 +33,6 @@ def realistic():
 
 def node_set(xml: str) -> list[tuple]:
     return [tuple(sorted(node.attrib.items())) for node in parse(xml).iter("node")]
-
-
-def open_system_update(ui: UI) -> None:
-    """Settings › System › System update: "Checking for update…" spins for as long as it is open."""
-    ui.tap(text="Settings")
-    ui.phone.swipe(540, 1800, 540, 600, 300)
-    ui.tap(text="System")
-    ui.tap(text="System update")
 
 
 def test_uiautomator2_connects_dumps_reads_info_and_stops(realistic):

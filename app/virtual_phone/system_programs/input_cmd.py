@@ -7,7 +7,6 @@ with or without KEYCODE_ (`back` is KEYCODE_UNKNOWN and does nothing, as on a ph
 
 from __future__ import annotations
 
-import time
 from typing import TYPE_CHECKING
 
 from app.android.keycodes import KEYCODES, NAMES_BY_CODE
@@ -24,7 +23,7 @@ SOURCES = ("keyboard", "dpad", "gamepad", "touchscreen", "mouse", "stylus", "tra
 INVALID_ARGUMENTS = "Error: Invalid arguments for command: "
 MODIFIERS = {"CTRL_LEFT", "CTRL_RIGHT", "ALT_LEFT", "ALT_RIGHT", "SHIFT_LEFT", "SHIFT_RIGHT", "META_LEFT",
              "META_RIGHT"}
-KEYCODE_DPAD_CENTER, LONG_PRESS_MS, TAP_SLOP_DP = 23, 500, 8
+KEYCODE_DPAD_CENTER, LONG_PRESS_MS = 23, 500
 _MORE_KEYCODES = {"META_LEFT": 117, "META_RIGHT": 118, "FUNCTION": 119, "SYSRQ": 120, "BREAK": 121,
                   "NUMPAD_ENTER": 160, "ZOOM_IN": 168, "ZOOM_OUT": 169, "CUT": 277, "COPY": 278, "PASTE": 279}
 _WHERE = "com.android.server.input.InputShellCommand.onCommand"
@@ -195,27 +194,18 @@ def _motion_event(phone: VirtualPhone, args: Args, on_screen: bool, source) -> N
         x_arg, y_arg = args.next(), args.next()
         if x_arg is not None and y_arg is not None:
             java_float(x_arg), java_float(y_arg)
-        phone.system.touch = None
+        phone.touch_cancel()
         return
     x, y = _point(args)
     if not (on_screen and _usable(x, y)):
         return
     point = (round(x), round(y))
-    touch = phone.system.touch
     if action == "DOWN":
-        phone.system.touch = (point, point, time.monotonic())
-    elif touch is not None and action == "MOVE":
-        phone.system.touch = (touch[0], point, touch[2])
-    elif touch is not None:  # UP ends the gesture: a tap, a long press or a swipe
-        phone.system.touch = None
-        (sx, sy), held = touch[0], int((time.monotonic() - touch[2]) * 1000)
-        if max(abs(point[0] - sx), abs(point[1] - sy)) <= phone.metrics().dp(TAP_SLOP_DP):
-            if held >= LONG_PRESS_MS:
-                phone.long_press(sx, sy, held)
-            else:
-                phone.tap(sx, sy)
-        else:
-            phone.swipe(sx, sy, *point, max(held, 1))
+        phone.touch_down(*point)
+    elif action == "MOVE":
+        phone.touch_move(*point)
+    else:
+        phone.touch_up(*point)          # a tap, a long press, or the end of a drag (a fling when fast)
 
 
 # ---------------------------------------------------------------------------- help texts
