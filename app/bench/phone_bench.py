@@ -29,6 +29,7 @@ from app.virtual_phone.latency import AM_START, DUMP, INPUT, PM, SCREENCAP_PNG, 
 from .corpus import corpus_dir, corpus_dumps
 from .phone_process import virtual_phone_process
 from .phones import DEFAULT_CHOICE, QUICK, REALISTIC, BenchPhone, PhoneChoice, attached_phone, virtual_phone
+from .scroll_pictures import ScrollPictures, scroll_pictures
 from .table import format_number, render_grid
 
 # (cost kind, what the row says, the ADB service; {component} is an activity to start)
@@ -39,6 +40,7 @@ SERVICES = ((DUMP, "uiautomator dump", "shell:uiautomator dump /sdcard/window_du
             (PM, "pm list packages", "shell:pm list packages"),
             (AM_START, "am start -n", "shell:am start -n {component}"))
 START_PACKAGES = ("com.android.settings", "com.android.contacts")
+DISPLAY_HZ = 60
 DUMP_PROFILES = ("android14", "android9")
 
 
@@ -56,6 +58,7 @@ class PhoneReport:
     dump_rows: list[tuple[str, list[DumpFigures]]] = field(default_factory=list)
     columns: list[str] = field(default_factory=list)
     times: dict[str, ServiceTimes] = field(default_factory=dict)
+    scroll: dict[str, ScrollPictures] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     last_column_full_scale: bool = True      # a scaled realistic phone cannot be held against real phones
 
@@ -101,6 +104,16 @@ class PhoneReport:
                   "sources", f"{self.columns[-1]} vs sources"]
         return render_grid(header, body)
 
+    def _scroll_grid(self) -> str:
+        columns = [c for c in self.columns if c in self.scroll]
+        rows = [["pictures a second while a finger drags Settings' list",
+                 *(f"{self.scroll[c].dragging:.1f}" for c in columns), f"{DISPLAY_HZ} (a picture per refresh)",
+                 *(f"{self.scroll[c].dragging / DISPLAY_HZ:.2f}x" for c in columns)],
+                ["pictures a second with the screen still (baseline)",
+                 *(f"{self.scroll[c].still:.1f}" for c in columns), "0 (nothing changes)", *("-" for _ in columns)]]
+        header = ["scrcpy stream", *columns, "real phones", *(f"{c} / display rate" for c in columns)]
+        return render_grid(header, rows)
+
     def _footnotes(self) -> list[str]:
         """Each source the table names, once: its address and what it measured."""
         seen: dict[str, str] = {}
@@ -111,13 +124,15 @@ class PhoneReport:
 
     def render(self) -> str:
         dumps, legend = self._dump_grid()
-        return "\n".join([self.title, "", dumps, "", *legend, "", self._service_grid(), "", *self._footnotes(), "",
-                          *self.notes])
+        scroll = [self._scroll_grid(), ""] if self.scroll else []
+        return "\n".join([self.title, "", dumps, "", *legend, "", self._service_grid(), "", *scroll,
+                          *self._footnotes(), "", *self.notes])
 
     def as_dict(self) -> dict:
         return {"title": self.title, "notes": self.notes,
                 "dumps": {source: [s.__dict__ for s in shapes] for source, shapes in self.dump_rows},
                 "services_ms": {column: t.samples for column, t in self.times.items()},
+                "scroll_pictures_per_s": {column: vars(figures) for column, figures in self.scroll.items()},
                 "sources": {label: {"real_phones_s": COST_SOURCES[kind].published,
                                     "urls": [m.url for m in COST_SOURCES[kind].measurements]}
                             for kind, label, _ in SERVICES}}
@@ -197,6 +212,13 @@ async def _service_times(phone: BenchPhone, rounds: int) -> ServiceTimes:
     return times
 
 
+def _measure_scrolling(report: PhoneReport, phone: BenchPhone) -> None:
+    try:
+        report.scroll[phone.column] = asyncio.run(scroll_pictures(phone))
+    except DeviceError as exc:
+        report.notes.append(f"{phone.column}: the scrolling stream could not be measured: {exc}")
+
+
 def _corpus_row(report: PhoneReport) -> None:
     shapes = []
     for path in corpus_dumps():
@@ -221,6 +243,7 @@ def run_phone_bench(rounds: int = 15, choice: PhoneChoice = DEFAULT_CHOICE) -> P
         phone = attached_phone(choice.device, choice.columns[0])
         report.dump_rows.append((phone.column, [dump_figures(_adbutils_dump(phone))]))
         report.times[phone.column] = asyncio.run(_service_times(phone, rounds))
+        _measure_scrolling(report, phone)
     else:
         for profile in DUMP_PROFILES:
             with virtual_phone_process("--profile", profile) as port:
@@ -228,10 +251,12 @@ def run_phone_bench(rounds: int = 15, choice: PhoneChoice = DEFAULT_CHOICE) -> P
                 report.dump_rows.append((f"virtual phone, {profile}", asyncio.run(_app_screens(phone))))
                 if profile == choice.profile:
                     report.times[QUICK] = asyncio.run(_service_times(phone, rounds))
+                    _measure_scrolling(report, phone)
         with virtual_phone_process("--profile", choice.profile, "--latency", REALISTIC,
                                    "--time-scale", f"{choice.latency_scale:g}") as port:
             phone = virtual_phone(port, choice.columns[1])
             report.times[phone.column] = asyncio.run(_service_times(phone, rounds))
+            _measure_scrolling(report, phone)
         report.notes.append(f"Services measured on the {choice.profile} profile. The virtual phone's dumps are "
                             "the home screen and each app's first screen; latency does not change what a dump holds.")
     for column, times in report.times.items():
