@@ -316,7 +316,7 @@ class OracleModel:
             if later is not None:             # part of the work was done before it was asked: go on from there
                 progress.cursor = later
                 continue
-            scrollable = next((c for c in controls if "scrollable" in c.flags), None)
+            scrollable = next((c for c in controls if "scroll" in c.flags), None)   # the prompt says "scroll"
             if scrollable is not None and progress.scrolls < MAX_SCROLLS:
                 progress.scrolls, progress.driving = progress.scrolls + 1, True
                 return _act("scroll", "CONTINUE", f"looking for {step.target.describe()}", direction="down",

@@ -112,6 +112,9 @@ class WindowsMixin(PhoneParts):
             return
         top = self.foreground_app.top
         if top is None or not top.animating:
+            if self._animation_frame is not None:     # an animation ended (a list done loading): draw it once more
+                self._animation_frame = None
+                self.changed()
             return
         frame = top.animation_frame()
         if frame != self._animation_frame:

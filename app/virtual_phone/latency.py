@@ -147,6 +147,12 @@ class Timing:
             seconds = self._random.uniform(low, high)
         return seconds * self.profile.scale
 
+    def draw(self, low: float, high: float) -> float:
+        """Seconds drawn (seeded) from [low, high], scaled like every cost."""
+        with self._lock:
+            seconds = self._random.uniform(low, high)
+        return seconds * self.profile.scale
+
     def scaled(self, seconds: float) -> float:
         return seconds * self.profile.scale
 

@@ -17,6 +17,7 @@ from ..views import FRAME, IMAGE, SEEKBAR, View
 from ..widgets import Ctx, Row, scroll_list, text
 from . import SETTINGS
 from .base import App, Screen
+from .settings_apps import AllAppsPage, AppInfoPage, installed_apps
 from .settings_base import SettingsPage, header_row, main_switch_bar
 from .settings_help import HELP, HelpPage
 from .settings_security import CHOOSE_LOCK_PASSWORD, ChoosePinScreen, SecurityPage
@@ -196,8 +197,10 @@ class AppsPage(SettingsPage):
     def rows(self, ctx: Ctx) -> list[Row]:
         apps = sorted((a for a in self.phone.apps.values() if a.launchable and a.label != "Quickstep"),
                       key=lambda a: a.label)
+        every = len(installed_apps(self.app))
         return [Row(ctx.dp(48), lambda top: header_row(ctx, top, "Recently opened apps"))] + [
-            self.row(ctx, a.label, "", glyph=a.glyph) for a in apps]
+            self.row(ctx, a.label, "", glyph=a.glyph) for a in apps] + [
+            self.row(ctx, f"See all {every} apps", "", glyph="apps", on_click=self.open(lambda: AllAppsPage(self.app)))]
 
 
 class InfoPage(SettingsPage):
@@ -271,6 +274,9 @@ class SettingsApp(App):
                 "Connected devices": opened(lambda: ConnectedPage(self)),
                 "Bluetooth": opened(lambda: ConnectedPage(self), lambda: BluetoothPage(self)),
                 "Apps": opened(lambda: AppsPage(self)),
+                "All apps": opened(lambda: AppsPage(self), lambda: AllAppsPage(self)),
+                "an app's info": opened(lambda: AppsPage(self), lambda: AllAppsPage(self),
+                                        lambda: AppInfoPage(self, "Shell")),
                 "Display": opened(lambda: DisplayPage(self)),
                 "Battery (a page the phone does not model)": opened(lambda: InfoPage(self, "Battery")),
                 "Security & privacy": opened(lambda: SecurityPage(self)),
