@@ -82,6 +82,9 @@ class VirtualPhone(GesturesMixin, InputEventsMixin, KeyguardMixin, WindowsMixin)
 
     def _tick(self) -> None:
         self.advance_gestures()
+        top = self.apps[self.fg].top if self.fg in self.apps else None
+        if top is not None and top.timed_change(time.monotonic()):
+            self.changed()
         minute = self.now().strftime("%Y%m%d%H%M")
         if minute != self._minute:
             self._minute = minute
@@ -120,6 +123,13 @@ class VirtualPhone(GesturesMixin, InputEventsMixin, KeyguardMixin, WindowsMixin)
             if rotation != self.rotation:
                 self.rotation = rotation
                 self.changed()
+
+    @property
+    def toast_shown(self) -> str | None:
+        """The toast on screen now, if any."""
+        with self.lock:
+            self._tick()
+            return self._toast[0] if self._toast is not None else None
 
     def toast(self, message: str) -> None:
         with self.lock:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from . import fonts, theme
 from .theme import Metrics
-from .views import BUTTON, EDIT, FRAME, IMAGE, IMAGE_BUTTON, RECYCLER, SWITCH, TEXT, VIEW, VIEWGROUP, Rect, View
+from .views import BUTTON, EDIT, FRAME, IMAGE, IMAGE_BUTTON, LINEAR, RECYCLER, SWITCH, TEXT, VIEW, VIEWGROUP, Rect, View
 
 if TYPE_CHECKING:
     from .apps.base import App, Screen
@@ -139,10 +139,11 @@ def edit_text(ctx: Ctx, bounds: Rect, key: str, hint: str, *, rid: str = "", var
 
 
 def fab(ctx: Ctx, desc: str, glyph: str, on_click: Callable[[], None], *, label: str = "", rid: str = "fab",
-        color=theme.PRIMARY_LIGHT, fg=theme.TEXT) -> View:
+        color=theme.PRIMARY_LIGHT, fg=theme.TEXT, lift: int = 0) -> View:
+    """A floating action button at the bottom right (`lift` pixels higher: over a snackbar)."""
     size = ctx.dp(56)
     margin = ctx.dp(16)
-    r, b = ctx.right - margin, ctx.bottom - margin
+    r, b = ctx.right - margin, ctx.bottom - margin - lift
     if label:
         w = ctx.dp(16 + 24 + 12 + 20) + fonts.width(label, ctx.sp(15))
         box = (r - w, b - size, r, b)
@@ -248,3 +249,15 @@ def dialog_box(ctx: Ctx, width: int, height: int) -> Rect:
     cy = (ctx.top + ctx.bottom) // 2
     return (cx - width // 2, cy - height // 2, cx - width // 2 + width, cy - height // 2 + height)
 
+
+def snackbar(ctx: Ctx, bottom: int, message: str, action: str, on_action: Callable[[], None]) -> View:
+    """A Material snackbar above `bottom`: the message and its action button (ids as Material Components')."""
+    left, right = ctx.left + ctx.dp(8), ctx.right - ctx.dp(8)
+    box = (left, bottom - ctx.dp(56), right, bottom - ctx.dp(8))
+    bar = View(LINEAR, box, rid="com.google.android.material:id/snackbar_layout", bg=(50, 50, 50), radius=ctx.dp(4))
+    bar.add(text(ctx, (left + ctx.dp(16), box[1], right - ctx.dp(96), box[3]), message, size=14, color=theme.WHITE,
+                 rid="com.google.android.material:id/snackbar_text"))
+    bar.add(button(ctx, (right - ctx.dp(88), box[1] + ctx.dp(6), right - ctx.dp(8), box[3] - ctx.dp(6)), action,
+                   on_action, variant="text", color=(208, 188, 255),
+                   rid="com.google.android.material:id/snackbar_action"))
+    return bar

@@ -3,7 +3,9 @@ and `Screen`s (one per activity on the stack) that build their view tree from st
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .. import theme
@@ -69,6 +71,34 @@ class Screen:
 
     def leave(self) -> None:
         """Called when the screen is popped (e.g. to save an edit)."""
+
+    snackbar: Snackbar | None = None
+
+    def show_snackbar(self, message: str, action: str, on_action: Callable[[], None]) -> None:
+        """A Material snackbar at the bottom of this screen for `SNACKBAR_SECONDS`, or the longer time the person
+        gave controls in Accessibility › Time to take action (Material asks AccessibilityManager for it); its
+        action ends it early."""
+        chosen = self.phone.settings.as_int("secure", "accessibility_interactive_ui_timeout_ms", 0) / 1000
+        self.snackbar = Snackbar(message, action, on_action, time.monotonic() + max(SNACKBAR_SECONDS, chosen))
+
+    def timed_change(self, now: float) -> bool:
+        """Something on the screen changes at a set time (a snackbar goes): True when it changed now."""
+        if self.snackbar is not None and now >= self.snackbar.until:
+            self.snackbar = None
+            return True
+        return False
+
+
+SNACKBAR_SECONDS = 2.75
+"""Snackbar.LENGTH_LONG (Material Components), what apps use for an action such as Undo."""
+
+
+@dataclass
+class Snackbar:
+    message: str
+    action: str
+    on_action: Callable[[], None]
+    until: float                     # monotonic seconds
 
 
 class Dialog:

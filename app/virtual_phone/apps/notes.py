@@ -7,7 +7,20 @@ from functools import partial
 
 from .. import theme
 from ..views import FRAME, LINEAR, VIEWGROUP, View
-from ..widgets import Ctx, Row, ScrollState, button, dialog_box, edit_text, fab, icon_button, scroll_list, text, toolbar
+from ..widgets import (
+    Ctx,
+    Row,
+    ScrollState,
+    button,
+    dialog_box,
+    edit_text,
+    fab,
+    icon_button,
+    scroll_list,
+    snackbar,
+    text,
+    toolbar,
+)
 from . import NOTES
 from .base import App, Dialog, Screen
 from .seed_data import NOTES as SEED
@@ -41,9 +54,17 @@ class NotesListScreen(Screen):
         else:
             views.append(scroll_list(ctx, (left, bar.bounds[3], r, b), rows, self.scroll, rid="notes_list",
                                      pad_bottom=ctx.dp(88)))
+        shown = self.snackbar
         views.append(fab(ctx, "New note", "plus", lambda: app.push(EditorScreen(app, None)), rid="fab_new_note",
-                         color=(255, 214, 102)))
+                         color=(255, 214, 102), lift=ctx.dp(56) if shown else 0))
+        if shown is not None:             # the FAB moves up over it, as CoordinatorLayout moves it
+            views.append(snackbar(ctx, b, shown.message, shown.action, self._act_on_snackbar))
         return [View(FRAME, ctx.content, *views, rid=ctx.rid("notes_root"))]
+
+    def _act_on_snackbar(self) -> None:
+        shown, self.snackbar = self.snackbar, None
+        if shown is not None:
+            shown.on_action()
 
     def _card(self, ctx: Ctx, top: int, index: int) -> View:
         note = self.app.notes[index]
@@ -116,10 +137,13 @@ class EditorScreen(Screen):
 
     def delete(self) -> None:
         self.deleted = True
-        if self.index is not None:
-            del self.app.notes[self.index]
         self.dialog = None
+        index = self.index
+        removed = self.app.notes.pop(index) if index is not None else None
         self.app.pop()
+        listing = self.app.top
+        if removed is not None and index is not None and isinstance(listing, NotesListScreen):
+            listing.show_snackbar("Note deleted", "Undo", lambda: self.app.notes.insert(index, removed))
 
     def leave(self) -> None:
         if self.deleted:
@@ -129,10 +153,12 @@ class EditorScreen(Screen):
         if self.index is None:
             if title or body:
                 notes.insert(0, {"title": title, "body": body})
+                self.phone.toast("Note saved")
         elif not title and not body:
             del notes[self.index]
-        else:
+        elif notes[self.index] != {"title": title, "body": body}:
             notes[self.index] = {"title": title, "body": body}
+            self.phone.toast("Note saved")
 
 
 class NotesApp(App):
@@ -155,8 +181,14 @@ class NotesApp(App):
             self.push(editor)
             editor.open_dialog(DeleteDialog(editor))
 
+        def deleted() -> None:
+            editor = EditorScreen(self, 0)
+            self.push(editor)
+            editor.delete()
+
         return {"notes": lambda: None, "a note": lambda: self.push(EditorScreen(self, 0)),
-                "new note": lambda: self.push(EditorScreen(self, None)), "delete a note?": asked_to_delete}
+                "new note": lambda: self.push(EditorScreen(self, None)), "delete a note?": asked_to_delete,
+                "a note deleted, with Undo": deleted}
 
     def reset(self) -> None:
         for screen in self.stack:  # force-stop loses unsaved edits
