@@ -88,6 +88,13 @@ class WindowsMixin(PhoneParts):
                             on_outside=screen.dialog.cancel, dim=screen.dialog.dim)
             paint.append(dialog)
             touch.append(dialog)
+        system_dialog = self.system_dialog
+        if system_dialog is not None and not self.overview:    # over the app and its own dialog, modal
+            cancel = system_dialog.cancel
+            window = Window(_dialog_decor(system_dialog.build(ctx)), system_dialog.package, "dialog",
+                            on_outside=cancel if cancel is not None else (lambda: None), dim=True)
+            paint.append(window)
+            touch.insert(touch.index(app_win) + 1, window)    # before the app's dialog: touched and dumped first
         if self._toast is not None:
             paint.append(Window(self._toast_view(m, app_content), system_ui.PKG, "toast"))
         paint += [status, navbar]

@@ -25,6 +25,7 @@ from .latency import QUICK, LatencyProfile, Timing, latency_named
 from .motion import ScreenMotion
 from .profiles import ANDROID_14, DeviceProfile, profile_named
 from .settings_store import SettingsStore
+from .system_dialogs import PopUpFaults, SystemDialog, not_responding, permission_request
 from .theme import Metrics
 from .views import Window
 
@@ -55,6 +56,8 @@ class VirtualPhone(GesturesMixin, InputEventsMixin, KeyguardMixin, WindowsMixin)
         self._version = 0
         self._minute = ""
         self._toast: tuple[str, float] | None = None
+        self.system_dialog: SystemDialog | None = None      # a permission request, "isn't responding"
+        self.pop_ups = PopUpFaults()
         self._built: tuple[int, list[Window], list[Window]] | None = None
         self._shot: tuple[int, Image.Image] | None = None
         self._xml: tuple[int, str] | None = None
@@ -173,9 +176,12 @@ class VirtualPhone(GesturesMixin, InputEventsMixin, KeyguardMixin, WindowsMixin)
                 activity = activity.split("/")[-1]
                 if activity.startswith("."):
                     activity = package + activity
+            starting = not app.stack and package != LAUNCHER
             if not app.start_activity(activity):
                 return False
             self.bring_to_front(app)
+            if starting:
+                self._pop_up_over(app)
             assert app.top is not None   # start_activity put a screen on the stack
             self.system.activity_started(package, app.top.activity)
             return True
@@ -222,6 +228,25 @@ class VirtualPhone(GesturesMixin, InputEventsMixin, KeyguardMixin, WindowsMixin)
         else:
             self.go_home()
 
+    # ------------------------------------------------------------------ dialogs of the system
+    def _pop_up_over(self, app: App) -> None:
+        """A fault turned on in `pop_ups`: the app that starts asks for a permission, or stops responding."""
+        if self.pop_ups.take("permission_requests"):
+            def answer(allowed: bool) -> None:
+                self.pop_ups.answers[app.package] = allowed
+                self.close_system_dialog()
+            self.system_dialog = permission_request(app.label, app.package, answer)
+        elif self.pop_ups.take("not_responding"):
+            def close() -> None:
+                self.close_system_dialog()
+                self.force_stop(app.package)
+            self.system_dialog = not_responding(app.label, close, self.close_system_dialog)
+
+    def close_system_dialog(self) -> None:
+        with self.lock:
+            self.system_dialog = None
+            self.changed()
+
     def force_stop(self, package: str) -> None:
         with self.lock:
             app = self.apps.get(package)
@@ -259,6 +284,10 @@ class VirtualPhone(GesturesMixin, InputEventsMixin, KeyguardMixin, WindowsMixin)
 
     def press_back(self) -> None:
         with self.lock:
+            if self.system_dialog is not None:        # Back goes to the dialog on top (it may ignore it)
+                if self.system_dialog.cancel is not None:
+                    self.system_dialog.cancel()
+                return
             if self.keyboard_visible:
                 self.hide_keyboard()
                 return

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from .motion import ScreenMotion
     from .profiles import DeviceProfile
     from .settings_store import SettingsStore
+    from .system_dialogs import SystemDialog
     from .theme import Metrics
     from .views import Window
 
@@ -45,6 +46,7 @@ class PhoneParts:
     keyguard_showing: bool
     _version: int
     _toast: tuple[str, float] | None
+    system_dialog: SystemDialog | None
     _built: tuple[int, list[Window], list[Window]] | None
     _shot: tuple[int, Image.Image] | None
     _xml: tuple[int, str] | None
