@@ -212,7 +212,8 @@ class TaskBoard:
                                    f"{PERSON_DECIDES}. The step still waits.", "decision")
         if answer.action is not None:
             reason = action_sensitivity(answer.action, proposal.controls, settings.agent.sensitive_words,
-                                        request=handle.request, screen_only=not proposal.controls)
+                                        request=handle.request, screen_only=not proposal.controls,
+                                        system_dialogs=settings.agent.system_dialogs)
             if reason:
                 raise TaskProblem(403, f"The action sent to {answer.kind} step {proposal.step} is sensitive "
                                        f"({reason}): {PERSON_DECIDES}. The step still waits.", "action")

@@ -168,6 +168,9 @@ class AgentSettings(_Section):
     model_reflection: bool = Field(False, description="ask the model to judge before/after when the diff is unclear")
     recent_steps_in_prompt: int = Field(5, ge=0, le=30)
     sensitive_words: list[str] = Field(default_factory=lambda: list(DEFAULT_SENSITIVE_WORDS))
+    system_dialogs: Literal["ask", "model"] = Field(
+        "ask", description="a dialog of the system over an app (a permission request, \"isn't responding\"): ask "
+                           "you before answering it, even in auto mode (ask), or let the model's answer go (model)")
     max_tokens_per_run: int = Field(0, ge=0, le=1_000_000_000, description="the run ends once its model calls have "
                                     "used this many tokens (prompt + reply); 0 = no cap")
     max_cost_usd_per_run: float = Field(0.0, ge=0, le=100_000, description="the run ends once its model calls have "

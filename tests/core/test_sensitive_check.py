@@ -121,3 +121,27 @@ def test_a_confirm_reply_is_accepted_and_asks_the_person():
 def test_a_confirm_reply_without_an_action_is_sent_back():
     with pytest.raises(ReplyInvalid, match="CONFIRM action needs a function"):
         parse_reply_dict(confirm_reply(function=""))
+
+
+DIALOG = [
+    Control(id=1, name="Allow Contacts to access your contacts?", type="", class_name="android.widget.TextView",
+            resource_id="com.android.permissioncontroller:id/permission_message", text="", content_desc="",
+            rect=(100, 900, 980, 1000), package="com.android.permissioncontroller"),
+    Control(id=2, name="Allow", type="button", class_name="android.widget.Button",
+            resource_id="com.android.permissioncontroller:id/permission_allow_button", text="Allow", content_desc="",
+            rect=(100, 1100, 980, 1200), clickable=True, package="com.android.permissioncontroller"),
+    Control(id=3, name="Close app", type="button", class_name="android.widget.Button",
+            resource_id="android:id/aerr_close", text="Close app", content_desc="", rect=(100, 1300, 980, 1400),
+            clickable=True, package="android"),
+]
+
+
+def test_answering_a_dialog_of_the_system_asks_unless_the_person_lets_the_model_answer():
+    allow = action_sensitivity(act("click_control", control_id=2), DIALOG, WORDS)
+    assert allow == "its target “Allow” answers a permission request of the system"
+    tapped = action_sensitivity(act("tap", x=540, y=1150), DIALOG, WORDS)
+    assert "(540, 1150)" in tapped and "permission request" in tapped
+    close = action_sensitivity(act("click_control", control_id=3), DIALOG, WORDS)
+    assert "isn’t responding" in close
+    assert action_sensitivity(act("click_control", control_id=2), DIALOG, WORDS, system_dialogs="model") == ""
+    assert action_sensitivity(act("click_control", control_id=2), SCREEN[:3], WORDS) == "", "an app's own button"

@@ -192,7 +192,8 @@ class Decide(RunStrategy):
             comment=reply.comment, plan=list(reply.plan), controls=controls, screen_size=shot.size,
             screenshot=shot.image, target=action_target(action, controls),
             sensitive_reason=reply_sensitivity(reply, action, controls, rc.settings.agent.sensitive_words,
-                                               request=rc.request, screen_only=bool(ctx.get("screen_only")))))
+                                               request=rc.request, screen_only=bool(ctx.get("screen_only")),
+                                               system_dialogs=rc.settings.agent.system_dialogs)))
         ctx.set("reply", reply)
 
     async def _ask_questions(self, questions: list[str]) -> None:

@@ -74,7 +74,8 @@ class PersonsAction(RunStrategy):
             step=ctx.step, action=action, action_text=describe_action(action, controls),
             comment="done by the person", controls=controls, screen_size=shot.size, screenshot=shot.image,
             target=target, proposed_by=PERSON,
-            sensitive_reason=action_sensitivity(action, controls, self.rc.settings.agent.sensitive_words)))
+            sensitive_reason=action_sensitivity(action, controls, self.rc.settings.agent.sensitive_words,
+                                                system_dialogs=self.rc.settings.agent.system_dialogs)))
 
 
 def persons_processor(rc: RunContext, processor: StepProcessor) -> StepProcessor:

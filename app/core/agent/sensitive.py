@@ -121,6 +121,19 @@ def secret_in_text(text: str) -> bool:
     return any(secret in text or as_read(secret) in read for secret in known_secrets())
 
 
+PERMISSION_CONTROLLERS = ("com.android.permissioncontroller", "com.google.android.permissioncontroller")
+NOT_RESPONDING_IDS = "android:id/aerr_"          # AppNotRespondingDialog's buttons (aerr_close, aerr_wait)
+
+
+def system_dialog_of(control: Control) -> str:
+    """What dialog of the system `control` belongs to ("a permission request"…), "" when none."""
+    if control.package in PERMISSION_CONTROLLERS:
+        return "a permission request"
+    if control.resource_id.startswith(NOT_RESPONDING_IDS):
+        return "an “isn’t responding” dialog"
+    return ""
+
+
 def target_sensitivity(control: Control, words: list[str], subject: str = "its target “{name}”") -> str:
     """'its target “Pay” matches the sensitive word “pay”', or "" when no word matches."""
     word = sensitive_word_in(control_label(control), words)
@@ -128,12 +141,14 @@ def target_sensitivity(control: Control, words: list[str], subject: str = "its t
 
 
 def action_sensitivity(action: Action, controls: list[Control], words: list[str], *, request: str = "",
-                       screen_only: bool = False, seen: str = "") -> str:
+                       screen_only: bool = False, seen: str = "", system_dialogs: str = "ask") -> str:
     """Why `action` needs a person even in auto mode; "" when it does not.
 
     `controls` are the step's; `request` is the person's request and `seen` what else is known of
     the screen (the model's description of it), both read only when the step has no controls
     (`screen_only`): then any action on the phone asks when either shows a sensitive word.
+    `system_dialogs` ("ask" / "model", the agent setting): whether answering a dialog of the system
+    (a permission request, "isn't responding") asks the person.
     """
     kind = kind_of(action.function)
     if kind is None or not kind.touches_phone:       # no action, a wait, a question to the person
@@ -143,21 +158,26 @@ def action_sensitivity(action: Action, controls: list[Control], words: list[str]
             if word := sensitive_word_in(text, words):
                 return f"the screen's controls could not be read and {where} mentions “{word}”"
 
+    def dialog_reason(control: Control, subject: str) -> str:
+        dialog = system_dialog_of(control) if system_dialogs == "ask" else ""
+        return f"{subject.format(name=control.name)} answers {dialog} of the system" if dialog else ""
+
     def check_point(gesture: str, point: tuple[float, float]) -> str:
         under = [control for control in controls_under(*point, controls) if control_label(control).strip()]
         for control in under or controls_near(*point, controls):     # on nothing named: the text around it
             where = "is on" if under else "is next to"
             subject = f"{gesture} ({point[0]:.0f}, {point[1]:.0f}) {where} " + "“{name}”, which"
-            if reason := target_sensitivity(control, words, subject):
+            if reason := dialog_reason(control, subject) or target_sensitivity(control, words, subject):
                 return reason
         return ""
     def check_control(control: Control, subject: str) -> str:
-        return target_sensitivity(control, words, *((subject,) if subject else ()))
+        return dialog_reason(control, subject or "its target “{name}”") or \
+            target_sensitivity(control, words, *((subject,) if subject else ()))
     return kind.sensitive_reason(action.args, controls, check_control, check_point)
 
 
 def reply_sensitivity(reply: ModelReply, action: Action, controls: list[Control], words: list[str], *,
-                      request: str = "", screen_only: bool = False) -> str:
+                      request: str = "", screen_only: bool = False, system_dialogs: str = "ask") -> str:
     """Why the model's proposal needs a person: a CONFIRM reply (seed 002: the model itself asks for the
     person's word) first, then whatever `action_sensitivity` finds. `action` is the reply's, in device pixels."""
     reasons = []
@@ -165,5 +185,5 @@ def reply_sensitivity(reply: ModelReply, action: Action, controls: list[Control]
         asks = " ".join((reply.comment or reply.thought or "this action").split())
         reasons.append(f"the model asks you to confirm: {asks[:300]}")
     found = action_sensitivity(action, controls, words, request=request, screen_only=screen_only,
-                               seen=f"{reply.thought}\n{reply.comment}")
+                               seen=f"{reply.thought}\n{reply.comment}", system_dialogs=system_dialogs)
     return "; ".join(filter(None, (*reasons, found)))

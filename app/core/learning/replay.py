@@ -342,7 +342,8 @@ class ReplayOrDecide(RunStrategy):
             step=ctx.step, action=action, action_text=describe_action(action, controls), thought=thought,
             comment=comment, controls=controls, screen_size=shot.size, screenshot=shot.image, target=target,
             sensitive_reason=action_sensitivity(action, controls, rc.settings.agent.sensitive_words,
-                                                request=rc.request, screen_only=bool(ctx.get_or("screen_only")))
+                                                request=rc.request, screen_only=bool(ctx.get_or("screen_only")),
+                                                system_dialogs=rc.settings.agent.system_dialogs)
             or not_approved,
             proposed_by=player.what))
         expect = planned.expect.model_dump() if planned.expect is not None else None

@@ -90,6 +90,8 @@ IMAGE_ROWS = (
 AGENT_ROWS = (
     ("Default mode", "agent.mode", [("Step by step: approve every action", "step"),
                                     ("Automatic: sensitive actions still ask", "auto")]),
+    ("System dialogs", "agent.system_dialogs", [("Ask me before answering one, even in automatic mode", "ask"),
+                                                ("Let the model answer them", "model")]),
     ("Max steps", "agent.max_steps", Spin()),
     ("Overall timeout", "agent.timeout_seconds", Spin(" s", step=60)),
     ("Stop after failures", "agent.max_consecutive_failures", Spin(" in a row")),
