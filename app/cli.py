@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from app import __version__
-from app.cli_options import add_device_option
+from app.cli_options import add_device_option, add_model_options
 from app.core.device.errors import DeviceError
 
 
@@ -250,13 +250,7 @@ def build_parser() -> argparse.ArgumentParser:
                      "tokens (0 = no cap; default from settings)")
     run.add_argument("--max-cost", type=float, metavar="USD", help="end the run once its model calls have cost USD "
                      "dollars, where the model's price is known (0 = no cap)")
-    run.add_argument("--preset", metavar="NAME", help="a provider preset for this run (OpenAI, Anthropic, Gemini, "
-                     "OpenRouter, Groq, DashScope, Ollama, \"LM Studio\", vLLM, llama.cpp, …): its base URL, model, "
-                     "timeout and retries; --base-url and --model still win")
-    run.add_argument("--base-url", metavar="URL", help="an OpenAI-compatible endpoint (overrides settings)")
-    run.add_argument("--model", metavar="M", help="the model name (overrides settings)")
-    run.add_argument("--api-key-env", metavar="NAME", help="read this run's API key from the environment "
-                     "variable NAME (wins over the stored key, as OPENAI_API_KEY does)")
+    add_model_options(run, "this run")
     run.add_argument("--json", action="store_true", help="print the result as JSON (progress goes to stderr)")
     run.set_defaults(func=lambda a: _agent_command("cmd_run", a))
 

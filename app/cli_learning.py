@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from app.cli_options import add_device_option
+from app.cli_options import add_device_option, add_model_options
 
 EXPORT_FORMATS = ("uiautomator2", "yaml")
 
@@ -24,10 +24,7 @@ def add_commands(sub, agent_command) -> None:
     mode.add_argument("--auto", action="store_true", help="run on its own; ask only for sensitive actions")
     replay.add_argument("--no-model", action="store_true", help="where a recorded step no longer fits the screen, "
                         "stop instead of letting the model take over")
-    replay.add_argument("--preset", metavar="NAME", help="the provider preset of the model that takes over")
-    replay.add_argument("--base-url", metavar="URL", help="the endpoint of the model that takes over")
-    replay.add_argument("--model", metavar="M", help="the model that takes over")
-    replay.add_argument("--api-key-env", metavar="NAME", help="read the model's API key from this variable")
+    add_model_options(replay, "the model that takes over")
     replay.add_argument("--json", action="store_true", help="print the result as JSON (progress goes to stderr)")
     replay.set_defaults(func=lambda a: agent_command("cmd_replay", a), max_steps=None, timeout=None,
                         max_tokens=None, max_cost=None)

@@ -23,3 +23,15 @@ def add_device_option(parser: argparse.ArgumentParser, help_text: str, *, old_se
     if old_serial:
         parser.add_argument("--serial", dest="device", action=_OldSerial, help=argparse.SUPPRESS)
     return action
+
+
+def add_model_options(parser: argparse.ArgumentParser | argparse._ArgumentGroup, scope: str = "this run") -> None:
+    """`--preset`, `--base-url`, `--model` and `--api-key-env`: the model `scope` uses instead of Settings' one."""
+    parser.add_argument("--preset", metavar="NAME", help=f"a provider preset for {scope} (OpenAI, Anthropic, Gemini, "
+                        "OpenRouter, Groq, DashScope, Ollama, \"LM Studio\", vLLM, llama.cpp, …): its base URL, "
+                        "model, timeout and retries; --base-url and --model still win")
+    parser.add_argument("--base-url", metavar="URL", help=f"an OpenAI-compatible endpoint for {scope} (overrides "
+                        "settings)")
+    parser.add_argument("--model", metavar="M", help="the model name (overrides settings)")
+    parser.add_argument("--api-key-env", metavar="NAME", help=f"read the API key for {scope} from the environment "
+                        "variable NAME (wins over the stored key, as OPENAI_API_KEY does)")

@@ -10,6 +10,7 @@ from datetime import UTC
 from typing import TypeVar
 
 from .device_sockets import DeviceSockets
+from .faults import CountedFaults
 from .latency import ACTIONS, COST_AFTER, DUMP, command_kind
 from .phone import VirtualPhone
 from .shell import FileAccess, Result, Shell
@@ -21,7 +22,7 @@ T = TypeVar("T")
 
 
 @dataclass
-class Faults:
+class Faults(CountedFaults):
     """Trouble to inject, for tests. Counters go down as each fault fires."""
 
     drop_connections: int = 0        # the next N device services close the socket mid-answer
@@ -31,14 +32,6 @@ class Faults:
     dropped_typed_characters: int = 0  # the next N texts typed (`input text`, scrcpy) lose their last character
     hostile_dumps: list[str] = field(default_factory=list)   # the next dumps, hostile (`hostile_dumps.KINDS`)
     endless_dumps_ended: int = 0     # endless dumps whose reader closed the connection (so the phone stopped)
-
-    def take(self, name: str) -> bool:
-        """Consume one occurrence of a counted fault; True when it fires."""
-        count = getattr(self, name)
-        if count > 0:
-            setattr(self, name, count - 1)
-            return True
-        return False
 
 
 @dataclass

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from . import theme
+from .faults import CountedFaults
 from .views import FRAME, LINEAR, View
 from .widgets import Ctx, button, dialog_box, text
 
@@ -61,19 +62,13 @@ class SystemDialog:
 
 
 @dataclass
-class PopUpFaults:
+class PopUpFaults(CountedFaults):
     """Dialogs to put over the next apps started (counters go down as each one fires)."""
 
     permission_requests: int = 0       # the next N apps started ask for a permission first
     not_responding: int = 0            # the next N apps started stop responding
     answers: dict[str, bool] = field(default_factory=dict)     # package → Allow (True) / Don't allow (False)
 
-    def take(self, name: str) -> bool:
-        count = getattr(self, name)
-        if count > 0:
-            setattr(self, name, count - 1)
-            return True
-        return False
 
 
 def permission_request(label: str, package: str, answer: Callable[[bool], None]) -> SystemDialog:

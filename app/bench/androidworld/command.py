@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from app.cli_options import add_model_options
+
 from .source import EXTRA
 
 
@@ -34,10 +36,7 @@ def add_options(bench: argparse.ArgumentParser) -> None:
                        "or why not) and stop: nothing is set up or erased")
     group.add_argument("--scripted-model", action="store_true", help="drive the runs with the offline scripted "
                        "model (it knows the system tasks' steps): checks the harness, not an agent")
-    group.add_argument("--preset", metavar="NAME", help="a provider preset for these runs (as `run --preset`)")
-    group.add_argument("--base-url", metavar="URL", help="an OpenAI-compatible endpoint (overrides settings)")
-    group.add_argument("--model", metavar="M", help="the model name (overrides settings)")
-    group.add_argument("--api-key-env", metavar="NAME", help="read the API key from this environment variable")
+    add_model_options(group, "these runs")
 
 
 def _task_patterns(values: list[str] | None) -> tuple[str, ...]:
