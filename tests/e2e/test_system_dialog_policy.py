@@ -55,3 +55,30 @@ def test_when_the_person_lets_the_model_answer_its_allow_goes_through():
     assert phone.pop_ups.answers == {CONTACTS: True}
     assert phone.system_dialog is None and phone.foreground()[0] == CONTACTS
     assert outcome.status == "success", outcome
+
+
+def _stops_responding(phone: VirtualPhone) -> None:
+    phone.pop_ups.not_responding = 1
+
+
+WAIT_REQUEST = "Open Contacts, and wait for it if it hangs"
+WAIT_TASK = BenchTask("wait_for_contacts", "contacts", WAIT_REQUEST, (launch(CONTACTS), click("Wait")),
+                      lambda state: (False, "judged by the test"), setup=_stops_responding)
+
+
+def test_an_isnt_responding_dialog_follows_the_same_setting():
+    for system_dialogs, answered in (("ask", False), ("model", True)):
+        spec = KeptPhone("quick", "quick")
+        with OracleModel([WAIT_TASK]) as oracle:
+            settings = oracle_settings(oracle.base_url)
+            settings = settings.model_copy(update={"agent": settings.agent.model_copy(
+                update={"system_dialogs": system_dialogs})})
+            request = RunRequest(WAIT_REQUEST, mode="auto", policy="fail", sensitive_needs_person=True,
+                                 api_key=ORACLE_KEY)
+            outcome = asyncio.run(run_task(WAIT_TASK, "first", spec, settings, oracle=oracle, request=request))
+        phone = spec.made[0]
+        assert (phone.system_dialog is None) == answered, (system_dialogs, outcome)
+        if answered:
+            assert outcome.status == "success" and phone.foreground()[0] == CONTACTS, outcome
+        else:
+            assert outcome.status == "failed" and "isn’t responding" in outcome.reason, outcome
