@@ -63,10 +63,6 @@ class Fling:
         self.applied = 0
         self.done = self.distance < 1
 
-    @property
-    def ends_at(self) -> float:
-        return self.start + self.duration
-
     def advance(self, now: float) -> bool:
         """Move the content to its place at `now`; True when it moved."""
         if self.done:

@@ -46,6 +46,8 @@ from app.android.scrcpy import (
     truncate_utf8,
 )
 
+from .gestures import LONG_PRESS_S
+
 if TYPE_CHECKING:
     from .scrcpy_server import ScrcpyServer
 
@@ -56,7 +58,7 @@ LETTER_KEYCODES = range(29, 55)        # KEYCODE_A … KEYCODE_Z
 META_SHIFT_ON = 0x1
 SCROLL_STEP_DP = 64                    # ViewConfiguration's scroll factor: one wheel notch
 SCROLL_GESTURE_MS = 400                # slow enough that a notch does not fling
-QUICK_TAP_MS = 500                     # held shorter in one place: a tap (longer: a long press), as `phone.swipe`
+QUICK_TAP_MS = round(LONG_PRESS_S * 1000)   # held shorter in one place: a tap (longer: a long press), as gestures.py
 ACCENTS = {"\u0300", "\u0301", "\u0302", "\u0303", "\u0308"}   # KeyComposition's dead keys
 
 

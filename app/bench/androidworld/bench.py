@@ -332,7 +332,7 @@ async def run_androidworld(registry: Any, options: AndroidWorldOptions, settings
             emulator = await asyncio.to_thread(is_emulator, adb)
             if not emulator and options.wipe_this_phone != serial:
                 raise BenchRefused(guard_words(serial))
-        installed = await asyncio.to_thread(installed_packages, adb)
+        installed = set(await device.all_packages(refresh=True))
         entries = await asyncio.to_thread(catalogue, family, installed)
         chosen = choose(entries, options.tasks)
         runnable = {entry.name for entry in entries if entry.runnable}
@@ -364,8 +364,3 @@ async def _check_key(desk: Desk, settings: Settings, options: AndroidWorldOption
     except (MissingApiKey, RunRefused) as exc:
         raise BenchRefused(str(exc)) from None
     return effective
-
-
-def installed_packages(adb: DeskAdb) -> set[str]:
-    listed = adb.execute_command(["shell", "pm", "list", "packages"]).decode(errors="replace")
-    return {line.split(":", 1)[1].strip() for line in listed.splitlines() if line.startswith("package:")}

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from app.android.keycodes import KEYCODES, NAMES_BY_CODE
 
+from ..gestures import LONG_PRESS_S
 from ..shell import Result
 from .common import Args, ShellCommandError, fail, java_exception, java_float, java_hash, java_int, lines, ok
 
@@ -23,7 +24,8 @@ SOURCES = ("keyboard", "dpad", "gamepad", "touchscreen", "mouse", "stylus", "tra
 INVALID_ARGUMENTS = "Error: Invalid arguments for command: "
 MODIFIERS = {"CTRL_LEFT", "CTRL_RIGHT", "ALT_LEFT", "ALT_RIGHT", "SHIFT_LEFT", "SHIFT_RIGHT", "META_LEFT",
              "META_RIGHT"}
-KEYCODE_DPAD_CENTER, LONG_PRESS_MS = 23, 500
+KEYCODE_DPAD_CENTER = 23
+LONG_PRESS_MS = round(LONG_PRESS_S * 1000)
 _MORE_KEYCODES = {"META_LEFT": 117, "META_RIGHT": 118, "FUNCTION": 119, "SYSRQ": 120, "BREAK": 121,
                   "NUMPAD_ENTER": 160, "ZOOM_IN": 168, "ZOOM_OUT": 169, "CUT": 277, "COPY": 278, "PASTE": 279}
 _WHERE = "com.android.server.input.InputShellCommand.onCommand"
