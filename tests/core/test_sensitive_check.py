@@ -145,3 +145,12 @@ def test_answering_a_dialog_of_the_system_asks_unless_the_person_lets_the_model_
     assert "isn’t responding" in close
     assert action_sensitivity(act("click_control", control_id=2), DIALOG, WORDS, system_dialogs="model") == ""
     assert action_sensitivity(act("click_control", control_id=2), SCREEN[:3], WORDS) == "", "an app's own button"
+
+
+def test_letting_the_model_answer_system_dialogs_keeps_the_sensitive_words():
+    paying = Control(id=9, name="Pay", type="button", class_name="android.widget.Button",
+                     resource_id="com.android.permissioncontroller:id/permission_allow_button", text="Pay",
+                     content_desc="", rect=(100, 1500, 980, 1600), clickable=True,
+                     package="com.android.permissioncontroller")
+    reason = action_sensitivity(act("click_control", control_id=9), [*DIALOG, paying], WORDS, system_dialogs="model")
+    assert "pay" in reason and "permission request" not in reason
