@@ -77,6 +77,10 @@ class _StallMeter:
 class _OnThisLoop:
     """LoopThread's interface on the caller's own loop: the baseline runs the agent on the GUI thread."""
 
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop:
+        return asyncio.get_event_loop()
+
     def run(self, coro):
         return asyncio.ensure_future(coro)
 

@@ -159,6 +159,9 @@ class AgentSettings(_Section):
                                   "phone's transitions take up to ~0.5 s")
     settle_quiet_seconds: float = Field(0.2, ge=0, le=5, description="the screen counts as settled once it has not "
                                         "changed for this long")
+    loading_wait_seconds: float = Field(5.0, ge=0, le=60, description="after an action, how long a step waits "
+                                        "for a moving progress indicator (a list on its way) to go before it reads "
+                                        "the screen (0 = no wait)")
     reflection: bool = True
     completion_check: Literal["screen_or_model", "screen_only", "off"] = Field(
         "screen_or_model", description="after FINISH, check a fresh screen (and ask the model when the screen "

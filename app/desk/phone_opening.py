@@ -59,8 +59,10 @@ class PhoneConnection:
 
 def start_virtual_phone(port: int = 0, devices: int = 1, **phone_options: Any) -> VirtualAdbServer:
     """Start the virtual phone's ADB server on loopback (blocking; fast)."""
+    from app.core.large_buffers import reuse_large_buffers
     from app.virtual_phone.adb_server import VirtualAdbServer
 
+    reuse_large_buffers()         # its renderer and encoder make a 10 MB picture a frame: reuse, not page faults
     server = VirtualAdbServer(port=port).start()
     for index in range(devices):
         server.add_phone(serial=f"emulator-{5554 + 2 * index}", **phone_options)

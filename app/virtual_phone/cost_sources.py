@@ -27,6 +27,7 @@ from .latency import (
 
 # Costs that are not a service's time but shape what a capture sees and when a dump answers.
 TRANSITION, IDLE_WAIT, VIDEO_STREAM = "screen transition", "uiautomator's idle wait", "scrcpy video stream"
+FIRST_NEW_FRAME = "first new frame after input"
 
 
 @dataclass(frozen=True)
@@ -146,6 +147,11 @@ COST_SOURCES: dict[str, CostSource] = {s.kind: s for s in (
                                "500 ms, config_activityDefaultDur 220 ms"),
                    Measurement("AOSP activity_open_enter", AOSP + "core/res/res/anim/activity_open_enter.xml",
                                "activity open: fade 200 ms and slide 350 ms (older releases)"))),
+    CostSource(FIRST_NEW_FRAME, (2 / 60, 2 / 60), "AOSP's own figure: the old picture shows for two frames at "
+               "60 Hz, then the transition", (
+                   Measurement("AOSP implement-vsync", "https://source.android.com/docs/core/graphics/implement-vsync",
+                               "on a VSYNC the display shows frame N, SurfaceFlinger composes N+1 and the app handles "
+                               "pending input and draws N+2: input to display is at least two frames"),)),
     CostSource(IDLE_WAIT, (1.0, 10.0), "AOSP's own figures: 1 s without accessibility events, 10 s at most",
                (_DUMP_COMMAND, _WAIT_FOR_IDLE)),
     CostSource(VIDEO_STREAM, (0.035, 0.07), "not charged: the virtual phone's stream costs what its encoder "

@@ -28,7 +28,8 @@ TOUCH_SLOP_DP = 8
 MIN_FLING_DP_S = 50
 MAX_FLING_DP_S = 8000
 VELOCITY_HORIZON_S = 0.1
-LONG_PRESS_S = 0.5
+LONG_PRESS_S = 0.5              # ViewConfiguration.DEFAULT_LONG_PRESS_TIMEOUT up to Android 11
+LONG_PRESS_S_SINCE_12 = 0.4     # and from Android 12 (API 31) on
 FRAME_S = 1 / 60
 # OverScroller's spline: the fling's remaining distance goes as its remaining time to this power
 DECELERATION_RATE = math.log(0.78) / math.log(0.9)
@@ -128,6 +129,25 @@ class GesturesMixin(PhoneParts):
     _fling: Fling | None = None
     _scripted: ScriptedSwipe | None = None
 
+    def note_input(self, what: str) -> None:
+        """Note input that came while the screen was not settled (a list still loading, content still flinging):
+        what an agent acting too early does. Tests read `inputs_while_unsettled`; a person does it too, so
+        the phone takes the input as usual."""
+        fling = self._fling is not None and not self._fling.done
+        loading = getattr(self.foreground_app.top, "loading", False) if self.screen_on else False
+        if fling or loading:
+            why = "a list still flinging" if fling else "a list still loading"
+            self.inputs_while_unsettled.append(f"{what} on {why}")
+
+    @property
+    def long_press_seconds(self) -> float:
+        """ViewConfiguration.getLongPressTimeout(): Accessibility › Touch & hold delay when set (secure
+        long_press_timeout, ms), else the release's default (400 ms since Android 12, 500 ms before)."""
+        chosen = self.settings.as_int("secure", "long_press_timeout", 0)
+        if chosen > 0:
+            return chosen / 1000
+        return LONG_PRESS_S_SINCE_12 if self.profile.sdk >= 31 else LONG_PRESS_S
+
     @property
     def moves_in_time(self) -> bool:
         """Whether gestures take their time (the realistic profile) or happen at once (the quick one)."""
@@ -140,6 +160,7 @@ class GesturesMixin(PhoneParts):
             if self.input_blocked():
                 return
             at = time.monotonic() if at is None else at
+            self.note_input(f"a touch at ({int(x)}, {int(y)})")
             caught = self._fling is not None and not self._fling.done
             self._fling = None
             self._touch = Touch(int(x), int(y), at, deque([(at, int(x), int(y))]), caught_fling=caught)
@@ -176,7 +197,7 @@ class GesturesMixin(PhoneParts):
             if touch.dragging:
                 self._release_drag(touch, at)
             elif not touch.caught_fling and not self.input_blocked():
-                if at - touch.since >= LONG_PRESS_S:
+                if at - touch.since >= self.long_press_seconds:
                     self.long_press(touch.x, touch.y, int((at - touch.since) * 1000))
                 else:
                     self.tap(touch.x, touch.y)

@@ -69,6 +69,7 @@ class InputEventsMixin(PhoneParts):
             if self.input_blocked():
                 return
             x, y = int(x), int(y)
+            self.note_input(f"a tap at ({x}, {y})")
             win = self._window_at(x, y)
             if win is None:
                 return
@@ -98,6 +99,7 @@ class InputEventsMixin(PhoneParts):
                 return
             view = hit_test(win, int(x), int(y), "long")
             if view is not None and view.on_long_click is not None and view.enabled:
+                self.note_input(f"a long press at ({int(x)}, {int(y)})")
                 self.last_target = view
                 view.on_long_click()
                 self.changed()
@@ -108,6 +110,7 @@ class InputEventsMixin(PhoneParts):
     def key(self, keycode: int) -> None:
         with self.lock:
             code = int(keycode)
+            self.note_input(f"key {code}")
             if code == POWER:
                 self.screen_on = not self.screen_on
                 self.hide_keyboard() if not self.screen_on else None

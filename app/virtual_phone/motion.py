@@ -1,7 +1,7 @@
 """Screens that keep moving after an action, and the idle wait `uiautomator dump` does.
 
-On a real phone an `input tap` returns before the screen has settled: the next few hundred
-ms show the old picture, then a half-changed one, then the new one, and accessibility events
+On a real phone an `input tap` returns before the screen has settled: the next two frames show
+the old picture, the next few hundred ms a half-changed one, then the new one, and accessibility events
 keep coming meanwhile. `uiautomator dump` waits for one second without events (ten at most)
 and fails with "ERROR: could not get idle state." when the screen never settles. In the quick
 latency profile none of this happens: changes are instant and the phone is always idle.
@@ -19,9 +19,10 @@ from .latency import Timing
 if TYPE_CHECKING:
     from PIL import Image
 
-# The share of a transition during which a capture still shows the old picture (the first
-# frames of an animation look like the screen before it).
-_OLD_PICTURE_SHARE = 0.2
+# How long after an action a capture still shows the old picture: the app handles the input on the
+# next VSYNC and SurfaceFlinger composes its frame on the one after ("at least two frames", AOSP's
+# implement-vsync page; "app plus composition typically takes under 33 ms"). Then the animation shows.
+FIRST_NEW_FRAME_SECONDS = 2 / 60
 
 
 class ScreenMotion:
@@ -63,12 +64,12 @@ class ScreenMotion:
         now = self._clock()
         if now >= end or before is None or before.size != settled.size:
             return settled
-        share = (now - start) / max(end - start, 1e-9)
-        if share < _OLD_PICTURE_SHARE:
+        first_new_frame = min(self.timing.scaled(FIRST_NEW_FRAME_SECONDS), (end - start) / 2)
+        if now - start < first_new_frame:
             return before
         from PIL import Image
 
-        fraction = (share - _OLD_PICTURE_SHARE) / (1 - _OLD_PICTURE_SHARE)
+        fraction = (now - start - first_new_frame) / max(end - start - first_new_frame, 1e-9)
         return Image.blend(before.convert(settled.mode), settled, fraction)
 
     def wait_for_idle(self, never_idle: Callable[[], bool] = lambda: False, timeout: float | None = None,

@@ -17,6 +17,7 @@ from . import keyboard
 from .android_system import AndroidSystem
 from .apps import ADB_KEYBOARD, LAUNCHER, SYSTEM_PACKAGES, App, AppT, Screen, app_of, create_apps
 from .apps.launcher import LauncherApp
+from .apps.settings_apps import LOAD_SECONDS as LIST_LOAD_SECONDS
 from .compositor import WindowsMixin
 from .gestures import GesturesMixin
 from .input_events import InputEventsMixin
@@ -58,6 +59,8 @@ class VirtualPhone(GesturesMixin, InputEventsMixin, KeyguardMixin, WindowsMixin)
         self._toast: tuple[str, float] | None = None
         self.system_dialog: SystemDialog | None = None      # a permission request, "isn't responding"
         self.pop_ups = PopUpFaults()
+        self.list_load_seconds = LIST_LOAD_SECONDS    # how long Settings › Apps › See all apps takes to fill
+        self.inputs_while_unsettled: list[str] = []   # input on a list still loading or flinging (note_input)
         self._built: tuple[int, list[Window], list[Window]] | None = None
         self._shot: tuple[int, Image.Image] | None = None
         self._xml: tuple[int, str] | None = None

@@ -46,8 +46,6 @@ from app.android.scrcpy import (
     truncate_utf8,
 )
 
-from .gestures import LONG_PRESS_S
-
 if TYPE_CHECKING:
     from .scrcpy_server import ScrcpyServer
 
@@ -58,7 +56,6 @@ LETTER_KEYCODES = range(29, 55)        # KEYCODE_A … KEYCODE_Z
 META_SHIFT_ON = 0x1
 SCROLL_STEP_DP = 64                    # ViewConfiguration's scroll factor: one wheel notch
 SCROLL_GESTURE_MS = 400                # slow enough that a notch does not fling
-QUICK_TAP_MS = round(LONG_PRESS_S * 1000)   # held shorter in one place: a tap (longer: a long press), as gestures.py
 ACCENTS = {"\u0300", "\u0301", "\u0302", "\u0303", "\u0308"}   # KeyComposition's dead keys
 
 
@@ -230,7 +227,7 @@ class ScrcpyController:
         elif message.action == ACTION_UP:
             del self._fingers[pointer]
             held_ms = int((now - finger.since) * 1000)
-            if (finger.x, finger.y) == tuple(point) and held_ms < QUICK_TAP_MS:
+            if (finger.x, finger.y) == tuple(point) and held_ms < phone.long_press_seconds * 1000:   # a tap
                 self.device.record_input(["input", "tap", str(finger.x), str(finger.y)])
             else:
                 self.device.record_input(["input", "swipe", str(finger.x), str(finger.y), *map(str, point),

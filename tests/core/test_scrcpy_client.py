@@ -68,6 +68,35 @@ async def test_the_stream_shows_the_phones_screen_at_the_mirror_size(streaming):
 
 
 @pytest.mark.asyncio
+async def test_each_picture_comes_with_bgrx_rows_made_for_the_mirrors_view(streaming):
+    """The decoder converts once for the mirror: rows shrunk by a whole factor to the view it was told of,
+    in the byte order Qt paints fastest (B, G, R, X), and showing the same screen as the picture."""
+    from PIL import Image
+
+    _device, frames, subscription, first, attached = streaming
+    assert first.shot.pixels is not None and (first.shot.pixels.width, first.shot.pixels.height) == first.size
+    frames.view_size = (270, 600)                 # half the stream's 576×1280, and a bit
+    moment = time.monotonic()
+    attached.phone.key(3)                         # Home: a new picture comes
+    attached.phone.launch("com.android.settings")
+    frame = await next_frame_after(subscription, moment)
+    while frame.shot.pixels.width == frame.size[0]:        # a frame decoded before the size reached the decoder
+        frame = await next_frame_after(subscription, time.monotonic())
+    pixels = frame.shot.pixels
+    assert (pixels.width, pixels.height) == (frame.size[0] // 2, frame.size[1] // 2)
+    assert pixels.stride >= pixels.width * 4 and len(pixels.data) >= pixels.stride * pixels.height
+    rows = Image.frombuffer("RGB", (pixels.width, pixels.height), pixels.data, "raw", "BGRX", pixels.stride, 1)
+    assert mean_difference(rows, frame.image) < 3, "the same screen, colours in their order"
+    frames.view_size = None
+    moment = time.monotonic()
+    attached.phone.key(3)
+    frame = await next_frame_after(subscription, moment)
+    while frame.shot.pixels.width != frame.size[0]:
+        frame = await next_frame_after(subscription, time.monotonic())
+    assert (frame.shot.pixels.width, frame.shot.pixels.height) == frame.size, "no view: full size"
+
+
+@pytest.mark.asyncio
 async def test_a_tap_goes_over_the_control_socket_and_the_new_screen_streams(streaming):
     device, _frames, subscription, first, attached = streaming
     commands_before = len(attached.commands)

@@ -4,6 +4,9 @@ scripted model, judged from the phone's own state):
 - a list that arrives late and runs below the fold: Settings › Apps › See all apps opens with a spinner, its rows
   come 0.6-1.2 s later, and the one asked for is reached only by scrolling (a fling on this phone); no step may
   read the spinner's screen as the list, nor tap a row while the list still moves;
+- the same list from the network (1-3 s, longer than the wait after an action): the step waits while the
+  spinner turns, and no input lands on the list while it loads or flings; with a fixed 0.2 s wait instead (the
+  counter-test) input does;
 - a toast over the screen after a note is saved ("Note saved", 3.5 s), and a snackbar with Undo after a note is
   deleted (2.75 s): the run ends with the note saved / deleted, not undone, and called a success."""
 
@@ -19,6 +22,7 @@ import pytest
 from app.bench.oracle_model import OracleModel
 from app.bench.task_suite import SETTINGS, BenchTask, click, launch, phone_state, task_named
 from app.bench.tasks_bench import ORACLE_KEY, PhoneSpec, oracle_settings, run_task
+from app.virtual_phone.apps.settings_apps import FEED_LOAD_SECONDS
 from app.virtual_phone.phone import VirtualPhone
 
 REQUEST = "Open the app info page of Shell"
@@ -44,10 +48,11 @@ class KeptPhone(PhoneSpec):
         return phone
 
 
-def run(task: BenchTask = TASK) -> tuple[object, VirtualPhone]:
+def run(task: BenchTask = TASK, **agent_settings) -> tuple[object, VirtualPhone]:
     spec = KeptPhone("realistic", "realistic")
     with OracleModel([task]) as oracle:
         settings = oracle_settings(oracle.base_url)
+        settings.agent = settings.agent.model_copy(update=agent_settings)
         outcome = asyncio.run(run_task(task, "first", spec, settings, oracle=oracle, api_key=ORACLE_KEY))
     return outcome, spec.made[0]
 
@@ -61,6 +66,45 @@ def test_the_settle_wait_outlasts_a_late_list_and_a_fling():
     outcome, phone = run()
     assert shown_title(phone) == "Shell", outcome
     assert outcome.status == "success" and outcome.steps >= 5, "it had to scroll to reach the row"
+
+
+def _list_from_the_network(phone: VirtualPhone) -> None:
+    """See all apps fills 1-3 s after it opens, as a list over the network: longer than the wait after an
+    action (at most agent.settle_seconds, 1 s), so only the wait for a moving progress indicator outlasts it."""
+    phone.list_load_seconds = FEED_LOAD_SECONDS
+
+
+NETWORK_TASK = dataclasses.replace(TASK, setup=_list_from_the_network)
+
+
+@pytest.mark.alone
+def test_a_list_slower_than_the_settle_wait_is_read_once_loaded_and_no_input_lands_on_it_early(monkeypatch):
+    monkeypatch.setenv("AGENTDESK_TREE_SERVER", "on")     # the quick tree, which does not wait for the phone's idle
+    outcome, phone = run(NETWORK_TASK)
+    assert shown_title(phone) == "Shell", outcome
+    assert outcome.status == "success", outcome
+    assert phone.inputs_while_unsettled == [], "acted on a list still loading or flinging"
+    steps = [json.loads(line) for line in (Path(outcome.run_dir) / "steps.jsonl").read_text().splitlines()]
+    assert any(step["timings_ms"].get("loading", 0) > 0 for step in steps), "a step waited for the spinner"
+
+
+@pytest.mark.alone
+def test_with_a_fixed_short_wait_instead_the_same_run_acts_on_the_list_too_early(monkeypatch):
+    """The counter-test: the wait after an action a fixed 0.2 s (what agents without a settle check do) and no
+    wait for loading. The same run then reads the list while it loads (the model finds no "Shell" and gives up)
+    or sends input onto it while it loads or flings, and does not get there."""
+    import app.core.agent.action_strategies as action_strategies
+
+    async def fixed_wait(rc, ctx) -> None:
+        rc.settled = None
+        await asyncio.sleep(0.2)
+
+    monkeypatch.setattr(action_strategies, "settle_after_action", fixed_wait)
+    monkeypatch.setenv("AGENTDESK_TREE_SERVER", "on")
+    outcome, phone = run(NETWORK_TASK, loading_wait_seconds=0)
+    read_too_early = outcome.status != "success" and "Shell" in outcome.reason
+    assert read_too_early or phone.inputs_while_unsettled, f"nothing went wrong: the test phone is too kind ({outcome})"
+    assert shown_title(phone) != "Shell", "the run did not get there"
 
 
 @pytest.mark.alone

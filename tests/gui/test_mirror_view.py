@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QApplication
 
 from app.core.agent.actions import Action
 from app.core.perception.hierarchy import parse_hierarchy, select_controls
-from app.gui.mirror.mirror_frames import frame_for_view, qimage_from_rgb
+from app.gui.mirror.mirror_frames import frame_for_view, qimage_from_rgb, ready_for_view
 from app.gui.mirror.mirror_overlay import control_qcolor
 from app.gui.mirror.mirror_view import MirrorView
 from app.gui.mirror.proposal_overlay import PROPOSAL_COLOUR
@@ -116,6 +116,26 @@ def test_frames_for_the_view_keep_their_colours(settings_screen):
     for x, y in [(0, 0), (50, 350), (539, 1199), (270, 600)]:
         assert frame.pixelColor(x, y).getRgb()[:3] == reduced.getpixel((x, y))[:3]
     assert qimage_from_rgb(rgb, width, height).pixelColor(60, 700).getRgb()[:3] == screenshot.getpixel((60, 700))[:3]
+
+
+def test_the_streams_bgrx_rows_reach_the_view_unconverted_and_keep_their_colours(settings_screen):
+    """A decoder's rows carry padding past the picture's width; the mirror wraps them as they are
+    (no worker thread, no packing) when the frame needs no shrinking, and shrinks it otherwise."""
+    from app.core.device.screen_capture import PackedPixels, Screenshot
+
+    _, rgb, (width, height) = settings_screen
+    picture = Image.frombytes("RGB", (width, height), rgb)
+    padding = 64
+    row = width * 4 + padding
+    packed = picture.tobytes("raw", "BGRX")
+    data = b"".join(packed[y * width * 4:(y + 1) * width * 4] + b"\xee" * padding for y in range(height))
+    shot = Screenshot(picture, "stream", 0.0, 1.0, pixels=PackedPixels(data, width, height, row))
+    frame = ready_for_view(shot, QSize(width - 1, height - 1))
+    assert frame is not None and (frame.width(), frame.height()) == (width, height)
+    for x, y in [(0, 0), (50, 350), (width - 1, height - 1), (width // 2, height // 2)]:
+        assert frame.pixelColor(x, y).getRgb()[:3] == picture.getpixel((x, y))
+    assert ready_for_view(shot, QSize(width // 2, height // 2)) is None, "twice the view: frame_for_view halves it"
+    assert ready_for_view(Screenshot(picture, "raw", 1.0, 1.0), QSize(width, height)) is None, "a screencap has no rows"
 
 
 def test_without_a_frame_the_placeholder_shows_and_input_is_ignored(qtbot):

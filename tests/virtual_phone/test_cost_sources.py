@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from app.virtual_phone.cost_sources import COST_SOURCES, IDLE_WAIT, TRANSITION, source_names
+from app.virtual_phone.cost_sources import COST_SOURCES, FIRST_NEW_FRAME, IDLE_WAIT, TRANSITION, source_names
 from app.virtual_phone.latency import (
     DUMP,
     IDLE_QUIET,
@@ -17,6 +17,7 @@ from app.virtual_phone.latency import (
     SCREENCAP_RAW,
     SERVER_DUMP,
 )
+from app.virtual_phone.motion import FIRST_NEW_FRAME_SECONDS
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "virtual-phone.md"
 
@@ -43,6 +44,7 @@ def test_ranges_are_centred_on_the_sources_not_at_their_low_end():
         assert charged == pytest.approx(_middle(COST_SOURCES[kind].published), rel=0.05)
     assert _middle(REALISTIC_ANIMATION) == pytest.approx(_middle(COST_SOURCES[TRANSITION].published))
     assert (IDLE_QUIET, IDLE_TIMEOUT) == COST_SOURCES[IDLE_WAIT].published
+    assert (FIRST_NEW_FRAME_SECONDS, FIRST_NEW_FRAME_SECONDS) == COST_SOURCES[FIRST_NEW_FRAME].published
     assert REALISTIC.animation == REALISTIC_ANIMATION and REALISTIC.costs is REALISTIC_COSTS
 
 

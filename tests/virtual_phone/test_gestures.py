@@ -164,3 +164,25 @@ def test_the_finger_sample_horizon_gives_the_release_speed():
     phone.touch_move(540, 999, start + 1.5)          # … then the finger rests: no fling
     phone.touch_up(540, 999, start + 1.6)
     assert state.offset == pytest.approx(801 - phone.metrics().dp(8), abs=1), "no fling after the finger rested"
+
+
+@pytest.mark.parametrize("profile, timeout_ms, long_press", [
+    ("android14", None, True),        # 400 ms since Android 12: a 450 ms hold is a long press
+    ("android9", None, False),        # 500 ms before: the same hold is a tap
+    ("android14", "1000", False),     # Accessibility › Touch & hold delay: long (1 s)
+])
+def test_the_long_press_time_is_the_releases_or_the_persons_choice(profile, timeout_ms, long_press):
+    from app.virtual_phone.apps.launcher import IconPopup
+    from tests.virtual_phone.conftest import node_center
+
+    phone = VirtualPhone(profile=profile)
+    if timeout_ms is not None:
+        phone.put_setting("secure", "long_press_timeout", timeout_ms)
+    x, y = node_center(phone, text="Settings")
+    start = time.monotonic()
+    phone.touch_down(x, y, start)
+    phone.touch_up(x, y, start + 0.45)
+    home = phone.apps["com.android.launcher3"].top
+    popped = isinstance(getattr(home, "dialog", None), IconPopup)
+    assert popped == long_press, (profile, timeout_ms, phone.fg)
+    assert (phone.fg == SETTINGS) == (not long_press), "a hold shorter than the long-press time opens the app"

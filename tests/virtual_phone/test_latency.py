@@ -23,7 +23,7 @@ from app.virtual_phone.latency import (
     command_kind,
     latency_named,
 )
-from app.virtual_phone.motion import ScreenMotion
+from app.virtual_phone.motion import FIRST_NEW_FRAME_SECONDS, ScreenMotion
 
 from .conftest import node_center
 
@@ -74,7 +74,11 @@ def test_a_capture_during_a_transition_shows_the_old_then_a_half_changed_picture
     duration = motion.action_changed_screen(old)
     assert REALISTIC_ANIMATION[0] <= duration <= REALISTIC_ANIMATION[1]
     assert motion.picture(new) is old                      # the first frames still look like before
-    clock.now += duration * 0.6
+    clock.now += FIRST_NEW_FRAME_SECONDS * 0.9
+    assert motion.picture(new) is old, "two frames of the old picture (input to display, AOSP)"
+    clock.now += FIRST_NEW_FRAME_SECONDS * 0.2
+    assert motion.picture(new) is not old, "then the transition shows: touch to new frame stays a phone's"
+    clock.now += duration * 0.5
     middle = motion.picture(new).getpixel((0, 0))[0]
     assert 0 < middle < 200                                 # half-changed
     clock.now += duration

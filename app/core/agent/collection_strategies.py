@@ -34,6 +34,7 @@ from .image_choice import (
     covered_reason,
     kinds_for,
 )
+from .loading_wait import wait_out_loading
 from .pipeline import StepContext, Strategy
 from .reflection import against_the_outcome, fast_reflection, model_reflection, no_change
 from .run_context import RunContext
@@ -145,6 +146,7 @@ class CollectControls(RunStrategy):
         finally:
             self._tell_tree_source()
         await self._picture_of_the_dumped_screen(ctx)
+        reading = await wait_out_loading(self.rc, ctx, reading)
         snapshot = reading.snapshot
         ctx.set("activity", getattr(reading, "activity", "") or "")      # the screens graph keys screens by it
         ctx.set("controls", snapshot.controls)

@@ -26,7 +26,7 @@ from .errors import DeviceError
 from .frames import ERROR_PAUSE_SECONDS, Frame, FrameFanOut, ScreenshotPolling
 from .scrcpy_client import ScrcpySession, ScrcpyUnavailable, StreamSettings
 from .scrcpy_input import ScrcpyInput
-from .screen_capture import Screenshot
+from .screen_capture import PackedPixels, Screenshot
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +56,19 @@ class PhoneFrames(FrameFanOut):
         self._ended_reason = ""
         self._restart = False
         self._abandoned: list[tuple[asyncio.Future, ScrcpySession]] = []   # starts cut short by close()
+        self._view_size: tuple[int, int] | None = None
+
+    @property
+    def view_size(self) -> tuple[int, int] | None:
+        """Where a mirror shows the frames (pixels): the stream's decoder makes each picture's BGRX rows
+        for it too (`Screenshot.pixels`), so the mirror wraps them as they come. None: no mirror."""
+        return self._view_size
+
+    @view_size.setter
+    def view_size(self, size: tuple[int, int] | None) -> None:
+        self._view_size = size
+        if self._session is not None:
+            self._session.view_size = size
 
     # ------------------------------------------------------------------ what readers see
 
@@ -217,8 +230,8 @@ class PhoneFrames(FrameFanOut):
         self._ended_reason = ""
         loop = asyncio.get_running_loop()
 
-        def on_frame(image, received_at: float, decode_ms: float) -> None:
-            shot = Screenshot(image, STREAM, 0.0, decode_ms)
+        def on_frame(image, received_at: float, decode_ms: float, pixels: PackedPixels | None = None) -> None:
+            shot = Screenshot(image, STREAM, 0.0, decode_ms, pixels=pixels)
             frame = Frame(shot, received_at, received_at, self._oriented_display(image.size))
             loop.call_soon_threadsafe(self._deliver, frame)
 
@@ -230,6 +243,7 @@ class PhoneFrames(FrameFanOut):
                                          self.device.limits.max_screenshot_side)
         session = self._start_session(self.device.transport, self.device.serial, stream_settings,
                                       on_frame=on_frame, on_end=on_end)
+        session.view_size = self._view_size
         started = loop.run_in_executor(None, session.start)
         try:
             return await asyncio.shield(started)

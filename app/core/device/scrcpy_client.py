@@ -46,6 +46,7 @@ from app.core.scrcpy_server_file import ServerFileError, verified_server_bytes
 
 from .adb_transport import AdbTransport
 from .errors import DeviceError
+from .screen_capture import PackedPixels, shrink_factor
 from .stream_lag import StreamLag
 
 log = logging.getLogger(__name__)
@@ -58,7 +59,7 @@ UNDECODABLE_SECONDS = 5.0
 """Packets arriving for this long without one picture decoded from them: the stream is given up as
 undecodable (the mirror polls screenshots). A still screen sends no packets and is never given up."""
 
-FrameHandler = Callable[["object", float, float], None]        # (PIL image, received_at, decode_ms)
+FrameHandler = Callable[["object", float, float, PackedPixels], None]   # (PIL image, received_at, decode_ms, BGRX)
 PacketHandler = Callable[[VideoCodecMeta, VideoPacket], None]
 
 
@@ -118,6 +119,7 @@ class ScrcpySession:
         self.transport, self.serial, self.settings = transport, serial, settings
         self.options = settings.options()
         self.on_frame, self.on_end = on_frame, on_end
+        self.view_size: tuple[int, int] | None = None    # where the mirror shows the pictures (rows made to fit)
         self.device_name = ""
         self.codec_meta: VideoCodecMeta | None = None
         self.video_size: tuple[int, int] = (0, 0)       # of the last decoded picture
@@ -314,13 +316,27 @@ class ScrcpySession:
             rgb = picture.reformat(format="rgb24")       # ~2x faster than to_image(), no numpy needed
             plane = rgb.planes[0]
             image = Image.frombuffer("RGB", (rgb.width, rgb.height), plane, "raw", "RGB", plane.line_size, 1)
+            pixels = self._rows_for_view(picture)
             decode_ms = (time.perf_counter() - started) * 1000
             self.video_size = image.size
             self.frames_decoded += 1
             self.decode_ms_total += decode_ms
-            self.on_frame(image, received, decode_ms)
+            self.on_frame(image, received, decode_ms, pixels)
             started = time.perf_counter()
         return decoder
+
+    def _rows_for_view(self, picture) -> PackedPixels:
+        """The picture as BGRX rows, shrunk to the mirror's view (`view_size`) by a whole factor, in one
+        swscale pass (~0.3-0.6 ms for 576×1280, where Pillow's shrink and BGRX packing take ~2.5 ms)."""
+        width, height = picture.width, picture.height
+        factor = shrink_factor(width, height, *self.view_size) if self.view_size else 1
+        if factor > 1:
+            bgrx = picture.reformat(width=width // factor, height=height // factor, format="bgra",
+                                    interpolation="AREA")
+        else:
+            bgrx = picture.reformat(format="bgra")
+        plane = bgrx.planes[0]
+        return PackedPixels(bytes(plane), bgrx.width, bgrx.height, plane.line_size)
 
     def _count_undecoded(self, now: float, decoded: bool) -> None:
         """Raise UndecodableStream when packets have kept coming for UNDECODABLE_SECONDS and none gave a picture."""

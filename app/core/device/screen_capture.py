@@ -21,6 +21,23 @@ _RAW_FORMATS = {1: ("RGBX", 4), 2: ("RGBX", 4), 3: ("RGB", 3), 5: ("BGRX", 4)}
 _RGB565 = 4
 
 
+@dataclass(frozen=True)
+class PackedPixels:
+    """The same picture as 32-bit BGRX rows (`stride` bytes each), as a video decoder gives it:
+    what the mirror wraps as a QImage (`Format_RGB32`) without converting a pixel."""
+
+    data: bytes
+    width: int
+    height: int
+    stride: int
+
+
+def shrink_factor(width: int, height: int, view_width: int, view_height: int) -> int:
+    """The whole factor a picture can shrink by and stay at least as large as a view (1: none): the
+    mirror shows it so, scaled by the painter the rest of the way."""
+    return max(1, min(width // max(1, view_width), height // max(1, view_height)))
+
+
 @dataclass
 class Screenshot:
     """One decoded screen image (RGB) and what it cost to get it."""
@@ -30,6 +47,8 @@ class Screenshot:
     fetch_ms: float
     decode_ms: float
     taken_at: float = field(default_factory=time.time)
+    pixels: PackedPixels | None = None
+    """The picture as BGRX rows too, when its source gave them (the stream); None otherwise."""
 
     @property
     def size(self) -> tuple[int, int]:

@@ -1,5 +1,6 @@
 """The phone's frames on their way to the mirror: shrunk and packed in a worker thread
-(`frame_for_view`), wrapped as a QImage without a copy (`qimage_from_rgb`), fitted into the
+(`frame_for_view`) unless the stream's decoder gave them ready (`ready_for_view`), wrapped as a
+QImage without a copy (`qimage_from_rgb`, `qimage_from_pixels`), fitted into the
 view with their aspect ratio kept (`fitted_rect`) and drawn (`paint_frame`).
 """
 
@@ -7,6 +8,8 @@ from __future__ import annotations
 
 from PySide6.QtCore import QRectF, QSize
 from PySide6.QtGui import QImage, QPainter
+
+from app.core.device.screen_capture import PackedPixels, Screenshot, shrink_factor
 
 SMOOTH_SCALING_LIMIT = 1.5
 """32-bit frames at most this many times larger than their drawn size are scaled smoothly
@@ -32,10 +35,30 @@ def qimage_from_rgb(data: bytes, width: int, height: int) -> QImage:
     return image
 
 
+def qimage_from_pixels(pixels: PackedPixels) -> QImage:
+    """Wrap a video decoder's BGRX rows as they are (no copy, no conversion)."""
+    image = BufferedImage(pixels.data, pixels.width, pixels.height, pixels.stride, QImage.Format.Format_RGB32)
+    image._keepalive = pixels.data
+    return image
+
+
+def _shrink_factor(width: int, height: int, view_size: QSize) -> int:
+    return shrink_factor(width, height, view_size.width(), view_size.height())
+
+
+def ready_for_view(shot: Screenshot, view_size: QSize) -> QImage | None:
+    """The frame as the mirror shows it, when it needs no work: the stream's BGRX rows, made for this
+    view by the decoder (`ScrcpySession.view_size`). None: `frame_for_view` must shrink or pack it."""
+    pixels = shot.pixels
+    if pixels is None or _shrink_factor(pixels.width, pixels.height, view_size) > 1:
+        return None
+    return qimage_from_pixels(pixels)
+
+
 def frame_for_view(image, view_size: QSize) -> tuple[bytes, tuple[int, int]]:
     """Shrink a frame by a whole factor while it stays larger than the view, as BGRX bytes for
     `qimage_from_rgb` (runs in a worker thread, so the GUI thread never converts pixels)."""
-    factor = max(1, min(image.width // max(1, view_size.width()), image.height // max(1, view_size.height())))
+    factor = _shrink_factor(image.width, image.height, view_size)
     small = image.reduce(factor) if factor > 1 else image
     if small.mode != "RGB":
         small = small.convert("RGB")

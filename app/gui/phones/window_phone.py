@@ -33,7 +33,7 @@ from app.desk import Desk
 from app.desk.phone_opening import PhoneConnection
 from app.gui.bridge import GuiHop
 from app.gui.mirror.dropped_files import send_dropped_files
-from app.gui.mirror.mirror_frames import frame_for_view, qimage_from_rgb
+from app.gui.mirror.mirror_frames import frame_for_view, qimage_from_rgb, ready_for_view
 from app.gui.phones.device_panel import DeviceEntry
 from app.gui.phones.phone_list import PhoneList
 
@@ -262,8 +262,11 @@ class WindowPhone(QObject):
                     self.hop.emit(self.status, f"No picture from the phone: {exc}")
                     continue
                 started = time.perf_counter()
-                data, size = await asyncio.to_thread(frame_for_view, frame.image, QSize(*self._view))
-                image = qimage_from_rgb(data, *size)
+                session.frames.view_size = self._view      # the decoder makes the next frames' rows for it
+                image = ready_for_view(frame.shot, QSize(*self._view))
+                if image is None:
+                    data, size = await asyncio.to_thread(frame_for_view, frame.image, QSize(*self._view))
+                    image = qimage_from_rgb(data, *size)
                 self.frame_ms = frame.shot.decode_ms + (time.perf_counter() - started) * 1000
                 if self._closing or self.session is not session:
                     return False

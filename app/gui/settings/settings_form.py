@@ -101,6 +101,7 @@ AGENT_ROWS = (
     ("Stuck after", "agent.stuck_threshold", Spin(" repeats")),
     ("Settle, at most", "agent.settle_seconds", Spin(" s", decimals=1, step=0.1)),
     ("Settled once still for", "agent.settle_quiet_seconds", Spin(" s", decimals=2, step=0.05)),
+    ("Wait for loading, at most", "agent.loading_wait_seconds", Spin(" s", decimals=1, step=0.5)),
     ("Reflection", "agent.reflection", Check("Check after each action that the screen changed as expected")),
     ("", "agent.model_reflection", Check("Ask the model when the change is unclear")),
     ("When the model is done", "agent.completion_check", [("Check the screen, else ask the model", "screen_or_model"),

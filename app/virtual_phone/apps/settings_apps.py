@@ -2,7 +2,8 @@
 
 Android's Settings loads the list of installed apps in the background (ApplicationsState): the page opens with a
 spinner, and the rows arrive a moment later, many more than a screen holds. On the realistic latency profile the
-rows come after `LOAD_SECONDS` (seeded, scaled like every cost); the spinner turns meanwhile, so `uiautomator
+rows come after `phone.list_load_seconds` (`LOAD_SECONDS` unless a test chose `FEED_LOAD_SECONDS`; seeded,
+scaled like every cost); the spinner turns meanwhile, so `uiautomator
 dump` and the screen stream see a screen that is not still yet. On the quick profile the rows are there at once.
 Each row opens the app's info page."""
 
@@ -22,6 +23,9 @@ if TYPE_CHECKING:
     from .base import App
 
 LOAD_SECONDS = (0.6, 1.2)     # from opening to the rows (a chosen band for a mid-range phone; see virtual-phone.md)
+FEED_LOAD_SECONDS = (1.0, 3.0)
+"""A list that comes over the network (a feed, a store's search) instead: `phone.list_load_seconds` set to this
+makes the page wait as long (tests that need a list slower than the wait after an action)."""
 
 
 def installed_apps(app: App) -> list[tuple[str, str]]:
@@ -37,7 +41,7 @@ class AllAppsPage(SettingsPage):
     def __init__(self, app: App) -> None:
         super().__init__(app, "com.android.settings.Settings$ManageApplicationsActivity")
         phone = app.phone
-        delay = phone.timing.draw(*LOAD_SECONDS) if phone.moves_in_time else 0.0
+        delay = phone.timing.draw(*phone.list_load_seconds) if phone.moves_in_time else 0.0
         self.ready_at = time.monotonic() + delay
 
     @property

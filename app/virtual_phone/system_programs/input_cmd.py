@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING
 
 from app.android.keycodes import KEYCODES, NAMES_BY_CODE
 
-from ..gestures import LONG_PRESS_S
 from ..shell import Result
 from .common import Args, ShellCommandError, fail, java_exception, java_float, java_hash, java_int, lines, ok
 
@@ -25,7 +24,6 @@ INVALID_ARGUMENTS = "Error: Invalid arguments for command: "
 MODIFIERS = {"CTRL_LEFT", "CTRL_RIGHT", "ALT_LEFT", "ALT_RIGHT", "SHIFT_LEFT", "SHIFT_RIGHT", "META_LEFT",
              "META_RIGHT"}
 KEYCODE_DPAD_CENTER = 23
-LONG_PRESS_MS = round(LONG_PRESS_S * 1000)
 _MORE_KEYCODES = {"META_LEFT": 117, "META_RIGHT": 118, "FUNCTION": 119, "SYSRQ": 120, "BREAK": 121,
                   "NUMPAD_ENTER": 160, "ZOOM_IN": 168, "ZOOM_OUT": 169, "CUT": 277, "COPY": 278, "PASTE": 279}
 _WHERE = "com.android.server.input.InputShellCommand.onCommand"
@@ -173,9 +171,9 @@ def _drag(phone: VirtualPhone, args: Args, on_screen: bool, source) -> None:
         return
     start = (round(x1), round(y1))
     if phone.hit_test(*start, want="long") is not None:
-        phone.long_press(*start, LONG_PRESS_MS)
+        phone.long_press(*start, round(phone.long_press_seconds * 1000))
     else:
-        phone.swipe(*start, round(x2), round(y2), duration + LONG_PRESS_MS)
+        phone.swipe(*start, round(x2), round(y2), duration + round(phone.long_press_seconds * 1000))
 
 
 def _press(phone: VirtualPhone, args: Args, on_screen: bool, source) -> None:
