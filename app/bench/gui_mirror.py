@@ -20,6 +20,7 @@ from app.core.device.android_device import AndroidDevice
 from app.core.device.errors import DeviceError
 from app.core.device.phone_frames import SCREENSHOTS, STREAM
 
+from .phone_own_work import render_and_encode_ms
 from .phones import BenchPhone
 from .table import BenchTable
 
@@ -316,6 +317,13 @@ async def measure_mirror(window, phone: BenchPhone, table: BenchTable, still_sec
     polling = await measure_source(window, phone, SCREENSHOTS, still_seconds, samples)
     full = await full_resolution_decode(window, phone, still_seconds)
     put_mirror_rows(table, phone.column, stream, polling, full)
+    if phone.virtual:
+        own = await asyncio.to_thread(render_and_encode_ms)
+        figure = "of touch to new frame: the virtual phone's own render + encode of the new screen (measured apart)"
+        if own is not None:
+            table.put(phone.column, figure, own)
+        else:
+            table.not_measured(figure, "this PyAV cannot encode H.264")
     try:
         await use_frame_source(window, STREAM, 1280)
     except RuntimeError:

@@ -71,7 +71,9 @@ class WindowsMixin(PhoneParts):
         if self.keyboard_visible:
             kh = m.keyboard_h if self.current_ime == keyboard.LATIN_IME else m.dp(40)
             kb_rect = (content[0], content[3] - kh, content[2], content[3])
-        app_content = content if kb_rect is None else (content[0], content[1], content[2], kb_rect[1])
+        # adjustResize: the app's area ends above the keyboard; adjustPan (`keyboard_pans`): the keyboard covers it
+        resized = kb_rect is not None and not getattr(screen, "keyboard_pans", False)
+        app_content = (content[0], content[1], content[2], kb_rect[1]) if kb_rect is not None and resized else content
         # WindowsMixin is mixed into VirtualPhone only: this part is the phone.
         ctx = Ctx(cast("VirtualPhone", self), app, screen, m, app_content, kb_rect[1] if kb_rect else None)
         views = self.launcher.build_overview(ctx) if self.overview else screen.build(ctx)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from . import keyboard
 from .android_system import AndroidSystem
-from .apps import ADB_KEYBOARD, LAUNCHER, SYSTEM_PACKAGES, App, AppT, Screen, app_of, create_apps
+from .apps import ADB_KEYBOARD, LAUNCHER, SETTINGS, SYSTEM_PACKAGES, App, AppT, Screen, app_of, create_apps
 from .apps.launcher import LauncherApp
 from .apps.settings_apps import LOAD_SECONDS as LIST_LOAD_SECONDS
 from .compositor import WindowsMixin
@@ -394,6 +394,7 @@ class VirtualPhone(GesturesMixin, InputEventsMixin, KeyguardMixin, WindowsMixin)
                 "stay_on_while_plugged_in": self.stay_on_setting,
                 "current_ime": self.current_ime,
                 "recents": list(self.recents),
+                "wifi_networks_added": list(getattr(self.apps.get(SETTINGS), "added_networks", [])),
             }
             for app in self.apps.values():
                 out.update(app.state())

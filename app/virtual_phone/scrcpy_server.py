@@ -40,7 +40,7 @@ from app.android.scrcpy.video import VIDEO_CODEC_IDS
 from .scrcpy_control import ScrcpyController
 from .shell import Result
 from .storage import StorageError
-from .video_encoder import ENCODERS, EncoderUnavailable, ScreenEncoder, video_size
+from .video_encoder import ENCODERS, EncoderUnavailable, ScreenEncoder, video_size, yield_cores_to_the_app
 
 if TYPE_CHECKING:
     from .attached_device import AttachedDevice
@@ -233,6 +233,7 @@ class ScrcpyServer:
         options, phone, sock = self.options, self.phone, self.video_socket
         if sock is None:   # run only once the video socket is open
             return
+        yield_cores_to_the_app()
         interval = 1.0 / (options.max_fps if options.max_fps > 0 else DEFAULT_MAX_FPS)
         encoder: ScreenEncoder | None = None
         last_picture = None

@@ -7,6 +7,8 @@ scripted model, judged from the phone's own state):
 - the same list from the network (1-3 s, longer than the wait after an action): the step waits while the
   spinner turns, and no input lands on the list while it loads or flings; with a fixed 0.2 s wait instead (the
   counter-test) input does;
+- the keyboard in the way: Wi-Fi › Add network pans for the keyboard, which then covers Save; the agent closes
+  the keyboard before tapping it instead of typing a key;
 - a toast over the screen after a note is saved ("Note saved", 3.5 s), and a snackbar with Undo after a note is
   deleted (2.75 s): the run ends with the note saved / deleted, not undone, and called a success."""
 
@@ -20,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from app.bench.oracle_model import OracleModel
-from app.bench.task_suite import SETTINGS, BenchTask, click, launch, phone_state, task_named
+from app.bench.task_suite import SETTINGS, WIFI, BenchTask, click, launch, phone_state, task_named, type_into
 from app.bench.tasks_bench import ORACLE_KEY, PhoneSpec, oracle_settings, run_task
 from app.virtual_phone.apps.settings_apps import FEED_LOAD_SECONDS
 from app.virtual_phone.phone import VirtualPhone
@@ -131,3 +133,25 @@ def test_a_snackbar_with_undo_after_deleting_is_left_alone():
     after_deleting = steps[-1]
     assert any(control.get("text") == "Undo" for control in after_deleting["controls"]), "the step saw the snackbar"
     assert not any("Undo" in str(step.get("result")) for step in steps), "and did not tap it"
+
+
+def _wifi_on(phone: VirtualPhone) -> None:
+    phone.put_setting("global", "wifi_on", "1")
+
+
+KEYBOARD_TASK = BenchTask("wifi_add_network", "settings", "Add the Wi-Fi network Cafe Guest",
+                          (launch(SETTINGS), click("Network & internet"), click(WIFI), click("Add network"),
+                           type_into("Network name", "Cafe Guest"), click("Save", kind="Button")),
+                          _judged_by_the_test, setup=_wifi_on)
+
+
+@pytest.mark.alone
+def test_a_button_under_the_keyboard_is_tapped_once_the_keyboard_is_closed():
+    """`uiautomator dump` writes the active window only, without the keyboard: where it lies comes from
+    `dumpsys window`."""
+    outcome, phone = run(KEYBOARD_TASK)
+    assert phone_state(phone)["wifi_networks_added"] == ["Cafe Guest"], f"a key typed instead? {outcome}"
+    assert outcome.status == "success", outcome
+    steps = [json.loads(line) for line in (Path(outcome.run_dir) / "steps.jsonl").read_text().splitlines()]
+    saved = [step for step in steps if "Save" in str(step.get("result"))]
+    assert saved and "Closed the keyboard" in str(saved[0]["result"]), "it saw Save was covered"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 from PIL import Image, ImageChops, ImageStat
 
@@ -67,3 +69,27 @@ def test_pictures_come_back_from_the_stream(codec):
 def test_an_unknown_codec_is_refused_plainly():
     with pytest.raises(EncoderUnavailable, match="cannot stream 'h265'; it streams h264, av1"):
         ScreenEncoder("h265", (576, 1280))
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread nice values are Linux's")
+def test_the_thread_that_renders_and_encodes_yields_the_cores_to_the_app_and_only_it():
+    """A real phone draws and encodes on its own chips: the stand-in's stream thread runs at a lower priority
+    than the app's threads, which keep theirs."""
+    import os
+    import threading
+
+    from app.virtual_phone.video_encoder import PHONE_NICENESS, yield_cores_to_the_app
+
+    seen = {}
+
+    def stream_thread():
+        before = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+        seen["yielded"] = yield_cores_to_the_app()
+        seen["change"] = os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) - before
+
+    main_before = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    thread = threading.Thread(target=stream_thread)
+    thread.start()
+    thread.join()
+    assert seen["yielded"] and seen["change"] == min(PHONE_NICENESS, 19 - main_before)
+    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == main_before, "other threads keep theirs"

@@ -17,6 +17,7 @@ from app.core.device.settle import newest_picture
 from app.core.perception.annotate import annotate_measured
 from app.core.perception.controls import Control
 from app.core.perception.hierarchy import UiHierarchy
+from app.core.perception.keyboard import is_input_method
 from app.core.perception.model_image import data_url, encode_image, fit_for_model
 from app.core.perception.protected_screen import (
     PROTECTED_MESSAGE,
@@ -129,7 +130,7 @@ class CollectApps(RunStrategy):
 def foreground_package(hierarchy: UiHierarchy) -> str:
     """The app in front: the last window that is not system UI or a keyboard."""
     packages = [w.attributes.get("package", "") for w in hierarchy.windows]
-    apps = [p for p in packages if p and p not in SYSTEM_PACKAGES and "inputmethod" not in p and "keyboard" not in p]
+    apps = [p for p in packages if p and p not in SYSTEM_PACKAGES and not is_input_method(p)]
     return apps[-1] if apps else (packages[-1] if packages else "")
 
 

@@ -67,6 +67,27 @@ class ScreenInfo:
         return (self.height, self.width) if self.rotation % 2 else (self.width, self.height)
 
 
+_FRAME = re.compile(r"(?:mFrame=|\bframe=)\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]")
+_CONTENT_INSETS = re.compile(r"mGivenContentInsets=\[(\d+),(\d+)\]\[(\d+),(\d+)\]")
+
+
+def parse_keyboard_frame(output: str) -> tuple[int, int, int, int] | None:
+    """The keyboard's area from `dumpsys window InputMethod`: the window's frame (Android 9-10 print
+    `mFrame=`, 11 and later `frame=` in their Frames line), its top lowered by the insets the keyboard
+    gives the app (`mGivenContentInsets`, the part of a tall IME window that is see-through). None when
+    the window is not there or not visible."""
+    if "InputMethod" not in output or "isVisible=false" in output or "isVisible=true" not in output:
+        return None
+    frame = _FRAME.search(output)
+    if frame is None:
+        return None
+    left, top, right, bottom = map(int, frame.groups())
+    insets = _CONTENT_INSETS.search(output)
+    if insets is not None:
+        top += int(insets.group(2))
+    return (left, top, right, bottom) if right > left and bottom > top else None
+
+
 def parse_screen_info(output: str) -> ScreenInfo:
     size = re.search(r"Override size:\s*(\d+)x(\d+)", output) or re.search(r"Physical size:\s*(\d+)x(\d+)", output)
     density = re.search(r"Override density:\s*(\d+)", output) or re.search(r"Physical density:\s*(\d+)", output)
@@ -188,6 +209,10 @@ class AndroidDevice(DeviceTreeMixin, DeviceInputMixin):
         output = await self.shell("ime list -s; echo ---; settings get secure default_input_method")
         listed, _, current = output.partition("---")
         return [line.strip() for line in listed.splitlines() if "/" in line], current.strip()
+
+    async def keyboard_frame(self) -> tuple[int, int, int, int] | None:
+        """Where the on-screen keyboard is now (its window in `dumpsys window`), None when none shows."""
+        return parse_keyboard_frame(await self.shell("dumpsys window InputMethod"))
 
     async def launch_app(self, app: str) -> str:
         """Start an app by package, or by the name a person calls it. Returns the package."""

@@ -22,6 +22,7 @@ from .settings_base import SettingsPage, header_row, main_switch_bar
 from .settings_help import HELP, HelpPage
 from .settings_security import CHOOSE_LOCK_PASSWORD, ChoosePinScreen, SecurityPage
 from .settings_system import SystemPage, SystemUpdatePage
+from .settings_wifi_add import ADD_NETWORK, AddNetworkPage
 
 WIFI = "Wi\u2011Fi"
 
@@ -107,7 +108,9 @@ class WifiPage(SettingsPage):
             return rows
         rows.append(self.row(ctx, "AndroidWifi", "Connected", glyph="wifi"))
         rows += [self.row(ctx, name, status, glyph="wifi") for name, status in self.NETWORKS]
-        rows.append(self.row(ctx, "Add network", glyph="plus"))
+        rows += [self.row(ctx, name, "Saved", glyph="wifi") for name in self.app.added_networks
+                 if name not in dict(self.NETWORKS)]
+        rows.append(self.row(ctx, "Add network", glyph="plus", on_click=self.open(lambda: AddNetworkPage(self.app))))
         return rows
 
 
@@ -232,6 +235,7 @@ class SettingsApp(App):
     def __init__(self, phone) -> None:
         super().__init__(phone)
         self.pin: str | None = None   # the screen lock PIN, once one is set
+        self.added_networks: list[str] = []    # Wi-Fi networks saved with Add network
 
     def activities(self):
         base = "com.android.settings.Settings$"
@@ -239,6 +243,7 @@ class SettingsApp(App):
             self.main_activity: lambda: SettingsHome(self),
             base + "NetworkDashboardActivity": lambda: NetworkPage(self, base + "NetworkDashboardActivity"),
             base + "WifiSettingsActivity": lambda: WifiPage(self, base + "WifiSettingsActivity"),
+            ADD_NETWORK: lambda: AddNetworkPage(self),
             base + "ConnectedDeviceDashboardActivity": lambda: ConnectedPage(self,
                                                                              base + "ConnectedDeviceDashboardActivity"),
             base + "BluetoothSettingsActivity": lambda: BluetoothPage(self, base + "BluetoothSettingsActivity"),

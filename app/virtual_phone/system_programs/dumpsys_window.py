@@ -153,7 +153,9 @@ def _window_blocks(phone: VirtualPhone, focus: Focus) -> list[tuple[str, str]]:
                     else "com.android.systemui.ImageWallpaper", systemui_uid, "WALLPAPER", False))
     blocks = []
     width, height = phone.display_size()
+    keyboard = next((w.bounds for w in phone.windows() if w.role == "ime"), None)
     for index, (name, uid, kind, is_secure) in enumerate(windows):
+        frame = keyboard if kind == "INPUT_METHOD" and keyboard is not None else (0, 0, width, height)
         number = len(windows) - 1 - index
         focused = name == focus.window_name and kind == "BASE_APPLICATION"
         window_hash = focus.window_hash if focused else system.hash_of(("w", name, kind))
@@ -169,7 +171,7 @@ def _window_blocks(phone: VirtualPhone, focus: Focus) -> list[tuple[str, str]]:
             f"    mAttrs={{(0,0)(fillxfill) ty={kind} fmt=TRANSPARENT",
             f"      fl={flags}}}",
             f"    Requested w={width} h={height} mLayoutSeq={phone.version % 10000 + 100}",
-            f"    mFrame=[0,0][{width},{height}]",
+            f"    mFrame=[{frame[0]},{frame[1]}][{frame[2]},{frame[3]}]",
             "    isOnScreen=true",
             f"    isVisible={'true' if phone.screen_on else 'false'}"])))
     return blocks

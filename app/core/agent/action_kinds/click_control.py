@@ -8,6 +8,7 @@ from typing import Any
 from app.core.perception.controls import Control
 
 from .base import ActionArguments, ActionKind, Box, Gesture, Performer, Place, ScriptWriter, find_control, no_box
+from .keyboard_first import out_from_under_the_keyboard
 
 
 class ClickControl(ActionArguments):
@@ -30,9 +31,10 @@ class ClickControlAction(ActionKind[ClickControl]):
         return {"control_id": int(words[0])} if verb in ("click", "tap") and len(words) == 1 else None
 
     async def perform(self, args: ClickControl, performer: Performer, controls: list[Control]) -> str:
-        target = find_control(controls, args.control_id)
+        target, first = await out_from_under_the_keyboard(performer, find_control(controls, args.control_id), controls)
         await performer.device.tap(*target.center)
-        return f"Tapped “{target.name}” at {target.center}"
+        message = f"“{target.name}” at {target.center}"
+        return f"{first}tapped {message}" if first else f"Tapped {message}"
 
     def gesture(self, args: ClickControl, target: Box | None, screen_size: tuple[int, int],
                 box_of: Callable[[int], Box | None] = no_box) -> Gesture | None:

@@ -8,6 +8,7 @@ from typing import Any
 from app.core.perception.controls import Control
 
 from .base import ActionArguments, ActionKind, Box, Gesture, Performer, Place, ScriptWriter, find_control, no_box
+from .keyboard_first import out_from_under_the_keyboard
 
 
 class LongPressControl(ActionArguments):
@@ -30,9 +31,10 @@ class LongPressControlAction(ActionKind[LongPressControl]):
         return {"control_id": int(words[0])} if verb in ("long", "longpress", "long_press") else None
 
     async def perform(self, args: LongPressControl, performer: Performer, controls: list[Control]) -> str:
-        target = find_control(controls, args.control_id)
+        target, first = await out_from_under_the_keyboard(performer, find_control(controls, args.control_id), controls)
         await performer.device.long_press(*target.center)
-        return f"Long-pressed “{target.name}” at {target.center}"
+        message = f"“{target.name}” at {target.center}"
+        return f"{first}long-pressed {message}" if first else f"Long-pressed {message}"
 
     def gesture(self, args: LongPressControl, target: Box | None, screen_size: tuple[int, int],
                 box_of: Callable[[int], Box | None] = no_box) -> Gesture | None:

@@ -1,0 +1,62 @@
+"""Which controls lie under the on-screen keyboard, and finding a control again after the keyboard closed."""
+
+from __future__ import annotations
+
+from app.core.perception.controls import Control
+from app.core.perception.keyboard import is_input_method, keyboard_area, same_control, under_the_keyboard
+
+APP, KEYS = "com.android.settings", "com.android.inputmethod.latin"
+
+
+def control(id_: int, rect, package: str = APP, text: str = "", cls: str = "android.widget.Button") -> Control:
+    return Control(id=id_, name=text, type="button", class_name=cls, resource_id="", text=text, content_desc="",
+                   rect=rect, package=package)
+
+
+def test_the_keyboards_area_spans_its_keys_and_an_app_control_inside_it_is_covered():
+    save = control(1, (800, 2100, 1000, 2200), text="Save")
+    field = control(2, (60, 300, 1020, 450), text="Network name", cls="android.widget.EditText")
+    keys = [control(10, (0, 1650, 540, 1800), KEYS, "q"), control(11, (540, 2100, 1080, 2270), KEYS, "Enter")]
+    controls = [field, save, *keys]
+    area = keyboard_area(controls)
+    assert area == (0, 1650, 1080, 2270)
+    assert under_the_keyboard(save, area) and not under_the_keyboard(field, area)
+    assert not under_the_keyboard(keys[0], area), "a key is the keyboard's own"
+    assert keyboard_area([field, save]) is None and not under_the_keyboard(save, None)
+
+
+def test_keyboards_are_known_by_their_packages():
+    assert is_input_method("com.android.inputmethod.latin") and is_input_method("com.google.android.inputmethod.latin")
+    assert is_input_method("com.android.adbkeyboard") and not is_input_method("com.android.settings")
+
+
+def test_the_same_control_is_found_again_where_it_moved_and_the_nearest_of_twins():
+    before = control(1, (800, 2100, 1000, 2200), text="Save")
+    moved = control(7, (800, 1500, 1000, 1600), text="Save")
+    twin = control(8, (100, 200, 300, 300), text="Save")
+    other = control(9, (800, 2100, 1000, 2200), text="Cancel")
+    assert same_control(before, [twin, other, moved]) is moved
+    assert same_control(before, [other]) is None
+
+
+ANDROID_14_IME = """  Window #3 Window{5e1c2b1 u0 InputMethod}:
+    mDisplayId=0 rootTaskId=1 mSession=Session{88e0b5c 2291:u0a10158} mClient=android.os.BinderProxy@77f9a2
+    mOwnerUid=10158 showForAllUsers=true package=com.google.android.inputmethod.latin appop=NONE
+    mAttrs={(0,0)(fillxwrap) gr=BOTTOM CENTER_VERTICAL sim={adjust=pan} ty=INPUT_METHOD fmt=TRANSPARENT}
+    Requested w=1080 h=2274 mLayoutSeq=1416
+    mGivenContentInsets=[0,1240][0,0] mGivenVisibleInsets=[0,1240][0,0]
+    Frames: parent=[0,63][1080,2274] display=[0,63][1080,2274] frame=[0,63][1080,2274] last=[0,63][1080,2274]
+    isOnScreen=true
+    isVisible=true
+"""
+
+
+def test_the_keyboards_frame_is_read_from_dumpsys_window_of_old_and_new_android():
+    from app.core.device.android_device import parse_keyboard_frame
+
+    assert parse_keyboard_frame(ANDROID_14_IME) == (0, 1303, 1080, 2274), "a tall window: the insets lower its top"
+    old = "  Window #3 Window{1 u0 InputMethod}:\n    mFrame=[0,1665][1080,2274]\n    isVisible=true\n"
+    assert parse_keyboard_frame(old) == (0, 1665, 1080, 2274)
+    assert parse_keyboard_frame(old.replace("isVisible=true", "isVisible=false")) is None, "hidden"
+    assert parse_keyboard_frame("") is None, "no keyboard window: `dumpsys window InputMethod` prints nothing"
+    assert parse_keyboard_frame(old.replace("[0,1665][1080,2274]", "[0,0][0,0]")) is None, "an empty frame"
