@@ -276,6 +276,8 @@ class SettingsApp(App):
                 "Network & internet": opened(lambda: NetworkPage(self)),
                 "Wi-Fi": opened(lambda: NetworkPage(self), lambda: WifiPage(self)),
                 "Wi-Fi, on": wifi_on,
+                "Add network (the keyboard over its buttons)": opened(lambda: NetworkPage(self), lambda: WifiPage(self),
+                                                                      lambda: AddNetworkPage(self)),
                 "Connected devices": opened(lambda: ConnectedPage(self)),
                 "Bluetooth": opened(lambda: ConnectedPage(self), lambda: BluetoothPage(self)),
                 "Apps": opened(lambda: AppsPage(self)),
