@@ -1,9 +1,9 @@
-"""Which controls lie under the on-screen keyboard, and finding a control again after the keyboard closed."""
+"""Which controls lie under the on-screen keyboard, and where the phone says the keyboard is."""
 
 from __future__ import annotations
 
 from app.core.perception.controls import Control
-from app.core.perception.keyboard import is_input_method, keyboard_area, same_control, under_the_keyboard
+from app.core.perception.keyboard import is_input_method, keyboard_area, under_the_keyboard
 
 APP, KEYS = "com.android.settings", "com.android.inputmethod.latin"
 
@@ -28,15 +28,6 @@ def test_the_keyboards_area_spans_its_keys_and_an_app_control_inside_it_is_cover
 def test_keyboards_are_known_by_their_packages():
     assert is_input_method("com.android.inputmethod.latin") and is_input_method("com.google.android.inputmethod.latin")
     assert is_input_method("com.android.adbkeyboard") and not is_input_method("com.android.settings")
-
-
-def test_the_same_control_is_found_again_where_it_moved_and_the_nearest_of_twins():
-    before = control(1, (800, 2100, 1000, 2200), text="Save")
-    moved = control(7, (800, 1500, 1000, 1600), text="Save")
-    twin = control(8, (100, 200, 300, 300), text="Save")
-    other = control(9, (800, 2100, 1000, 2200), text="Cancel")
-    assert same_control(before, [twin, other, moved]) is moved
-    assert same_control(before, [other]) is None
 
 
 ANDROID_14_IME = """  Window #3 Window{5e1c2b1 u0 InputMethod}:

@@ -13,13 +13,12 @@ from __future__ import annotations
 
 import asyncio
 import time
-import unicodedata
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from app.core.device.errors import DeviceError
-from app.core.perception.controls import Control
+from app.core.perception.controls import Control, normalise
 from app.core.perception.model_image import data_url, encode_image, fit_for_model
 from app.core.perception.protected_screen import withheld_reason
 from app.core.perception.screen_diff import screen_fingerprint
@@ -39,7 +38,6 @@ the same signature verifies the ending without asking the model."""
 VerifiedBy = Literal["screen", "model", ""]
 CHECK_OUTPUT_TOKENS = 256
 REASON_LIMIT = 300
-_DASHES = dict.fromkeys(map(ord, "\u2010\u2011\u2012\u2013\u2014\u2212"), "-")
 
 
 @dataclass
@@ -66,11 +64,6 @@ class CompletionVerdict:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
-
-
-def normalise(text: str) -> str:
-    """Compare as a person reads: Unicode-folded, case-blind, any dash a hyphen, spaces collapsed."""
-    return " ".join(unicodedata.normalize("NFKC", text).translate(_DASHES).casefold().split())
 
 
 def _labels(control: Control) -> set[str]:

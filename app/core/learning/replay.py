@@ -25,6 +25,7 @@ from app.core.agent.actions import GO_TO_SCREEN, USE_SKILL, Action, Expectation,
 from app.core.agent.collection_strategies import RunStrategy
 from app.core.agent.completion_check import REPLAY_FINAL_SCREEN
 from app.core.agent.pipeline import ComposedStrategy, ProcessingPhase, StepContext, Strategy
+from app.core.agent.regrounding import find_target, switch_is_on
 from app.core.agent.run_context import RunContext
 from app.core.agent.sensitive import action_sensitivity, action_target
 from app.core.agent.supervisor import Proposal
@@ -34,7 +35,6 @@ from app.core.perception.locator import summarize_control
 
 from .navigation import MapGuide
 from .recorded_steps import RecordedStep, ReplayScript
-from .regrounding import find_target, switch_is_on
 from .screen_cards import title_from_controls
 from .screen_signature import stable_signature
 

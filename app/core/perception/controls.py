@@ -3,11 +3,20 @@
 from __future__ import annotations
 
 import json
+import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
 Rect = tuple[int, int, int, int]
 """(left, top, right, bottom) in device pixels."""
+
+_DASHES = dict.fromkeys(map(ord, "\u2010\u2011\u2012\u2013\u2014\u2212"), "-")
+
+
+def normalise(text: str) -> str:
+    """Compare as a person reads: Unicode-folded, case-blind, any dash a hyphen, spaces collapsed."""
+    return " ".join(unicodedata.normalize("NFKC", text).translate(_DASHES).casefold().split())
+
 
 PROMPT_NAME_LIMIT = 32
 """Characters of a control's name kept in its prompt line."""

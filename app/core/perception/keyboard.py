@@ -36,12 +36,3 @@ def under_the_keyboard(control: Control, area: Rect | None) -> bool:
 def a_field_has_the_focus(controls: Sequence[Control]) -> bool:
     """Whether a text field of the screen has the focus (the keyboard may be up)."""
     return any(c.focused and c.class_name.endswith(("EditText", "AutoCompleteTextView")) for c in controls)
-
-
-def same_control(before: Control, controls: Sequence[Control]) -> Control | None:
-    """The control of a newer reading of the screen that is `before` (class, id, text and description alike;
-    the nearest when several are), or None."""
-    alike = [c for c in controls if (c.class_name, c.resource_id, c.text, c.content_desc, c.package)
-             == (before.class_name, before.resource_id, before.text, before.content_desc, before.package)]
-    x, y = before.center
-    return min(alike, key=lambda c: abs(c.center[0] - x) + abs(c.center[1] - y), default=None)

@@ -42,15 +42,11 @@ def qimage_from_pixels(pixels: PackedPixels) -> QImage:
     return image
 
 
-def _shrink_factor(width: int, height: int, view_size: QSize) -> int:
-    return shrink_factor(width, height, view_size.width(), view_size.height())
-
-
 def ready_for_view(shot: Screenshot, view_size: QSize) -> QImage | None:
     """The frame as the mirror shows it, when it needs no work: the stream's BGRX rows, made for this
     view by the decoder (`ScrcpySession.view_size`). None: `frame_for_view` must shrink or pack it."""
     pixels = shot.pixels
-    if pixels is None or _shrink_factor(pixels.width, pixels.height, view_size) > 1:
+    if pixels is None or shrink_factor(pixels.width, pixels.height, view_size.width(), view_size.height()) > 1:
         return None
     return qimage_from_pixels(pixels)
 
@@ -58,7 +54,7 @@ def ready_for_view(shot: Screenshot, view_size: QSize) -> QImage | None:
 def frame_for_view(image, view_size: QSize) -> tuple[bytes, tuple[int, int]]:
     """Shrink a frame by a whole factor while it stays larger than the view, as BGRX bytes for
     `qimage_from_rgb` (runs in a worker thread, so the GUI thread never converts pixels)."""
-    factor = _shrink_factor(image.width, image.height, view_size)
+    factor = shrink_factor(image.width, image.height, view_size.width(), view_size.height())
     small = image.reduce(factor) if factor > 1 else image
     if small.mode != "RGB":
         small = small.convert("RGB")

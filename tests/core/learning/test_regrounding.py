@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.core.learning.regrounding import find_target, switch_is_on
+from app.core.agent.regrounding import find_target, switch_is_on
 from app.core.perception.controls import Control
 from app.core.perception.locator import TargetLocator, target_locator
 

@@ -9,8 +9,10 @@ import time
 from collections.abc import Sequence
 
 from app.core.perception.controls import Control
-from app.core.perception.keyboard import a_field_has_the_focus, keyboard_area, same_control, under_the_keyboard
+from app.core.perception.keyboard import a_field_has_the_focus, keyboard_area, under_the_keyboard
+from app.core.perception.locator import target_locator
 
+from ..regrounding import find_target
 from .base import ActionRejected, Performer
 
 KEYBOARD_GONE_SECONDS = 3.0
@@ -39,8 +41,8 @@ async def out_from_under_the_keyboard(performer: Performer, target: Control,
         if time.monotonic() >= deadline:
             raise ActionRejected(f"“{target.name}” is under the on-screen keyboard, and the keyboard did not close "
                                  "with Back; close it another way or scroll the control into view.")
-    found = same_control(target, now_shown)
-    if found is None:
-        raise ActionRejected(f"“{target.name}” was under the on-screen keyboard; with the keyboard closed it is not "
-                             "on the screen. Look at the screen again.")
-    return found, "Closed the keyboard that covered it, then "
+    found = find_target(target_locator(target, controls), now_shown)
+    if found.control is None:
+        raise ActionRejected(f"“{target.name}” was under the on-screen keyboard; with the keyboard closed, "
+                             f"{found.reason}. Look at the screen again.")
+    return found.control, "Closed the keyboard that covered it, then "

@@ -14,8 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from app.core.agent.completion_check import normalise
-from app.core.perception.controls import Control
+from app.core.perception.controls import Control, normalise
 from app.core.perception.locator import TargetLocator, edge_distance, relation
 from app.core.redaction import PASSWORD_MASK
 
