@@ -126,6 +126,24 @@ async def test_a_reader_starts_the_stream_and_frames_carry_the_display_size():
 
 
 @pytest.mark.asyncio
+async def test_a_first_frame_captured_just_before_the_wait_still_ends_it_on_a_still_screen():
+    """A stream just started: its first picture is taken, then `frame_after` begins, then the picture arrives.
+    It does not answer the wait (taken before its moment) and a still screen sends no other; the wait still
+    ends at once, on that picture (nothing changed since), not at the next change a minute later."""
+    frames, _device = source()
+    subscription = frames.subscribe()
+    session = await started(frames)
+    taken = time.monotonic()
+    waiting = asyncio.ensure_future(frames.frame_after())
+    await asyncio.sleep(0.05)
+    session.on_frame(Image.new("RGB", session.video_size, "red"), taken, 1.0)     # captured before the wait
+    frame = await asyncio.wait_for(waiting, 1.0)
+    assert frame.image.getpixel((0, 0)) == (255, 0, 0)
+    subscription.close()
+    await frames.close()
+
+
+@pytest.mark.asyncio
 async def test_a_server_that_cannot_run_falls_back_to_screenshots_and_says_why():
     FakeSession.fail_with = [ScrcpyUnavailable("app_process: inaccessible or not found")]
     frames, device = source()

@@ -31,6 +31,7 @@ from .screen_capture import PackedPixels, Screenshot
 log = logging.getLogger(__name__)
 
 LINGER_SECONDS = 3.0       # keep the stream this long after the last reader left (a run's steps come and go)
+FIRST_FRAME_RECHECK_SECONDS = 0.1     # while a stream has sent no frame yet, how often `frame_after` looks again
 FRESH_SECONDS = 0.05       # a change made before `frame_after`'s moment shows in a frame within this time
 STREAM = "scrcpy stream"
 SCREENSHOTS = "screenshots"
@@ -115,17 +116,24 @@ class PhoneFrames(FrameFanOut):
         if self.streaming and latest is not None and latest.captured_at >= moment:
             return latest
         with self._waiting(moment) as waiter:
-            if self.streaming and self._latest is not None:
-                # the stream sends every change: none within FRESH_SECONDS (plus however far behind its
-                # pictures run just now) means the screen is as last sent
-                fresh = self.fresh_seconds()
-                timeout = max(0.0, moment + fresh - time.monotonic())
+            while True:
+                if self.streaming and self._latest is not None:
+                    # the stream sends every change: none within FRESH_SECONDS (plus however far behind its
+                    # pictures run just now) means the screen is as last sent
+                    fresh = self.fresh_seconds()
+                    timeout = max(0.0, moment + fresh - time.monotonic())
+                    try:
+                        return await asyncio.wait_for(asyncio.shield(waiter), timeout)
+                    except TimeoutError:
+                        if self.streaming and self._latest is not None:      # unchanged until `fresh` ago
+                            return dataclasses.replace(self._latest,
+                                                       captured_at=max(moment, time.monotonic() - fresh))
+                # No frame yet (a stream just started). The first may be captured just before `moment` and
+                # arrive after it: it does not answer the wait, and a still screen sends no other. Look again.
                 try:
-                    return await asyncio.wait_for(asyncio.shield(waiter), timeout)
+                    return await asyncio.wait_for(asyncio.shield(waiter), FIRST_FRAME_RECHECK_SECONDS)
                 except TimeoutError:
-                    if self.streaming and self._latest is not None:      # unchanged until `fresh` ago
-                        return dataclasses.replace(self._latest, captured_at=max(moment, time.monotonic() - fresh))
-            return await waiter
+                    continue
 
     def fresh_seconds(self) -> float:
         """How soon a change on the phone shows in a streamed frame: FRESH_SECONDS, and more while the
