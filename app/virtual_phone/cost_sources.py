@@ -28,6 +28,7 @@ from .latency import (
 # Costs that are not a service's time but shape what a capture sees and when a dump answers.
 TRANSITION, IDLE_WAIT, VIDEO_STREAM = "screen transition", "uiautomator's idle wait", "scrcpy video stream"
 FIRST_NEW_FRAME = "first new frame after input"
+STILL_PICTURE_REPEAT = "a still picture sent again on the stream"
 
 
 @dataclass(frozen=True)
@@ -154,6 +155,16 @@ COST_SOURCES: dict[str, CostSource] = {s.kind: s for s in (
                                "pending input and draws N+2: input to display is at least two frames"),)),
     CostSource(IDLE_WAIT, (1.0, 10.0), "AOSP's own figures: 1 s without accessibility events, 10 s at most",
                (_DUMP_COMMAND, _WAIT_FOR_IDLE)),
+    CostSource(STILL_PICTURE_REPEAT, (0.1, 0.1), "the sources' own figures: a still picture is encoded again "
+               "after 100 ms, ten times at most, each sharper; then the stream is silent", (
+                   Measurement("scrcpy SurfaceEncoder", "https://github.com/Genymobile/scrcpy/blob/master/server/src/"
+                               "main/java/com/genymobile/scrcpy/video/SurfaceEncoder.java",
+                               "REPEAT_FRAME_DELAY_US = 100_000, given to MediaCodec as "
+                               "KEY_REPEAT_PREVIOUS_FRAME_AFTER"),
+                   Measurement("AOSP GraphicBufferSource", "https://android.googlesource.com/platform/frameworks/av/+/"
+                               "refs/heads/main/media/module/bqhelper/GraphicBufferSource.cpp",
+                               "kRepeatLastFrameCount = 10: \"a single repeat might not get rid of encoder ghosting "
+                               "completely, refresh a couple more times\""))),
     CostSource(VIDEO_STREAM, (0.035, 0.07), "not charged: the virtual phone's stream costs what its encoder "
                "takes on this machine", (
                    Measurement("scrcpy README", "https://github.com/Genymobile/scrcpy",

@@ -10,9 +10,12 @@ and the framed video packets, and obeys the control socket (scrcpy_control.py). 
 server ends when the client closes the video or control socket, or the ADB shell that started
 it. Its log lines ("[server] INFO: …") come back when it ends: the shell service does not stream.
 
-Video: a picture is encoded only when the screen changes — the phone's screenshot is the same
-object until something changes — polled at most max_fps times a second (60 when unset), one
-picture at a time: a client that reads slowly makes the server skip pictures, never queue them.
+Video: a picture is encoded when the screen changes — the phone's screenshot is the same object
+until something changes — polled at most max_fps times a second (60 when unset), one picture at a
+time: a client that reads slowly makes the server skip pictures, never queue them. A picture that
+then stands still is encoded again every REPEAT_AFTER_SECONDS, at most REPEATS_OF_A_STILL_PICTURE
+times, as MediaCodec's input surface does for scrcpy: each repeat sharpens what the codec blurred
+in the change, and a client sees about a second of frames after each change, then silence.
 """
 
 from __future__ import annotations
@@ -48,6 +51,12 @@ if TYPE_CHECKING:
 
 DEFAULT_MAX_FPS = 60.0
 POLL_SECONDS = 0.1             # how often waiting loops look at the stop flag and the ADB connection
+REPEAT_AFTER_SECONDS = 0.1
+"""scrcpy's SurfaceEncoder asks MediaCodec to repeat the last picture after this long without a new one
+(REPEAT_FRAME_DELAY_US, KEY_REPEAT_PREVIOUS_FRAME_AFTER)."""
+REPEATS_OF_A_STILL_PICTURE = 10
+"""How many times Android's GraphicBufferSource repeats it (kRepeatLastFrameCount: "a single repeat might
+not get rid of encoder ghosting completely")."""
 STAY_ON_ALL_PLUGS = "7"        # BatteryManager.BATTERY_PLUGGED_AC | USB | WIRELESS
 
 
@@ -237,7 +246,8 @@ class ScrcpyServer:
         interval = 1.0 / (options.max_fps if options.max_fps > 0 else DEFAULT_MAX_FPS)
         encoder: ScreenEncoder | None = None
         last_picture = None
-        started = next_poll = time.monotonic()
+        started = next_poll = last_sent = time.monotonic()
+        repeats_left = 0
         try:
             while not self.stop.is_set():
                 if _peer_closed(sock, max(0.0, next_poll - time.monotonic())):
@@ -254,10 +264,15 @@ class ScrcpyServer:
                     if encoder is None:
                         return
                     self.video_size, last_picture = size, None
-                if picture is last_picture:
+                now = time.monotonic()
+                if picture is not last_picture:
+                    last_picture, repeats_left = picture, REPEATS_OF_A_STILL_PICTURE
+                elif repeats_left and now - last_sent >= REPEAT_AFTER_SECONDS:
+                    repeats_left -= 1      # the still picture again: the codec sharpens it
+                else:
                     continue       # the screen is still: nothing to send
-                last_picture = picture
-                pts = int((time.monotonic() - started) * 1_000_000)
+                last_sent = now
+                pts = int((now - started) * 1_000_000)
                 for packet in encoder.encode(picture, pts):
                     data = packet.data
                     if options.send_frame_meta:

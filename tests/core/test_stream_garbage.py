@@ -14,6 +14,7 @@ from app.core.device import scrcpy_client
 from app.core.device.adb_transport import AdbTransport
 from app.core.device.android_device import AndroidDevice
 from app.core.device.phone_frames import SCREENSHOTS, STREAM, PhoneFrames
+from app.virtual_phone.scrcpy_server import REPEAT_AFTER_SECONDS, REPEATS_OF_A_STILL_PICTURE
 from app.virtual_phone.video_encoder import EncodedPacket, ScreenEncoder
 from tests.core.test_scrcpy_client import encoder_available
 
@@ -72,7 +73,9 @@ async def test_a_still_screen_that_sends_nothing_keeps_its_stream(virtual_adb, m
     try:
         await asyncio.wait_for(subscription.next(), 30)
         session = frames.session
+        await asyncio.sleep(REPEATS_OF_A_STILL_PICTURE * REPEAT_AFTER_SECONDS + 0.5)   # the picture sent again
         decoded = session.frames_decoded
+        assert decoded >= 1 + REPEATS_OF_A_STILL_PICTURE
         await asyncio.sleep(1.0)                 # the screen is still: no packets come, none is missing
         assert frames.session is session and frames.method == STREAM and session.frames_decoded == decoded
         assert not session.undecodable

@@ -6,7 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from app.virtual_phone.cost_sources import COST_SOURCES, FIRST_NEW_FRAME, IDLE_WAIT, TRANSITION, source_names
+from app.virtual_phone.cost_sources import (
+    COST_SOURCES,
+    FIRST_NEW_FRAME,
+    IDLE_WAIT,
+    STILL_PICTURE_REPEAT,
+    TRANSITION,
+    source_names,
+)
 from app.virtual_phone.latency import (
     DUMP,
     IDLE_QUIET,
@@ -18,6 +25,7 @@ from app.virtual_phone.latency import (
     SERVER_DUMP,
 )
 from app.virtual_phone.motion import FIRST_NEW_FRAME_SECONDS
+from app.virtual_phone.scrcpy_server import REPEAT_AFTER_SECONDS, REPEATS_OF_A_STILL_PICTURE
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "virtual-phone.md"
 
@@ -45,6 +53,8 @@ def test_ranges_are_centred_on_the_sources_not_at_their_low_end():
     assert _middle(REALISTIC_ANIMATION) == pytest.approx(_middle(COST_SOURCES[TRANSITION].published))
     assert (IDLE_QUIET, IDLE_TIMEOUT) == COST_SOURCES[IDLE_WAIT].published
     assert (FIRST_NEW_FRAME_SECONDS, FIRST_NEW_FRAME_SECONDS) == COST_SOURCES[FIRST_NEW_FRAME].published
+    assert (REPEAT_AFTER_SECONDS, REPEAT_AFTER_SECONDS) == COST_SOURCES[STILL_PICTURE_REPEAT].published
+    assert f"kRepeatLastFrameCount = {REPEATS_OF_A_STILL_PICTURE}:" in str(COST_SOURCES[STILL_PICTURE_REPEAT])
     assert REALISTIC.animation == REALISTIC_ANIMATION and REALISTIC.costs is REALISTIC_COSTS
 
 

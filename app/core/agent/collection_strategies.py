@@ -13,7 +13,7 @@ from PIL import Image
 
 from app.core.device.errors import DeviceError
 from app.core.device.frames import Frame
-from app.core.device.settle import newest_picture
+from app.core.device.settle import newest_picture, same_screen
 from app.core.perception.annotate import annotate_measured
 from app.core.perception.controls import Control
 from app.core.perception.hierarchy import UiHierarchy
@@ -169,16 +169,19 @@ class CollectControls(RunStrategy):
         frame, so the picture and the controls show the same screen."""
         taken: Frame | None = ctx.get_or("screenshot_frame")
         latest = self.rc.frames.latest()
-        if taken is not None and latest is not None and latest.captured_at > taken.captured_at:
-            # the dump ended on a still screen, but a stream may still be bringing its last pictures (more so
-            # on a loaded machine): the picture of the screen now, as the dump saw it
+        if taken is None or latest is None or latest.captured_at <= taken.captured_at:
+            return
+        # The same screen, only sharper (a phone's encoder repeats a still picture, sharpening it): taken as is.
+        # Else the dump ended on a still screen, but a stream may still be bringing its last pictures (more so
+        # on a loaded machine): the picture of the screen now, as the dump saw it.
+        if not same_screen(latest, taken):
             try:
                 latest = await self.rc.control.interruptible(asyncio.wait_for(
                     newest_picture(self.rc.frames), NEWEST_PICTURE_WAIT_SECONDS))
             except (DeviceError, TimeoutError):
                 latest = self.rc.frames.latest() or latest      # the newest frame at hand will do
-            ctx.set("screenshot_frame", latest)
-            ctx.set("screenshot", await screenshot_of(latest))
+        ctx.set("screenshot_frame", latest)
+        ctx.set("screenshot", await screenshot_of(latest))
 
     def fallback(self, ctx: StepContext, error: BaseException) -> None:
         ctx.set("controls", [])

@@ -239,7 +239,7 @@ class PhoneFrames(FrameFanOut):
         loop = asyncio.get_running_loop()
 
         def on_frame(image, received_at: float, decode_ms: float, pixels: PackedPixels | None = None) -> None:
-            shot = Screenshot(image, STREAM, 0.0, decode_ms, pixels=pixels)
+            shot = Screenshot(image, STREAM, 0.0, decode_ms, pixels=pixels, lossy=True)
             frame = Frame(shot, received_at, received_at, self._oriented_display(image.size))
             loop.call_soon_threadsafe(self._deliver, frame)
 

@@ -49,6 +49,9 @@ class Screenshot:
     taken_at: float = field(default_factory=time.time)
     pixels: PackedPixels | None = None
     """The picture as BGRX rows too, when its source gave them (the stream); None otherwise."""
+    lossy: bool = False
+    """Through a video codec (the stream): two pictures of one still screen may differ by its noise, as
+    the phone's encoder sharpens a picture it repeats."""
 
     @property
     def size(self) -> tuple[int, int]:

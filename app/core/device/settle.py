@@ -3,7 +3,8 @@
 `wait_until_still` reads the phone's frames from the moment the action ended and returns once
 the screen has shown the same picture for `quiet_seconds`, or when `cap_seconds` have passed.
 Frames are compared through a small box-averaged thumbnail (about 2 ms for a 1080×2400 RGB
-screenshot), so a change of a single pixel still counts while the cost stays low.
+screenshot), so a change of a single pixel still counts while the cost stays low; pictures through
+a video codec (the stream) with a tolerance for its noise.
 
 Two kinds of frame source work:
 - one that captures the screen over and over (screenshot polling): the screen is still when two
@@ -30,6 +31,16 @@ THUMBNAIL_LONG_SIDE = 300
 
 CHANGE_TOLERANCE = 2
 """Largest difference of a thumbnail pixel's channel (0–255) still counted as "the same"."""
+
+CODEC_CHANGE_TOLERANCE = 12
+"""The same for pictures through a video codec (the stream). A phone's encoder sends a still picture again
+ten times, 100 ms apart (MediaCodec's frame repeat, which scrcpy asks for), each a little sharper: measured
+on the virtual phone's stream, those differ by at most 8, where a step of a screen's transition differs by 27
+and more. With the lossless tolerance the wait would take each sharpening for motion and last a second."""
+
+SAME_PICTURE_PAUSE_SECONDS = 1 / 60
+"""A source that answers with the very picture it gave last (a stream saying "nothing new") is asked again a
+display frame later, not at once: the wait must not spin through the quiet period."""
 
 
 @dataclass
@@ -74,6 +85,13 @@ def pictures_differ(a: Image.Image, b: Image.Image, tolerance: int = CHANGE_TOLE
     extrema = ImageChops.difference(a, b).getextrema()
     bands = cast(tuple[tuple[float, float], ...], (extrema,) if a.mode == "L" else extrema)   # (low, high) a band
     return any(high > tolerance for _low, high in bands)
+
+
+def same_screen(a: Frame, b: Frame) -> bool:
+    """Whether two frames show the same screen (a stream's pictures: but for its codec's noise)."""
+    lossy = a.shot.lossy or b.shot.lossy
+    return a.shot is b.shot or not pictures_differ(thumbnail(a.image), thumbnail(b.image),
+                                                   CODEC_CHANGE_TOLERANCE if lossy else CHANGE_TOLERANCE)
 
 
 async def wait_until_still(frames: FrameSource, *, quiet_seconds: float, cap_seconds: float,
@@ -153,9 +171,12 @@ async def wait_until_still(frames: FrameSource, *, quiet_seconds: float, cap_sec
         moment = frame.captured_at + 1e-6
         longest_capture = max(longest_capture, frame.received_at - frame.captured_at)
         compared += 1
+        again = last is not None and frame.shot is last.shot
         last = frame
-        picture = thumbnail(frame.image)
-        if reference is None or pictures_differ(picture, reference):
+        # the picture given last matched the reference then (or became it)
+        picture = reference if again else thumbnail(frame.image)
+        tolerance = CODEC_CHANGE_TOLERANCE if frame.shot.lossy else CHANGE_TOLERANCE
+        if reference is None or picture is None or pictures_differ(picture, reference, tolerance):
             if reference is not None:
                 moved = True
                 if on_change is not None:
@@ -175,6 +196,8 @@ async def wait_until_still(frames: FrameSource, *, quiet_seconds: float, cap_sec
             hint.still(frame)
         if frame.captured_at - still_since >= quiet_seconds:
             return result(capped=False)
+        if again:
+            await asyncio.sleep(min(SAME_PICTURE_PAUSE_SECONDS, max(0.0, deadline - clock())))
 
 
 STREAM_QUIET_SECONDS = 0.1
