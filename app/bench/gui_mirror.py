@@ -92,7 +92,7 @@ class MirrorFigures:
     changing_cpu: float | None = None
     frame_ms: float | None = None            # the GUI's decode + convert per frame
     paint_ms: float | None = None
-    stream_decode_ms: float | None = None    # the stream's own: PyAV decode + RGB picture
+    stream_decode_ms: float | None = None    # the stream's own: PyAV decode + the view's BGRX rows
     video_size: tuple[int, int] = (0, 0)
     still_cpu: float | None = None
     still_fps: float | None = None
@@ -293,7 +293,7 @@ def put_mirror_rows(table: BenchTable, column: str, stream: MirrorFigures, polli
             table.not_measured(figure + ", streamed", _why(stream, why_key), **options)
         if ours is None and theirs is not None:       # the stream could not run: polling's own figure stands
             table.put(column, figure + ", " + POLLING, theirs, unit=unit, budget=budget, at_least=at_least)
-    decode = "per frame: the stream's own decode + RGB picture (PyAV)"
+    decode = "per frame: the stream's own decode + the view's rows (PyAV)"
     if stream.stream_decode_ms is not None:
         width, height = stream.video_size
         table.put(column, decode, stream.stream_decode_ms, budget=DECODE_BUDGET_MS)

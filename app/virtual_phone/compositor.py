@@ -218,6 +218,7 @@ class WindowsMixin(PhoneParts):
             else:
                 base = _wallpaper(size) if (self.fg == LAUNCHER and not self.overview) else None
                 img = render.render([_blacked_out(w) if w.secure else w for w in paint], size, base)
+                img = self.edge_stretched(img)          # a list's stretch at its end, drawn only
             self._shot = (v, img)
             return self.motion.picture(img)
 

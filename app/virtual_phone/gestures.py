@@ -6,7 +6,8 @@ long press when held 500 ms. Past the slop the view under the finger takes the g
 it, a scrollable list scrolls with it, from the point where the slop was crossed (as Android's views scroll). On
 release the finger's speed over the last 100 ms (VelocityTracker's horizon) flings the list on when it is above
 50 dp/s, at most 8000 dp/s (ViewConfiguration), for the distance and time OverScroller gives that speed; a fling
-stops at the list's end, and a new touch catches it (that touch does not click).
+stops at the list's end, where the list stretches and comes back (edge_effect.py), and a new touch catches it (that
+touch does not click).
 
 `swipe(x1, y1, x2, y2, ms)` (what `input swipe` does) is the same gesture made of moves at the display's 60 Hz.
 On the quick latency profile every gesture happens at once, its fling included; on the realistic one the finger
@@ -21,8 +22,11 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from PIL import Image
+
+from .edge_effect import EdgeStretch
 from .phone_parts import PhoneParts
-from .views import View, contains, hit_test
+from .views import Rect, View, contains, hit_test
 
 TOUCH_SLOP_DP = 8
 MIN_FLING_DP_S = 50
@@ -54,15 +58,26 @@ def fling_path(velocity: float, density_dpi: int) -> tuple[float, float]:
 
 
 class Fling:
-    """Content moving on after a release: `advance(now)` brings it to where it is at `now`."""
+    """Content moving on after a release: `advance(now)` brings it to where it is at `now`. A fling that reaches
+    the list's end stops there, with the speed it had (`end_velocity`, px/s) for the list's edge effect."""
 
     def __init__(self, scroll: Scroll, velocity: float, density_dpi: int, start: float, scale: float = 1.0) -> None:
         self.scroll, self.start = scroll, start
         self.sign = 1 if velocity >= 0 else -1
         self.distance, seconds = fling_path(velocity, density_dpi)
         self.duration = seconds * scale
+        self.scale = scale
         self.applied = 0
         self.done = self.distance < 1
+        self.end_velocity = 0.0
+
+    def velocity_at(self, now: float) -> float:
+        """The content's speed at `now`, px/s in the phone's own time (signed as the fling)."""
+        if self.duration <= 0:
+            return 0.0
+        share = min(1.0, max(0.0, (now - self.start) / self.duration))
+        return self.sign * self.distance * DECELERATION_RATE * (1 - share) ** (DECELERATION_RATE - 1) \
+            / (self.duration / self.scale)
 
     def advance(self, now: float) -> bool:
         """Move the content to its place at `now`; True when it moved."""
@@ -73,7 +88,9 @@ class Fling:
         step = target - self.applied
         moved = self.scroll(step) if step else 0
         self.applied = target
-        if share >= 1.0 or (step and not moved):          # its whole way, or the list's end
+        if step and moved != step:                          # the list's end
+            self.done, self.end_velocity = True, self.velocity_at(now)
+        elif share >= 1.0:                                  # its whole way
             self.done = True
         return bool(moved)
 
@@ -90,6 +107,7 @@ class Touch:
     caught_fling: bool = False          # it went down on a flinging list: it stops it, and does not click
     vertical: bool = True
     scroll: Scroll | None = None
+    scrolled: Rect | None = None        # the bounds of the list it scrolls
     slider: View | None = None
     last: tuple[int, int] = (0, 0)      # where the content last followed the finger to
 
@@ -127,6 +145,8 @@ class GesturesMixin(PhoneParts):
 
     _touch: Touch | None = None
     _fling: Fling | None = None
+    _flung: tuple[Rect | None, bool] = (None, True)     # the bounds and axis of the list the fling moves
+    _edge: EdgeStretch | None = None
     _scripted: ScriptedSwipe | None = None
 
     def note_input(self, what: str) -> None:
@@ -223,6 +243,7 @@ class GesturesMixin(PhoneParts):
             return True
         view = hit_test(win, touch.x, touch.y, "scroll" if touch.vertical else "hscroll")
         touch.scroll = None if view is None else view.on_scroll if touch.vertical else view.on_hscroll
+        touch.scrolled = None if view is None else view.bounds
         # the content starts following where the slop was crossed, as a view's scroll does
         crossed = (touch.x + (slop if dx > 0 else -slop) if not touch.vertical else x,
                    touch.y + (slop if dy > 0 else -slop) if touch.vertical else y)
@@ -237,7 +258,7 @@ class GesturesMixin(PhoneParts):
         if abs(velocity) < MIN_FLING_DP_S * per_dp:
             return
         fling = Fling(touch.scroll, velocity, self.density, at, self.timing.profile.scale)
-        self._fling = fling
+        self._fling, self._flung = fling, (touch.scrolled, touch.vertical)
         if not self.moves_in_time:
             fling.advance(math.inf)
             self.changed()
@@ -258,6 +279,20 @@ class GesturesMixin(PhoneParts):
             self.changed()
         if fling is not None and fling.done:
             self._fling = None
+            rect, vertical = self._flung
+            if fling.end_velocity and rect is not None and self.moves_in_time:
+                self._edge = EdgeStretch(rect, fling.end_velocity, now, vertical=vertical,
+                                         scale=self.timing.profile.scale)
+        edge = self._edge
+        if edge is not None:
+            if not edge.advance(now):
+                self._edge = None
+            self.changed()                  # each frame of the stretch is a new picture; then the plain one
+
+    def edge_stretched(self, picture: Image.Image) -> Image.Image:
+        """The screen's picture with a list's edge effect drawn over it, while one shows."""
+        edge = self._edge
+        return picture if edge is None else edge.draw(picture, time.monotonic())
 
     def gesture_ends_at(self) -> float:
         """When the finger of a swipe in progress comes up (monotonic seconds; 0 when none is in progress)."""
@@ -265,9 +300,10 @@ class GesturesMixin(PhoneParts):
         return scripted.ends_at if scripted is not None else 0.0
 
     def settling(self) -> bool:
-        """Whether content still moves by itself after a gesture (a fling decelerating)."""
+        """Whether content still moves by itself after a gesture (a fling decelerating, a list's edge stretched)."""
         with self.lock:
-            return self._scripted is not None or (self._fling is not None and not self._fling.done)
+            return (self._scripted is not None or (self._fling is not None and not self._fling.done)
+                    or self._edge is not None)
 
     def wait_until_settled(self, timeout: float = 10.0) -> bool:
         """Block until no swipe or fling moves the content any more (for callers in this process that need the

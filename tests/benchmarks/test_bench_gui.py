@@ -23,7 +23,7 @@ def test_every_figure_of_the_guide_has_a_budget_row(figures):
                 "mirror frames per second while the screen changes (running stopwatch), streamed": (30.0, True),
                 "per frame: decode + convert off the GUI thread (the mirror's frame_ms), streamed": (4.0, False),
                 "per frame: paint on the GUI thread, streamed": (8.0, False),
-                "per frame: the stream's own decode + RGB picture": (4.0, False),
+                "per frame: the stream's own decode + the view's rows": (4.0, False),
                 "touch to new frame in the mirror, streamed": (100.0, False),
                 "app CPU while the screen is still, streamed": (5.0, False),
                 "mirror frames per second while the window is hidden, streamed": (0.0, False)}

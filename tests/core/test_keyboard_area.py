@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from app.core.perception.controls import Control
-from app.core.perception.keyboard import is_input_method, keyboard_area, under_the_keyboard
+from app.core.perception.keyboard import a_field_has_the_focus, is_input_method, keyboard_area, under_the_keyboard
 
 APP, KEYS = "com.android.settings", "com.android.inputmethod.latin"
 
@@ -51,3 +51,22 @@ def test_the_keyboards_frame_is_read_from_dumpsys_window_of_old_and_new_android(
     assert parse_keyboard_frame(old.replace("isVisible=true", "isVisible=false")) is None, "hidden"
     assert parse_keyboard_frame("") is None, "no keyboard window: `dumpsys window InputMethod` prints nothing"
     assert parse_keyboard_frame(old.replace("[0,1665][1080,2274]", "[0,0][0,0]")) is None, "an empty frame"
+
+
+def test_on_a_real_phones_dump_with_gboard_up_the_keyboard_is_found_and_covers_nothing_of_the_resized_app(
+        corpus_dir):
+    """kram1k__android_avito_parsing/search_hierarchy.xml: Avito's search with Gboard showing, every window dumped.
+    The app resizes for the keyboard (adjustResize): its controls end where the keyboard's window begins
+    ([0,1167][1080,1920]), so none lies under the keys, and the focused field says a keyboard may be up."""
+    from app.core.perception.hierarchy import parse_hierarchy, screen_size_from_hierarchy, select_controls
+
+    hierarchy = parse_hierarchy((corpus_dir / "kram1k__android_avito_parsing" / "search_hierarchy.xml").read_bytes())
+    controls = select_controls(hierarchy, screen_size_from_hierarchy(hierarchy))
+    keys = [c for c in controls if is_input_method(c.package)]
+    app = [c for c in controls if c.package == "com.avito.android"]
+    assert keys and app
+    area = keyboard_area(controls)
+    assert area is not None and area[1] >= 1167 and area[3] <= 1920 and area[2] - area[0] > 1000, area
+    assert not [c for c in app if under_the_keyboard(c, area)]
+    assert max(c.rect[3] for c in app) <= 1167 <= area[1]
+    assert a_field_has_the_focus(controls)

@@ -76,7 +76,8 @@ class FakeSession:
         return self
 
     def show(self, colour: str = "red") -> None:
-        self.on_frame(Image.new("RGB", self.video_size, colour), time.monotonic(), 1.0)
+        picture = Image.new("RGB", self.video_size, colour)
+        self.on_frame(lambda: picture, self.video_size, time.monotonic(), 1.0)
 
     def send(self, message) -> None:
         self.sent.append(message)
@@ -136,7 +137,8 @@ async def test_a_first_frame_captured_just_before_the_wait_still_ends_it_on_a_st
     taken = time.monotonic()
     waiting = asyncio.ensure_future(frames.frame_after())
     await asyncio.sleep(0.05)
-    session.on_frame(Image.new("RGB", session.video_size, "red"), taken, 1.0)     # captured before the wait
+    red = Image.new("RGB", session.video_size, "red")
+    session.on_frame(lambda: red, session.video_size, taken, 1.0)     # captured before the wait
     frame = await asyncio.wait_for(waiting, 1.0)
     assert frame.image.getpixel((0, 0)) == (255, 0, 0)
     subscription.close()

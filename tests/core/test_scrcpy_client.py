@@ -17,6 +17,7 @@ from app.core.device.adb_transport import AdbTransport
 from app.core.device.android_device import AndroidDevice
 from app.core.device.errors import DeviceError, TextInputUnsupported
 from app.core.device.phone_frames import SCREENSHOTS, STREAM, PhoneFrames
+from app.core.device.screen_capture import StreamShot
 from tests.support.waiting import until
 
 av = pytest.importorskip("av", reason="PyAV is needed to decode the stream")
@@ -65,6 +66,25 @@ async def test_the_stream_shows_the_phones_screen_at_the_mirror_size(streaming):
     assert max(first.size) == 1280 and first.device_size == (1080, 2400)
     assert mean_difference(first.image, attached.phone.screenshot()) < 6
     assert device.input_path == "scrcpy control"
+
+
+@pytest.mark.asyncio
+async def test_a_pictures_rgb_image_is_made_only_when_asked_for(streaming, monkeypatch):
+    """The mirror shows a frame's rows; the RGB picture (for runs, screenshots, the settle wait) is made on first
+    use, once, from the decoded picture, and its size is known without making it."""
+    made: list = []
+    make = scrcpy_client.rgb_picture
+    monkeypatch.setattr(scrcpy_client, "rgb_picture", lambda picture: made.append(picture) or make(picture))
+    _device, _frames, subscription, _first, attached = streaming
+    moment = time.monotonic()
+    attached.phone.launch("com.android.settings")
+    frame = await next_frame_after(subscription, moment)
+    assert isinstance(frame.shot, StreamShot) and made == []
+    assert frame.size == (576, 1280) and made == []
+    image = frame.image
+    assert image.size == (576, 1280) and len(made) == 1
+    assert frame.image is image and len(made) == 1, "made once"
+    assert mean_difference(frame.display_shot().image, attached.phone.screenshot()) < 8
 
 
 @pytest.mark.asyncio

@@ -8,7 +8,9 @@ import threading
 import time
 
 import pytest
+from PIL import Image, ImageChops, ImageDraw
 
+from app.virtual_phone.edge_effect import LONGEST_SECONDS, EdgeStretch
 from app.virtual_phone.gestures import DECELERATION_RATE, fling_path
 from app.virtual_phone.phone import VirtualPhone
 
@@ -82,6 +84,47 @@ def test_a_fling_stops_at_the_lists_end():
     phone.swipe(540, 1800, 540, 600, 60)             # very fast: more than the list holds
     assert phone.wait_until_settled(5)
     assert state.offset == state.max_offset > 0
+
+
+def test_a_fling_that_hits_the_lists_end_stretches_it_for_a_moment_in_pictures_only():
+    """Android 12's stretch: the fling's speed at the end is absorbed by EdgeEffect's spring; for about a quarter
+    of a second the list is drawn longer, away from that end, then as it was. The dump does not move."""
+    phone = VirtualPhone(latency="realistic")
+    state = settings_list(phone)
+    phone.swipe(540, 1800, 540, 600, 60)             # very fast: more than the list holds
+    frames = []                                      # (when, offset, picture, dump), as a stream sees them
+    started = time.monotonic()
+    while phone.settling() and time.monotonic() - started < 5:
+        frames.append((time.monotonic(), state.offset, phone.screenshot().convert("RGB"), phone.dump_hierarchy()))
+        time.sleep(0.016)
+    assert not phone.settling() and state.offset == state.max_offset > 0
+    settled = phone.screenshot().convert("RGB")
+    at_the_end = [frame for frame in frames if frame[1] == state.max_offset]
+    assert at_the_end, "the fling reached the end"
+    stretch_seconds = time.monotonic() - at_the_end[0][0]
+    assert 0.1 < stretch_seconds < LONGEST_SECONDS, stretch_seconds
+    stretched = [frame for frame in at_the_end if ImageChops.difference(frame[2], settled).getbbox()]
+    assert len(stretched) >= 3, "several frames of the stretch"
+    assert {frame[3] for frame in at_the_end} == {phone.dump_hierarchy()}, "drawn only: the views stay put"
+
+
+def test_the_stretch_follows_edge_effects_spring():
+    """Speed × 13 into a spring of 24.657 rad/s damped 0.98: its peak comes at about 41 ms, 1.5% of the speed in
+    pixels; a fling hitting a 1,900 px list at 2,000 px/s stretches it by 31 px, then under a pixel by 0.35 s."""
+    edge = EdgeStretch((0, 200, 1080, 2100), 2000.0, start=0.0)
+    assert edge.distance(0.041) == pytest.approx(0.01513 * 26000, rel=0.01)
+    assert edge.stretched_pixels(0.041) == pytest.approx(31, abs=1)
+    assert edge.stretched_pixels(0.2) == pytest.approx(5, abs=1) and edge.stretched_pixels(0.35) < 1
+    assert edge.advance(0.1) and not edge.advance(0.35) and edge.done
+    still = Image.new("RGB", (1080, 2400), "white")
+    assert edge.draw(still, 0.05) is still, "done: drawn as it is"
+    rows = Image.new("RGB", (1080, 2400), "white")
+    ImageDraw.Draw(rows).rectangle((0, 1000, 1080, 1010), fill="black")     # a row's divider mid-list
+    pulled = EdgeStretch((0, 200, 1080, 2100), 2000.0, start=0.0)
+    drawn = pulled.draw(rows, 0.041)
+    assert drawn.getpixel((540, 2099)) == rows.getpixel((540, 2099)), "the end it hit stays where it is"
+    assert drawn.getpixel((540, 1005)) == (255, 255, 255) and rows.getpixel((540, 1005)) == (0, 0, 0), \
+        "the content above is pulled away from it"
 
 
 def test_a_touch_catches_a_fling_and_does_not_click():

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
@@ -62,8 +61,9 @@ class Frame:
             return self.shot
         from PIL import Image
 
-        image = self.shot.image.resize(self.device_size, Image.Resampling.BILINEAR)
-        return dataclasses.replace(self.shot, image=image)
+        shot = self.shot
+        image = shot.image.resize(self.device_size, Image.Resampling.BILINEAR)
+        return Screenshot(image, shot.method, shot.fetch_ms, shot.decode_ms, shot.taken_at, lossy=shot.lossy)
 
 
 class FrameSource(Protocol):

@@ -18,6 +18,7 @@ import dataclasses
 import logging
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from app.android.scrcpy import ResetVideo
 from app.core.config import MirrorSettings
@@ -26,7 +27,10 @@ from .errors import DeviceError
 from .frames import ERROR_PAUSE_SECONDS, Frame, FrameFanOut, ScreenshotPolling
 from .scrcpy_client import ScrcpySession, ScrcpyUnavailable, StreamSettings
 from .scrcpy_input import ScrcpyInput
-from .screen_capture import PackedPixels, Screenshot
+from .screen_capture import PackedPixels, StreamShot
+
+if TYPE_CHECKING:
+    from PIL import Image
 
 log = logging.getLogger(__name__)
 
@@ -238,9 +242,10 @@ class PhoneFrames(FrameFanOut):
         self._ended_reason = ""
         loop = asyncio.get_running_loop()
 
-        def on_frame(image, received_at: float, decode_ms: float, pixels: PackedPixels | None = None) -> None:
-            shot = Screenshot(image, STREAM, 0.0, decode_ms, pixels=pixels, lossy=True)
-            frame = Frame(shot, received_at, received_at, self._oriented_display(image.size))
+        def on_frame(make_image: Callable[[], Image.Image], size: tuple[int, int], received_at: float,
+                     decode_ms: float, pixels: PackedPixels | None = None) -> None:
+            shot = StreamShot(make_image, size, STREAM, decode_ms, pixels)
+            frame = Frame(shot, received_at, received_at, self._oriented_display(size))
             loop.call_soon_threadsafe(self._deliver, frame)
 
         def on_end(reason: str) -> None:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import io
 import struct
+import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from PIL import Image
@@ -56,6 +58,37 @@ class Screenshot:
     @property
     def size(self) -> tuple[int, int]:
         return self.image.size
+
+
+class StreamShot(Screenshot):
+    """A picture of the video stream whose RGB image is made on first use (~1.2 ms for 576×1280): the mirror
+    shows its BGRX rows (`pixels`) and never asks, so a frame that is only mirrored costs no RGB picture."""
+
+    def __init__(self, make_image: Callable[[], Image.Image], size: tuple[int, int], method: str,
+                 decode_ms: float, pixels: PackedPixels | None = None) -> None:
+        self._make_image: Callable[[], Image.Image] | None = make_image
+        self._image: Image.Image | None = None
+        self._size = size
+        self._lock = threading.Lock()
+        super().__init__(None, method, 0.0, decode_ms, pixels=pixels, lossy=True)  # type: ignore[arg-type]
+
+    @property
+    def image(self) -> Image.Image:
+        with self._lock:        # the loop and a worker thread may both ask
+            if self._image is None:
+                make, self._make_image = self._make_image, None
+                assert make is not None
+                self._image = make()
+            return self._image
+
+    @image.setter
+    def image(self, value: Image.Image | None) -> None:
+        if value is not None:
+            self._image = value
+
+    @property
+    def size(self) -> tuple[int, int]:
+        return self._size
 
 
 def decode_raw(data: bytes) -> Image.Image:
