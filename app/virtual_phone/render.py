@@ -209,7 +209,8 @@ def _p_icon(im, v: View) -> None:
     cx, cy = (left + r) // 2, (t + b) // 2
     if s.get("circle"):
         fill_circle(im, cx, cy, min(r - left, b - t) // 2, s["circle"])
-    paste_glyph(im, s["glyph"], cx, cy, s["gsize"], s.get("color", theme.TEXT))
+    if s.get("glyph"):                 # none: an image not loaded yet (its placeholder circle only)
+        paste_glyph(im, s["glyph"], cx, cy, s["gsize"], s.get("color", theme.TEXT))
 
 
 def _p_avatar(im, v: View) -> None:

@@ -54,10 +54,16 @@ def test_on_the_realistic_phone_a_spinner_comes_first_then_the_rows_by_themselve
     while page.loading and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not page.loading, "the rows came within 1.2 s"
-    loaded = phone.screenshot()
+    loaded, dump = phone.screenshot(), phone.dump_hierarchy()
     assert loaded is not loading, "their arrival is a new picture, with no input"
+    assert time.monotonic() < page.icons_at, "the icons come after their rows"
+    while time.monotonic() < page.icons_at + 0.05:
+        time.sleep(0.02)
+    with_icons = phone.screenshot()
+    assert with_icons is not loaded, "the icons popping in are a new picture, with no input"
+    assert phone.dump_hierarchy() == dump, "the same ImageViews, now with their pictures"
     time.sleep(0.1)
-    assert phone.screenshot() is loaded, "once the rows are drawn the screen stands still"
+    assert phone.screenshot() is with_icons, "once the icons are drawn the screen stands still"
     assert not phone.animating_without_end()
     assert find_node(phone, cls="android.widget.ProgressBar") is None
     assert find_node(phone, text="Android System") is not None

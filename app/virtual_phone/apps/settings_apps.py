@@ -4,8 +4,9 @@ Android's Settings loads the list of installed apps in the background (Applicati
 spinner, and the rows arrive a moment later, many more than a screen holds. On the realistic latency profile the
 rows come after `phone.list_load_seconds` (`LOAD_SECONDS` unless a test chose `FEED_LOAD_SECONDS`; seeded,
 scaled like every cost); the spinner turns meanwhile, so `uiautomator
-dump` and the screen stream see a screen that is not still yet. On the quick profile the rows are there at once.
-Each row opens the app's info page."""
+dump` and the screen stream see a screen that is not still yet. Then each row's icon pops in a moment after its
+row (`ICON_LOAD_SECONDS`): the picture changes again, the dump does not. On the quick profile the rows and their
+icons are there at once. Each row opens the app's info page."""
 
 from __future__ import annotations
 
@@ -23,6 +24,9 @@ if TYPE_CHECKING:
     from .base import App
 
 LOAD_SECONDS = (0.6, 1.2)     # from opening to the rows (a chosen band for a mid-range phone; see virtual-phone.md)
+ICON_LOAD_SECONDS = (0.15, 0.5)
+"""From the rows to their icons: ApplicationsState loads each app's icon in the background after the list, and a
+row shows a grey placeholder until then (a chosen band; see virtual-phone.md)."""
 FEED_LOAD_SECONDS = (1.0, 3.0)
 """A list that comes over the network (a feed, a store's search) instead: `phone.list_load_seconds` set to this
 makes the page wait as long (tests that need a list slower than the wait after an action)."""
@@ -43,6 +47,16 @@ class AllAppsPage(SettingsPage):
         phone = app.phone
         delay = phone.timing.draw(*phone.list_load_seconds) if phone.moves_in_time else 0.0
         self.ready_at = time.monotonic() + delay
+        self.icons_at = self.ready_at + (phone.timing.draw(*ICON_LOAD_SECONDS) if phone.moves_in_time else 0.0)
+        self._icons_drawn = not phone.moves_in_time
+
+    def timed_change(self, now: float) -> bool:
+        """The icons pop in after their rows: the screen changes then, with no input."""
+        changed = super().timed_change(now)
+        if not self._icons_drawn and now >= self.icons_at:
+            self._icons_drawn = True
+            return True
+        return changed
 
     @property
     def loading(self) -> bool:
@@ -58,7 +72,9 @@ class AllAppsPage(SettingsPage):
     def rows(self, ctx: Ctx) -> list[Row]:
         if self.loading:
             return [Row(ctx.dp(120), lambda top: self._spinner(ctx, top))]
-        return [self.row(ctx, label, package, on_click=self._info(label))
+        apps, loaded = self.phone.apps, time.monotonic() >= self.icons_at
+        return [self.row(ctx, label, package, on_click=self._info(label), icon_loaded=loaded,
+                         glyph=apps[package].glyph if package in apps else "apps")
                 for label, package in installed_apps(self.app)]
 
     def _info(self, label: str) -> Callable[[], None]:

@@ -19,8 +19,9 @@ SUB = "com.android.settings.SubSettings"
 
 def pref_row(ctx: Ctx, top: int, title: str, summary: str = "", *, glyph: str | None = None,
              on_click: Callable[[], None] | None = None, checked: bool | None = None,
-             on_switch: Callable[[], None] | None = None, primary: bool = False) -> View:
-    """A preference row: icon, title, summary and an optional switch (a primary switch has its own target)."""
+             on_switch: Callable[[], None] | None = None, primary: bool = False, icon_loaded: bool = True) -> View:
+    """A preference row: icon, title, summary and an optional switch (a primary switch has its own target). An
+    icon not loaded yet is its grey placeholder: the same ImageView in the dump, another picture."""
     h = ctx.dp(72 if summary else 56)
     left, r = ctx.left, ctx.right
     row = View(LINEAR, (left, top, r, top + h), clickable=on_click is not None, on_click=on_click)
@@ -29,8 +30,8 @@ def pref_row(ctx: Ctx, top: int, title: str, summary: str = "", *, glyph: str | 
         frame = View(LINEAR, (left, top, left + ctx.dp(72), top + h), rid=ctx.rid("icon_frame"))
         frame.add(View(IMAGE,
                        (left + ctx.dp(16), top + h // 2 - ctx.dp(20), left + ctx.dp(56), top + h // 2 + ctx.dp(20)),
-                       rid="android:id/icon", kind="icon", glyph=glyph, gsize=ctx.dp(22), color=theme.PRIMARY,
-                       circle=theme.PRIMARY_LIGHT))
+                       rid="android:id/icon", kind="icon", glyph=glyph if icon_loaded else None, gsize=ctx.dp(22),
+                       color=theme.PRIMARY, circle=theme.PRIMARY_LIGHT if icon_loaded else theme.SURFACE_VARIANT))
         row.add(frame)
         x = left + ctx.dp(72)
     text_right = r - ctx.dp(16) - (ctx.dp(84 if primary else 68) if checked is not None else 0)
