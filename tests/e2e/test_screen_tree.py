@@ -4,6 +4,7 @@ input reached the phone since the last dump; one dump at a time; the agent's obs
 from __future__ import annotations
 
 import asyncio
+import time
 from datetime import datetime
 
 import pytest
@@ -240,6 +241,18 @@ async def _frame_unlike(phone: Phone, before) -> object:
     raise AssertionError("the frames never showed the change")
 
 
+async def _stream_quiet(phone: Phone) -> None:
+    """Until the stream has sent nothing for 0.3 s: a still picture is sent again, sharper, ten times 100 ms apart
+    (as a phone's encoder does), and such a repeat is not the change a test makes next."""
+    frames, deadline = phone.session.frames, time.monotonic() + 5
+    while time.monotonic() < deadline:
+        latest = frames.latest()
+        await asyncio.sleep(0.3)
+        if frames.latest() is latest:
+            return
+    raise AssertionError("the stream never went quiet")
+
+
 async def _notes_showing(phone: Phone, body: str) -> None:
     notes = phone.phone.apps[NOTES]
     notes.notes[0]["body"] = body
@@ -258,6 +271,7 @@ async def test_one_changed_digit_of_a_14sp_text_gives_a_new_tree_and_screen_id(p
     assert any("3 new messages" in c.name for c in before.controls)
     dumps = phone.dumps()
     assert (await phone.tree.read()).from_cache is True and phone.dumps() == dumps   # still screen: no dump
+    await _stream_quiet(phone)
     await _notes_showing(phone, "4 new messages")
     after = await phone.tree.read(await _frame_unlike(phone, shown))
     assert after.from_cache is False and phone.dumps() == dumps + 1
@@ -286,6 +300,7 @@ async def test_a_blinking_cursor_in_the_focused_field_makes_no_dump(phone, monke
     before = await phone.tree.read(shown)
     assert any(c.focused and "EditText" in c.class_name for c in before.controls)
     dumps = phone.dumps()
+    await _stream_quiet(phone)
     blink["on"] = False
     phone.phone.changed()
     hidden = await _frame_unlike(phone, shown)
