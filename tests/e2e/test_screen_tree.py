@@ -241,15 +241,16 @@ async def _frame_unlike(phone: Phone, before) -> object:
     raise AssertionError("the frames never showed the change")
 
 
-async def _stream_quiet(phone: Phone) -> None:
-    """Until the stream has sent nothing for 0.3 s: a still picture is sent again, sharper, ten times 100 ms apart
-    (as a phone's encoder does), and such a repeat is not the change a test makes next."""
+async def _stream_quiet(phone: Phone) -> object:
+    """The stream's last frame once it has sent nothing for 0.3 s. A still picture is sent again, sharper, ten times
+    100 ms apart (as a phone's encoder does): a change a test makes next is looked for against this last, sharpest
+    picture, or a sharper repeat of the old screen would pass for the change."""
     frames, deadline = phone.session.frames, time.monotonic() + 5
     while time.monotonic() < deadline:
         latest = frames.latest()
         await asyncio.sleep(0.3)
-        if frames.latest() is latest:
-            return
+        if latest is not None and frames.latest() is latest:
+            return latest
     raise AssertionError("the stream never went quiet")
 
 
@@ -271,9 +272,9 @@ async def test_one_changed_digit_of_a_14sp_text_gives_a_new_tree_and_screen_id(p
     assert any("3 new messages" in c.name for c in before.controls)
     dumps = phone.dumps()
     assert (await phone.tree.read()).from_cache is True and phone.dumps() == dumps   # still screen: no dump
-    await _stream_quiet(phone)
+    quiet = await _stream_quiet(phone)
     await _notes_showing(phone, "4 new messages")
-    after = await phone.tree.read(await _frame_unlike(phone, shown))
+    after = await phone.tree.read(await _frame_unlike(phone, quiet))
     assert after.from_cache is False and phone.dumps() == dumps + 1
     assert any("4 new messages" in c.name for c in after.controls)
     assert after.screen_id != before.screen_id and after.age_seconds < before.age_seconds
@@ -300,10 +301,10 @@ async def test_a_blinking_cursor_in_the_focused_field_makes_no_dump(phone, monke
     before = await phone.tree.read(shown)
     assert any(c.focused and "EditText" in c.class_name for c in before.controls)
     dumps = phone.dumps()
-    await _stream_quiet(phone)
+    quiet = await _stream_quiet(phone)
     blink["on"] = False
     phone.phone.changed()
-    hidden = await _frame_unlike(phone, shown)
+    hidden = await _frame_unlike(phone, quiet)
     again = await phone.tree.read(hidden)
     assert again.from_cache is True and phone.dumps() == dumps
 
