@@ -33,6 +33,7 @@ from app.android.scrcpy import (
     VideoStreamReader,
     server_command,
 )
+from app.core.perception.picture_change import grey_picture, visible_change
 from app.core.scrcpy_server_file import verified_server_bytes
 from app.virtual_phone.adb_server import VirtualAdbServer
 from app.virtual_phone.scrcpy_server import REPEAT_AFTER_SECONDS, REPEATS_OF_A_STILL_PICTURE
@@ -167,6 +168,7 @@ def test_the_stream_shows_the_screen_repeats_it_ten_times_then_stays_quiet_while
     screen = attached.phone.screenshot()
     errors = [mean_difference(picture, screen) for picture in pictures]
     assert errors[0] < 8 and errors[-1] <= errors[0], errors
+    assert not visible_change(grey_picture(pictures[0]), grey_picture(pictures[-1])), "the same screen, sharper"
     assert session.read_video(0.5) == [], "nothing more while the screen is still"
     assert "[server] INFO: Device: [AgentDesk] agentdesk AgentDesk Virtual Phone (Android 14)" in session.output()
     assert DEVICE_SERVER_PATH.rsplit("/", 1)[1] not in device.shell("ls /data/local/tmp"), \
@@ -348,4 +350,5 @@ def test_a_spinner_that_never_stops_keeps_the_stream_moving(served):
     pictures = session.read_video(0.8)
     session.output()
     assert len(pictures) >= 3, "the spinner turns, so new pictures keep coming"
-    assert ImageChops.difference(pictures[0].convert("RGB"), pictures[-1].convert("RGB")).getbbox()
+    # beyond the codec's noise: a still screen's repeats differ by their sharpening too
+    assert visible_change(grey_picture(pictures[0]), grey_picture(pictures[-1]))
