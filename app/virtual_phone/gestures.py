@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from PIL import Image
 
 from .edge_effect import EdgeStretch
+from .paging import PAGE_SNAP_SECONDS, Pages, PageSnap
 from .phone_parts import PhoneParts
 from .views import Rect, View, contains, hit_test
 
@@ -105,6 +106,7 @@ class Touch:
     samples: deque[tuple[float, int, int]] = field(default_factory=deque)
     dragging: bool = False
     caught_fling: bool = False          # it went down on a flinging list: it stops it, and does not click
+    caught_pages: Pages | None = None   # it stopped the home screen's pages between two: they snap on its release
     vertical: bool = True
     scroll: Scroll | None = None
     scrolled: Rect | None = None        # the bounds of the list it scrolls
@@ -144,19 +146,20 @@ class GesturesMixin(PhoneParts):
     """Mixed into VirtualPhone."""
 
     _touch: Touch | None = None
-    _fling: Fling | None = None
+    _fling: Fling | PageSnap | None = None
     _flung: tuple[Rect | None, bool] = (None, True)     # the bounds and axis of the list the fling moves
     _edge: EdgeStretch | None = None
     _scripted: ScriptedSwipe | None = None
 
     def note_input(self, what: str) -> None:
-        """Note input that came while the screen was not settled (a list still loading, content still flinging):
-        what an agent acting too early does. Tests read `inputs_while_unsettled`; a person does it too, so
-        the phone takes the input as usual."""
+        """Note input that came while the screen was not settled (a list still loading, content still flinging,
+        pages still snapping): what an agent acting too early does. Tests read `inputs_while_unsettled`; a person
+        does it too, so the phone takes the input as usual."""
         fling = self._fling is not None and not self._fling.done
         loading = getattr(self.foreground_app.top, "loading", False) if self.screen_on else False
         if fling or loading:
-            why = "a list still flinging" if fling else "a list still loading"
+            why = ("the home screen's pages still moving" if isinstance(self._fling, PageSnap)
+                   else "a list still flinging" if fling else "a list still loading")
             self.inputs_while_unsettled.append(f"{what} on {why}")
 
     @property
@@ -181,9 +184,12 @@ class GesturesMixin(PhoneParts):
                 return
             at = time.monotonic() if at is None else at
             self.note_input(f"a touch at ({int(x)}, {int(y)})")
-            caught = self._fling is not None and not self._fling.done
+            moving = self._fling if self._fling is not None and not self._fling.done else None
             self._fling = None
-            self._touch = Touch(int(x), int(y), at, deque([(at, int(x), int(y))]), caught_fling=caught)
+            if isinstance(moving, PageSnap):
+                moving.stop()
+            self._touch = Touch(int(x), int(y), at, deque([(at, int(x), int(y))]), caught_fling=moving is not None,
+                                caught_pages=moving.pages if isinstance(moving, PageSnap) else None)
 
     def touch_move(self, x: int, y: int, at: float | None = None) -> None:
         with self.lock:
@@ -216,6 +222,9 @@ class GesturesMixin(PhoneParts):
                 return
             if touch.dragging:
                 self._release_drag(touch, at)
+            elif touch.caught_pages is not None:
+                self.move_on(touch.caught_pages.snap_to(touch.caught_pages.nearest(), at,
+                                                        self.timing.scaled(PAGE_SNAP_SECONDS)))
             elif not touch.caught_fling and not self.input_blocked():
                 if at - touch.since >= self.long_press_seconds:
                     self.long_press(touch.x, touch.y, int((at - touch.since) * 1000))
@@ -255,12 +264,21 @@ class GesturesMixin(PhoneParts):
             return
         per_dp = self.density / 160
         velocity = max(-MAX_FLING_DP_S * per_dp, min(MAX_FLING_DP_S * per_dp, -touch.velocity()))
+        if isinstance(touch.scroll, Pages):               # the home screen's pages snap to one, never stop between
+            finger_dx = touch.samples[-1][1] - touch.x
+            self.move_on(touch.scroll.release(finger_dx, -velocity, at, per_dp, self.timing.profile.scale))
+            return
         if abs(velocity) < MIN_FLING_DP_S * per_dp:
             return
-        fling = Fling(touch.scroll, velocity, self.density, at, self.timing.profile.scale)
-        self._fling, self._flung = fling, (touch.scrolled, touch.vertical)
+        self.move_on(Fling(touch.scroll, velocity, self.density, at, self.timing.profile.scale),
+                     touch.scrolled, touch.vertical)
+
+    def move_on(self, motion: Fling | PageSnap, rect: Rect | None = None, vertical: bool = True) -> None:
+        """Content moves on by itself (a fling after the finger left, the home screen's pages snapping): in
+        time, or at once on the quick profile. `rect` and `vertical`: the list a fling moves, for its edge."""
+        self._fling, self._flung = motion, (rect, vertical)
         if not self.moves_in_time:
-            fling.advance(math.inf)
+            motion.advance(math.inf)
             self.changed()
 
     # ------------------------------------------------------------------ in time

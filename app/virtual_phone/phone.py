@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from . import keyboard
 from .android_system import AndroidSystem
 from .apps import ADB_KEYBOARD, LAUNCHER, SETTINGS, SYSTEM_PACKAGES, App, AppT, Screen, app_of, create_apps
-from .apps.launcher import LauncherApp
+from .apps.launcher import HomeScreen, LauncherApp
 from .apps.settings_apps import LOAD_SECONDS as LIST_LOAD_SECONDS
 from .compositor import WindowsMixin
 from .gestures import GesturesMixin
@@ -24,6 +24,7 @@ from .input_events import InputEventsMixin
 from .keyguard import KeyguardMixin
 from .latency import QUICK, LatencyProfile, Timing, latency_named
 from .motion import ScreenMotion
+from .paging import PAGE_SNAP_SECONDS
 from .profiles import ANDROID_14, DeviceProfile, profile_named
 from .settings_store import SettingsStore
 from .system_dialogs import PopUpFaults, SystemDialog, not_responding, permission_request
@@ -264,12 +265,17 @@ class VirtualPhone(GesturesMixin, InputEventsMixin, KeyguardMixin, WindowsMixin)
 
     def go_home(self) -> None:
         with self.lock:
+            already_home = self.fg == LAUNCHER and not self.overview and self.screen_on
             self._leaving()
             self.hide_keyboard()
             self.overview = False
             home = self.launcher.top
             if home is not None and home.dialog is not None:
                 home.close_dialog()                # Home closes Launcher3's pop-ups too
+            elif already_home and isinstance(home, HomeScreen):      # Home on the home screen: the first page
+                snap = home.to_first_page(time.monotonic(), self.timing.scaled(PAGE_SNAP_SECONDS))
+                if snap is not None:
+                    self.move_on(snap)
             self.fg = LAUNCHER
             self.changed()
 

@@ -9,6 +9,8 @@ scripted model, judged from the phone's own state):
   counter-test) input does;
 - the keyboard in the way: Wi-Fi › Add network pans for the keyboard, which then covers Save; the agent closes
   the keyboard before tapping it instead of typing a key;
+- the home screen's pages: after a swipe to the next page they snap for about half a second; the step after
+  reads the second page standing still, and taps its clock widget;
 - a toast over the screen after a note is saved ("Note saved", 3.5 s), and a snackbar with Undo after a note is
   deleted (2.75 s): the run ends with the note saved / deleted, not undone, and called a success."""
 
@@ -17,17 +19,29 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+from datetime import datetime
 from pathlib import Path
 
 import pytest
 
 from app.bench.oracle_model import OracleModel
-from app.bench.task_suite import SETTINGS, WIFI, BenchTask, click, launch, phone_state, task_named, type_into
+from app.bench.task_suite import (
+    SETTINGS,
+    WIFI,
+    BenchTask,
+    ScriptStep,
+    click,
+    launch,
+    phone_state,
+    task_named,
+    type_into,
+)
 from app.bench.tasks_bench import ORACLE_KEY, PhoneSpec, oracle_settings, run_task
 from app.virtual_phone.apps.settings_apps import FEED_LOAD_SECONDS
 from app.virtual_phone.phone import VirtualPhone
 
 REQUEST = "Open the app info page of Shell"
+CLOCK = "com.android.deskclock"
 
 
 def _judged_by_the_test(state: dict):
@@ -155,3 +169,26 @@ def test_a_button_under_the_keyboard_is_tapped_once_the_keyboard_is_closed():
     steps = [json.loads(line) for line in (Path(outcome.run_dir) / "steps.jsonl").read_text().splitlines()]
     saved = [step for step in steps if "Save" in str(step.get("result"))]
     assert saved and "Closed the keyboard" in str(saved[0]["result"]), "it saw Save was covered"
+
+
+def _on_a_known_day(phone: VirtualPhone) -> None:
+    """The widget's date is the phone's: a fixed one names it for the script."""
+    phone.set_clock(datetime(2026, 3, 10, 8, 15))
+
+
+PAGES_TASK = BenchTask("home_clock_widget", "launcher", "Open the clock from the clock widget on the home screen",
+                       (ScriptStep("scroll", arguments={"direction": "right"}), click("Tue, Mar 10")),
+                       _judged_by_the_test, setup=_on_a_known_day)
+
+
+@pytest.mark.alone
+def test_the_home_screens_next_page_is_read_once_its_pages_stand_still():
+    """Home › scroll right: the finger's swipe, then the pages snap for about half a second. The step after it
+    reads the second page with the pages still, and taps the widget there."""
+    outcome, phone = run(PAGES_TASK)
+    assert outcome.status == "success" and phone.fg == CLOCK, outcome
+    assert phone.inputs_while_unsettled == [], "acted on pages still moving"
+    steps = [json.loads(line) for line in (Path(outcome.run_dir) / "steps.jsonl").read_text().splitlines()]
+    after_scroll = next(step for step in steps if step["action"].get("function") == "click_control")
+    names = [control.get("text") or control.get("desc") for control in after_scroll["controls"]]
+    assert "Calculator" not in names, f"a step read a page half in view: {names}"

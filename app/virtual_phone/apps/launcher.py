@@ -8,7 +8,8 @@ from functools import partial
 from PIL import Image
 
 from .. import theme
-from ..views import BUTTON, FRAME, IMAGE, SCROLL, TEXT, VIEW, VIEWGROUP, View
+from ..paging import Pages, PageSnap
+from ..views import BUTTON, FRAME, IMAGE, LINEAR, SCROLL, TEXT, VIEW, VIEWGROUP, View
 from ..widgets import Ctx, ScrollState
 from . import LAUNCHER
 from .base import App, Dialog, Screen
@@ -16,6 +17,9 @@ from .base import App, Dialog, Screen
 WORKSPACE = ["com.android.settings", "com.agentdesk.notes", "com.agentdesk.calculator", "com.android.deskclock"]
 HOTSEAT = ["com.android.dialer", "com.android.messaging", "com.android.contacts"]
 MAIN = "com.android.launcher3.uioverride.QuickstepLauncher"
+CLOCK = "com.android.deskclock"
+WIDGET_HOST = "com.android.launcher3.widget.LauncherAppWidgetHostView"
+TEXT_CLOCK = "android.widget.TextClock"
 
 
 class IconPopup(Dialog):
@@ -51,12 +55,16 @@ class IconPopup(Dialog):
 
 
 class HomeScreen(Screen):
+    """Launcher3's workspace: two pages the finger moves between (paging.py). The first holds the date and the
+    app icons, the second DeskClock's digital clock widget; the dock (hotseat) and the page dots stay put."""
+
     activity = MAIN
     bar_color = None
 
     def __init__(self, app: App) -> None:
         super().__init__(app)
         self.icon_boxes: dict[str, tuple[int, int, int, int]] = {}   # where each icon was laid out last
+        self.pages = Pages(count=2)
 
     def _icon(self, ctx: Ctx, package: str, box: tuple[int, int, int, int]) -> View:
         app = self.phone.apps[package]
@@ -74,26 +82,78 @@ class HomeScreen(Screen):
         launcher = View(FRAME, ctx.content, rid=rid("launcher"))
         drag = View(FRAME, ctx.content, rid=rid("drag_layer"))
         launcher.add(drag)
-        cols = max(4, (r - left) // ctx.dp(100))
-        cell_w = (r - left - 2 * ctx.dp(16)) // cols
-        cell_h = ctx.dp(100)
+        pages = self.pages
+        pages.width = r - left
+        pages.offset = max(0, min(pages.end, pages.offset))
+        workspace = View(SCROLL, (left, t, r, b), rid=rid("workspace"), scrollable=pages.count > 1,
+                         on_hscroll=pages)
+        hotseat_h = ctx.dp(112)
+        for index, build_page in enumerate((self._first_page, self._clock_page)):
+            shift = index * pages.width - pages.offset
+            if left + shift < r and r + shift > left:             # a page off the screen is not laid out
+                workspace.add(build_page(ctx, (left + ctx.dp(16) + shift, t, r - ctx.dp(16) + shift,
+                                               b - hotseat_h - ctx.dp(24))))
+        drag.add(workspace, self._page_dots(ctx, b - hotseat_h - ctx.dp(24), b - hotseat_h),
+                 self._hotseat(ctx, hotseat_h))
+        return [launcher]
+
+    def _first_page(self, ctx: Ctx, box: tuple[int, int, int, int]) -> View:
+        """The date at the top (At a Glance), the app icons in the last row above the dock."""
+        left, t, r, b = box
+        page = View(VIEWGROUP, box)
         now = self.phone.now()
         glance_h = ctx.dp(96) if not ctx.m.landscape else ctx.dp(56)
-        glance = View(VIEWGROUP, (left, t, r, t + glance_h), rid=rid("search_container_workspace"))
-        glance.add(View(TEXT, (left + ctx.dp(24), t + ctx.dp(16), r - ctx.dp(24), t + ctx.dp(16) + ctx.dp(40)),
-                        text=now.strftime("%A, %b ") + str(now.day), rid=rid("date"), kind="text",
+        glance = View(VIEWGROUP, (left, t, r, t + glance_h), rid=ctx.rid("search_container_workspace"))
+        glance.add(View(TEXT, (left + ctx.dp(8), t + ctx.dp(16), r - ctx.dp(8), t + ctx.dp(16) + ctx.dp(40)),
+                        text=now.strftime("%A, %b ") + str(now.day), rid=ctx.rid("date"), kind="text",
                         size=ctx.sp(22), color=theme.WHITE, lines=1))
-        workspace = View(SCROLL, (left, t, r, b), rid=rid("workspace"))
-        hotseat_h = ctx.dp(112)
-        grid_top = max(t + glance_h, b - hotseat_h - cell_h - ctx.dp(24))
-        page = View(VIEWGROUP, (left + ctx.dp(16), grid_top, r - ctx.dp(16), grid_top + cell_h))
-        x0 = left + ctx.dp(16)
+        cols = max(4, (ctx.right - ctx.left) // ctx.dp(100))
+        cell_w, cell_h = (r - left) // cols, ctx.dp(100)
+        grid_top = max(t + glance_h, b - cell_h)
+        icons = View(VIEWGROUP, (left, grid_top, r, grid_top + cell_h))
         for i, package in enumerate(p for p in WORKSPACE if p in self.phone.apps):
             col, row = i % cols, i // cols
-            box = (x0 + col * cell_w, grid_top + row * cell_h, x0 + (col + 1) * cell_w, grid_top + (row + 1) * cell_h)
-            page.add(self._icon(ctx, package, box))
-        workspace.add(page)
-        hot = View(VIEWGROUP, (left, b - hotseat_h, r, b), rid=rid("hotseat"))
+            icons.add(self._icon(ctx, package, (left + col * cell_w, grid_top + row * cell_h,
+                                                left + (col + 1) * cell_w, grid_top + (row + 1) * cell_h)))
+        return page.add(glance, icons)
+
+    def _clock_page(self, ctx: Ctx, box: tuple[int, int, int, int]) -> View:
+        """DeskClock's digital clock widget (its RemoteViews: time, date; a tap opens the Clock app)."""
+        left, t, r, b = box
+        page = View(VIEWGROUP, box)
+        if CLOCK not in self.phone.apps:
+            return page
+        now = self.phone.now()
+        top, h = t + ctx.dp(24), ctx.dp(150)
+        host = View(WIDGET_HOST, (left, top, r, top + h), desc="Digital clock")
+        widget = View(LINEAR, (left, top, r, top + h), rid=f"{CLOCK}:id/digital_widget", clickable=True,
+                      on_click=lambda: self.phone.launch(CLOCK))
+        widget.add(View(TEXT_CLOCK, (left, top + ctx.dp(8), r, top + ctx.dp(96)), rid=f"{CLOCK}:id/clock",
+                        text=f"{now.hour % 12 or 12}:{now.minute:02d}", kind="text", size=ctx.sp(64),
+                        color=theme.WHITE, align="center", lines=1),
+                   View(TEXT_CLOCK, (left, top + ctx.dp(100), r, top + ctx.dp(132)), rid=f"{CLOCK}:id/date",
+                        text=now.strftime("%a, %b ") + str(now.day), kind="text", size=ctx.sp(18),
+                        color=theme.WHITE, align="center", lines=1))
+        return page.add(host.add(widget))
+
+    def _page_dots(self, ctx: Ctx, t: int, b: int) -> View:
+        """The page indicator: a dot a page, the shown page's white (drawn only: no nodes of their own)."""
+        left, r = ctx.content[0], ctx.content[2]
+        indicator = View(VIEW, (left, t, r, b), rid=ctx.rid("page_indicator"))
+        d, gap = ctx.dp(8), ctx.dp(8)
+        x = (left + r) // 2 - (self.pages.count * d + (self.pages.count - 1) * gap) // 2
+        cy = (t + b) // 2
+        for page in range(self.pages.count):
+            colour = theme.WHITE if page == self.pages.shown else (150, 150, 150)
+            indicator.add(View(VIEW, (x, cy - d // 2, x + d, cy + d // 2), dump=False, bg=colour, radius=d // 2))
+            x += d + gap
+        return indicator
+
+    def _hotseat(self, ctx: Ctx, hotseat_h: int) -> View:
+        left, t, r, b = ctx.content
+        cols = max(4, (r - left) // ctx.dp(100))
+        cell_h = ctx.dp(100)
+        hot = View(VIEWGROUP, (left, b - hotseat_h, r, b), rid=ctx.rid("hotseat"))
         hot_row = View(VIEWGROUP, (left + ctx.dp(16), b - hotseat_h, r - ctx.dp(16), b - hotseat_h + cell_h))
         apps = [p for p in HOTSEAT if p in self.phone.apps]
         hw = (r - left - 2 * ctx.dp(16)) // max(cols, len(apps))
@@ -101,9 +161,13 @@ class HomeScreen(Screen):
         for i, package in enumerate(apps):
             hot_row.add(self._icon(ctx, package, (start + i * hw, b - hotseat_h, start + (i + 1) * hw,
                                                   b - hotseat_h + cell_h)))
-        hot.add(hot_row)
-        drag.add(workspace, glance, hot)
-        return [launcher]
+        return hot.add(hot_row)
+
+    def to_first_page(self, at: float, seconds: float) -> PageSnap | None:
+        """Home pressed on the home screen: back to the first page (Launcher's moveToDefaultScreen)."""
+        if self.pages.offset == 0 and self.pages.heading_to in (None, 0):
+            return None
+        return self.pages.snap_to(0, at, seconds)
 
 
 class LauncherApp(App):
