@@ -20,7 +20,7 @@ from app.core.device.android_device import AndroidDevice
 from app.core.device.errors import DeviceError
 from app.core.device.phone_frames import SCREENSHOTS, STREAM
 
-from .phone_own_work import render_and_encode_ms
+from .phone_own_work import render_and_encode_ms, stopwatch_tick_render_ms
 from .phones import BenchPhone
 from .table import BenchTable
 
@@ -324,6 +324,9 @@ async def measure_mirror(window, phone: BenchPhone, table: BenchTable, still_sec
             table.put(phone.column, figure, own)
         else:
             table.not_measured(figure, "this PyAV cannot encode H.264")
+        partial_ms, whole_ms = await asyncio.to_thread(stopwatch_tick_render_ms)
+        table.put(phone.column, "the virtual phone's picture of a running stopwatch's tick (repaints what changed)",
+                  partial_ms, baseline=whole_ms, baseline_name="a whole picture every tick")
     try:
         await use_frame_source(window, STREAM, 1280)
     except RuntimeError:

@@ -42,3 +42,35 @@ def render_and_encode_ms(profile: str = "android14", samples: int = SAMPLES) -> 
         return statistics.median(times[1:])
     finally:
         encoder.close()
+
+
+def stopwatch_tick_render_ms(samples: int = 40) -> tuple[float, float]:
+    """(only what changed, whole picture): median ms the virtual phone takes to make the picture of a running
+    stopwatch's next tick (a few digits change), measured on two phones side by side in this process."""
+    from app.virtual_phone.apps.clock import ClockApp
+    from app.virtual_phone.phone import VirtualPhone
+
+    def tick_ms(phone: VirtualPhone) -> list[float]:
+        times = []
+        for _ in range(samples + 2):                 # the first two warm the glyph caches and the last picture
+            time.sleep(0.011)                        # the stopwatch shows hundredths: every tick is new digits
+            started = time.perf_counter()
+            phone.screenshot()
+            times.append((time.perf_counter() - started) * 1000)
+        return times[2:]
+
+    phones = []
+    for only_changes in (True, False):
+        phone = VirtualPhone()
+        phone.repaint_only_changes = only_changes
+        phone.launch("com.android.deskclock")
+        clock = phone.apps["com.android.deskclock"]
+        assert isinstance(clock, ClockApp)
+        clock.pages()["stopwatch running"]()
+        phone.changed()
+        phones.append(phone)
+    partial, whole = [], []
+    for _ in range(3):                               # interleaved, so both meet the same machine
+        partial += tick_ms(phones[0])
+        whole += tick_ms(phones[1])
+    return statistics.median(partial), statistics.median(whole)

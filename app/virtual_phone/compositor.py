@@ -17,6 +17,7 @@ from PIL import Image, ImageDraw, ImageFilter
 
 from . import fonts, hierarchy_xml, keyboard, render, system_ui, theme
 from .apps import LAUNCHER, App, Screen
+from .damage import MARGIN_DP, DamageRenderer
 from .phone_parts import PhoneParts
 from .theme import Metrics
 from .views import FRAME, LINEAR, TEXT, VIEW, VIEW_STUB, Rect, View, Window
@@ -49,6 +50,8 @@ def _wallpaper(size: tuple[int, int]) -> Image.Image:
 class WindowsMixin(PhoneParts):
     _animation_frame: object = None
     _all_xml: tuple[int, str] | None = None   # (version, dump_all_windows()); `_xml` caches dump_hierarchy()
+    _damage: DamageRenderer | None = None     # repaints only what changed since the last picture
+    repaint_only_changes = True               # False: a whole picture every time (the bench's baseline)
     _bounds_from: str = ""                      # the dump that last set views' visible_bounds
 
     # ------------------------------------------------------------------ windows
@@ -213,14 +216,30 @@ class WindowsMixin(PhoneParts):
                 return self.motion.picture(self._shot[1])
             paint, _ = self._windows()
             size = self.display_size()
+            if self._damage is None:
+                self._damage = DamageRenderer()
+            if not self.screen_on or not self.repaint_only_changes:
+                self._damage.forget()
             if not self.screen_on:
                 img = Image.new("RGBA", size, (0, 0, 0, 255))
             else:
-                base = _wallpaper(size) if (self.fg == LAUNCHER and not self.overview) else None
-                img = render.render([_blacked_out(w) if w.secure else w for w in paint], size, base)
+                img = self._damage.render(*self._painting(paint, size), margin=self.metrics().dp(MARGIN_DP))
                 img = self.edge_stretched(img)          # a list's stretch at its end, drawn only
             self._shot = (v, img)
             return self.motion.picture(img)
+
+    def _painting(self, paint: list[Window], size: tuple[int, int]) -> tuple[list[Window], tuple[int, int],
+                                                                            Image.Image | None]:
+        """What render.render paints: the windows (a FLAG_SECURE one black), the size, the wallpaper if shown."""
+        base = _wallpaper(size) if (self.fg == LAUNCHER and not self.overview) else None
+        return [_blacked_out(w) if w.secure else w for w in paint], size, base
+
+    def whole_picture(self) -> Image.Image:
+        """The screen's picture rendered whole, without the last picture's help (what `screenshot` must equal
+        when nothing moves: tests compare them)."""
+        with self.lock:
+            paint, _ = self._windows()
+            return render.render(*self._painting(paint, self.display_size()))
 
     def last_picture(self) -> Image.Image | None:
         """The last picture rendered, whether or not it is still current (the start of a transition)."""

@@ -308,14 +308,15 @@ def paint(im: Image.Image, v: View) -> None:
         painter(im, v)
     if not v.children:
         return
-    saved = _save_overflow(im, v) if v.clip else ()
+    saved = save_overflow(im, v) if v.clip else ()
     for child in v.children:
         paint(im, child)
     for box, strip in saved:
         im.paste(strip, box)
 
 
-def _save_overflow(im: Image.Image, v: View) -> list:
+def save_overflow(im: Image.Image, v: View) -> list:
+    """The strips of the picture around a clipping view that its children would paint over (restored after)."""
     left, t, r, b = v.bounds
     ul = min(c.bounds[0] for c in v.children)
     ut = min(c.bounds[1] for c in v.children)

@@ -53,6 +53,29 @@ def test_the_keyboards_frame_is_read_from_dumpsys_window_of_old_and_new_android(
     assert parse_keyboard_frame(old.replace("[0,1665][1080,2274]", "[0,0][0,0]")) is None, "an empty frame"
 
 
+ANDROID_11_IME = """  Window #2 Window{3b0d7a2 u0 InputMethod}:
+    mDisplayId=0 rootTaskId=1 mSession=Session{c1f09e3 4410:u0a10141} mClient=android.os.BinderProxy@51e8c0d
+    mOwnerUid=10141 showForAllUsers=true package=com.google.android.inputmethod.latin appop=NONE
+    mGivenContentInsets=[0,0][0,0] mGivenVisibleInsets=[0,0][0,0]
+    Frames: containing=[0,1262][1080,2148] parent=[0,1262][1080,2148] display=[0,1262][1080,2148]
+    mFrame=[0,1262][1080,2148] last=[0,1262][1080,2148]
+     surface=[0,0][0,0]
+    isOnScreen=true
+    isVisible=true
+"""
+
+
+def test_android_11s_layout_of_the_frames_is_read_too():
+    """Android 11 prints the window's frame on its own `mFrame=` line after a `Frames:` line of other
+    rectangles (containing, parent, display), as public `dumpsys window` outputs of Android 11 phones and TVs
+    show; none of those others is taken for the frame."""
+    from app.core.device.android_device import parse_keyboard_frame
+
+    assert parse_keyboard_frame(ANDROID_11_IME) == (0, 1262, 1080, 2148)
+    moved = ANDROID_11_IME.replace("containing=[0,1262]", "containing=[0,0]").replace("parent=[0,1262]", "parent=[0,0]")
+    assert parse_keyboard_frame(moved) == (0, 1262, 1080, 2148)
+
+
 def test_on_a_real_phones_dump_with_gboard_up_the_keyboard_is_found_and_covers_nothing_of_the_resized_app(
         corpus_dir):
     """kram1k__android_avito_parsing/search_hierarchy.xml: Avito's search with Gboard showing, every window dumped.
