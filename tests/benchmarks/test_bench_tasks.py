@@ -14,7 +14,7 @@ import urllib.request
 
 import pytest
 
-from app.bench.oracle_model import OracleModel, find_control, find_control_id, screen_controls
+from app.bench.oracle_model import MAX_SCROLLS, OracleModel, find_control, find_control_id, screen_controls
 from app.bench.phones import PhoneChoice
 from app.bench.table import BenchTable
 from app.bench.task_suite import TASKS, Target, click, phone_state, task_named
@@ -128,7 +128,11 @@ def test_the_oracle_follows_the_script_on_the_screens_it_is_shown():
 def test_the_oracle_answers_fail_when_the_scripted_control_is_not_shown():
     task = dataclasses.replace(task_named("wifi_on"), script=(click("Teleport"),))
     oracle = OracleModel([task])
-    reply = oracle.answer(step_body(fresh_phone(), task.request)).reply
+    phone = fresh_phone()
+    replies = [oracle.answer(step_body(phone, task.request)).reply for _ in range(MAX_SCROLLS + 1)]
+    looked = [reply["action"]["function"] for reply in replies[:-1]]
+    assert looked == ["scroll"] * MAX_SCROLLS, "the home screen's pages scroll: it looks there first, a few times"
+    reply = replies[-1]
     assert reply["action"]["status"] == "FAIL" and "Teleport" in reply["thought"]
     assert oracle.problems and "Teleport" in oracle.problems[0]
 
