@@ -1,8 +1,8 @@
 """Pictures a second a scrcpy stream carries while a finger drags Settings' list up and down (the desk's own scrcpy
 client and control socket, as the mirror uses them), next to the same stream with the screen still (the baseline:
-what the stream sends when nothing moves). A phone's display refreshes at 60 Hz and scrcpy sends a picture per
-change; the test with a third-party client (tests/virtual_phone/test_scrcpy_third_party.py) checks the pictures
-come while the finger moves at all."""
+what the stream sends when nothing moves, once the first picture's repeats are over). A phone's display refreshes
+at 60 Hz and scrcpy sends a picture per change; the test with a third-party client
+(tests/virtual_phone/test_scrcpy_third_party.py) checks the pictures come while the finger moves at all."""
 
 from __future__ import annotations
 
@@ -19,6 +19,9 @@ from .phones import BenchPhone
 SETTINGS = "com.android.settings"
 DRAG_SECONDS = 2.0
 STILL_SECONDS = 1.0
+# a phone sends a still picture again up to 10 times, 100 ms apart (scrcpy's REPEAT_FRAME_DELAY_US, AOSP's
+# kRepeatLastFrameCount): the still count starts once those repeats of the first picture are over
+REPEATS_OVER_SECONDS = 1.5
 DRAG_MS = 300
 
 
@@ -38,7 +41,7 @@ async def scroll_pictures(phone: BenchPhone) -> ScrollPictures:
     await asyncio.to_thread(session.start)
     try:
         finger = ScrcpyInput(session, lambda: info.display_size)
-        await asyncio.sleep(0.5)                     # the first pictures of the stream
+        await asyncio.sleep(REPEATS_OVER_SECONDS)    # the first picture of the stream, and its repeats
         before, started = session.frames_decoded, time.perf_counter()
         await asyncio.sleep(STILL_SECONDS)
         still = (session.frames_decoded - before) / (time.perf_counter() - started)

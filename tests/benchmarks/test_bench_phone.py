@@ -67,3 +67,12 @@ def test_every_service_is_timed_on_both_phones_next_to_published_figures(report)
         for measurement in COST_SOURCES[kind].measurements:
             assert f"- {measurement.source}: {measurement.url}" in rendered, measurement.source
     assert report.as_dict()["sources"]["uiautomator dump"]["urls"]
+
+
+def test_the_scroll_table_counts_pictures_while_the_finger_drags_and_none_once_still(report):
+    """The stream sends pictures while the list moves; with the screen still it sends none once the first
+    picture's repeats (up to 10, 100 ms apart, as a phone's encoder sends them) are over."""
+    assert set(report.scroll) == set(report.columns)
+    for figures in report.scroll.values():
+        assert figures.still == 0.0, "pictures with nothing changing: the repeats were counted, or frames leak"
+        assert figures.dragging > 5, "no pictures while the finger dragged the list"
