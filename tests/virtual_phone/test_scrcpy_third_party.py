@@ -61,3 +61,21 @@ def test_a_drag_streams_the_list_on_its_way_and_a_tap_still_lands(client):
     while len(phone.apps[SETTINGS].stack) == rows_before and time.monotonic() < deadline:
         time.sleep(0.05)
     assert len(phone.apps[SETTINGS].stack) == rows_before + 1, "the tap opened the row under it"
+
+
+def test_its_swipe_on_the_home_screen_turns_the_page(client):
+    """The same client's finger moving right to left across Home: the pages follow and snap to the second one,
+    whose clock widget is then in the dump."""
+    from app.virtual_phone.apps.launcher import HomeScreen
+
+    scrcpy, phone = client
+    phone.go_home()
+    home = phone.launcher.top
+    assert isinstance(home, HomeScreen)
+    width, height = scrcpy.frame_size
+    time.sleep(0.3)
+    scrcpy.drag(width * 5 // 6, height // 2, width // 6, height // 2, duration_ms=250, steps=12)
+    time.sleep(0.3)                         # the finger's last message reaches the phone; then the pages snap
+    assert phone.wait_until_settled(5)
+    assert home.pages.current == 1 and home.pages.offset == home.pages.width
+    assert 'content-desc="Digital clock"' in phone.dump_hierarchy()
