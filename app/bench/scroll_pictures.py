@@ -20,8 +20,9 @@ SETTINGS = "com.android.settings"
 DRAG_SECONDS = 2.0
 STILL_SECONDS = 1.0
 # a phone sends a still picture again up to 10 times, 100 ms apart (scrcpy's REPEAT_FRAME_DELAY_US, AOSP's
-# kRepeatLastFrameCount): the still count starts once those repeats of the first picture are over
-REPEATS_OVER_SECONDS = 1.5
+# kRepeatLastFrameCount): the still count starts once the stream has been quiet for longer than that gap
+QUIET_SECONDS = 0.5
+QUIET_WAIT_LIMIT_SECONDS = 10.0
 DRAG_MS = 300
 
 
@@ -41,7 +42,8 @@ async def scroll_pictures(phone: BenchPhone) -> ScrollPictures:
     await asyncio.to_thread(session.start)
     try:
         finger = ScrcpyInput(session, lambda: info.display_size)
-        await asyncio.sleep(REPEATS_OVER_SECONDS)    # the first picture of the stream, and its repeats
+        await _past_the_next_minute_if_near()        # the status bar's clock would tick in the still second
+        await _quiet(session)                        # the first picture of the stream, and its repeats
         before, started = session.frames_decoded, time.perf_counter()
         await asyncio.sleep(STILL_SECONDS)
         still = (session.frames_decoded - before) / (time.perf_counter() - started)
@@ -56,3 +58,24 @@ async def scroll_pictures(phone: BenchPhone) -> ScrollPictures:
         await asyncio.to_thread(session.close)
         await device.home()
     return ScrollPictures(dragging, still)
+
+
+async def _quiet(session: ScrcpySession) -> None:
+    """Wait until no picture has come for QUIET_SECONDS (the stream's first picture and its repeats are over),
+    at most QUIET_WAIT_LIMIT_SECONDS."""
+    deadline = time.perf_counter() + QUIET_WAIT_LIMIT_SECONDS
+    seen, since = session.frames_decoded, time.perf_counter()
+    while time.perf_counter() < deadline:
+        await asyncio.sleep(0.05)
+        if session.frames_decoded != seen:
+            seen, since = session.frames_decoded, time.perf_counter()
+        elif time.perf_counter() - since >= QUIET_SECONDS and seen > 0:
+            return
+
+
+async def _past_the_next_minute_if_near() -> None:
+    """The status bar's clock changes on the minute (a picture and its repeats): when the minute is about to turn,
+    wait until it has, so the still count does not take the clock's tick for motion."""
+    into_minute = time.time() % 60
+    if into_minute > 60 - (STILL_SECONDS + QUIET_SECONDS + 2):
+        await asyncio.sleep(60 - into_minute + 0.2)
