@@ -14,7 +14,6 @@ whose painting depends on lying inside the picture (a shadow, a translucent imag
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import cast
 
@@ -86,8 +85,7 @@ class DamageRenderer:
     """`render(windows, size, base)` as render.render does, repainting only the changed part when it can.
     `whole` and `partial` count the two kinds of pictures made (for tests and the bench)."""
 
-    def __init__(self, whole_render: Callable[..., Image.Image] = render.render) -> None:
-        self._whole_render = whole_render
+    def __init__(self) -> None:
         self._last: _Last | None = None
         self.whole = 0
         self.partial = 0
@@ -105,7 +103,7 @@ class DamageRenderer:
         last = self._last
         self.last_box = box if last is not None else None
         if box is None or last is None:
-            picture = self._whole_render(windows, size, base)
+            picture = render.render(windows, size, base)
             self.whole += 1
         elif box == (0, 0, 0, 0):
             picture = last.picture.copy()

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from PIL import Image
 
 from .edge_effect import EdgeStretch
-from .paging import PAGE_SNAP_SECONDS, Pages, PageSnap
+from .paging import Pages, PageSnap
 from .phone_parts import PhoneParts
 from .views import Rect, View, contains, hit_test
 
@@ -223,8 +223,8 @@ class GesturesMixin(PhoneParts):
             if touch.dragging:
                 self._release_drag(touch, at)
             elif touch.caught_pages is not None:
-                self.move_on(touch.caught_pages.snap_to(touch.caught_pages.nearest(), at,
-                                                        self.timing.scaled(PAGE_SNAP_SECONDS)))
+                pages = touch.caught_pages
+                self.move_on(pages.snap_to(pages.nearest(), at, self.timing.profile.scale))
             elif not touch.caught_fling and not self.input_blocked():
                 if at - touch.since >= self.long_press_seconds:
                     self.long_press(touch.x, touch.y, int((at - touch.since) * 1000))

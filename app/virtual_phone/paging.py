@@ -85,11 +85,15 @@ class Pages:
         elif to_later and self.current < self.count - 1:
             page = self.current if back_again else self.current + 1
         else:
-            return self.snap_to(self.nearest(), at, PAGE_SNAP_SECONDS * scale)
+            return self.snap_to(self.nearest(), at, scale)
         distance = page * self.width - self.offset
-        return self.snap_to(page, at, snap_seconds(distance, self.width, finger_velocity, per_dp) * scale)
+        return self._snap(page, at, snap_seconds(distance, self.width, finger_velocity, per_dp) * scale)
 
-    def snap_to(self, page: int, at: float, seconds: float = PAGE_SNAP_SECONDS) -> PageSnap:
+    def snap_to(self, page: int, at: float, scale: float = 1.0) -> PageSnap:
+        """A snap to `page` in Launcher3's own time (750 ms), times the phone's latency `scale`."""
+        return self._snap(page, at, PAGE_SNAP_SECONDS * scale)
+
+    def _snap(self, page: int, at: float, seconds: float) -> PageSnap:
         page = max(0, min(self.count - 1, page))
         self.heading_to = page
         return PageSnap(self, page, self.offset, at, seconds)

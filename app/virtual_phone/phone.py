@@ -24,7 +24,6 @@ from .input_events import InputEventsMixin
 from .keyguard import KeyguardMixin
 from .latency import QUICK, LatencyProfile, Timing, latency_named
 from .motion import ScreenMotion
-from .paging import PAGE_SNAP_SECONDS
 from .profiles import ANDROID_14, DeviceProfile, profile_named
 from .settings_store import SettingsStore
 from .system_dialogs import PopUpFaults, SystemDialog, not_responding, permission_request
@@ -273,7 +272,7 @@ class VirtualPhone(GesturesMixin, InputEventsMixin, KeyguardMixin, WindowsMixin)
             if home is not None and home.dialog is not None:
                 home.close_dialog()                # Home closes Launcher3's pop-ups too
             elif already_home and isinstance(home, HomeScreen):      # Home on the home screen: the first page
-                snap = home.to_first_page(time.monotonic(), self.timing.scaled(PAGE_SNAP_SECONDS))
+                snap = home.to_first_page(time.monotonic(), self.timing.profile.scale)
                 if snap is not None:
                     self.move_on(snap)
             self.fg = LAUNCHER

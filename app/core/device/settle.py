@@ -87,11 +87,14 @@ def pictures_differ(a: Image.Image, b: Image.Image, tolerance: int = CHANGE_TOLE
     return any(high > tolerance for _low, high in bands)
 
 
+def change_tolerance(*frames: Frame) -> int:
+    """The tolerance `pictures_differ` compares these frames with: the codec's when any came through one."""
+    return CODEC_CHANGE_TOLERANCE if any(frame.shot.lossy for frame in frames) else CHANGE_TOLERANCE
+
+
 def same_screen(a: Frame, b: Frame) -> bool:
     """Whether two frames show the same screen (a stream's pictures: but for its codec's noise)."""
-    lossy = a.shot.lossy or b.shot.lossy
-    return a.shot is b.shot or not pictures_differ(thumbnail(a.image), thumbnail(b.image),
-                                                   CODEC_CHANGE_TOLERANCE if lossy else CHANGE_TOLERANCE)
+    return a.shot is b.shot or not pictures_differ(thumbnail(a.image), thumbnail(b.image), change_tolerance(a, b))
 
 
 async def wait_until_still(frames: FrameSource, *, quiet_seconds: float, cap_seconds: float,
@@ -175,8 +178,7 @@ async def wait_until_still(frames: FrameSource, *, quiet_seconds: float, cap_sec
         last = frame
         # the picture given last matched the reference then (or became it)
         picture = reference if again else thumbnail(frame.image)
-        tolerance = CODEC_CHANGE_TOLERANCE if frame.shot.lossy else CHANGE_TOLERANCE
-        if reference is None or picture is None or pictures_differ(picture, reference, tolerance):
+        if reference is None or picture is None or pictures_differ(picture, reference, change_tolerance(frame)):
             if reference is not None:
                 moved = True
                 if on_change is not None:

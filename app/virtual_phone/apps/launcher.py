@@ -22,6 +22,11 @@ WIDGET_HOST = "com.android.launcher3.widget.LauncherAppWidgetHostView"
 TEXT_CLOCK = "android.widget.TextClock"
 
 
+def _columns(ctx: Ctx) -> int:
+    """Icon columns of the workspace and the dock: one per 100 dp of width, at least four."""
+    return max(4, (ctx.right - ctx.left) // ctx.dp(100))
+
+
 class IconPopup(Dialog):
     """The menu a long press on an icon opens (Launcher3's shortcuts pop-up)."""
 
@@ -107,7 +112,7 @@ class HomeScreen(Screen):
         glance.add(View(TEXT, (left + ctx.dp(8), t + ctx.dp(16), r - ctx.dp(8), t + ctx.dp(16) + ctx.dp(40)),
                         text=now.strftime("%A, %b ") + str(now.day), rid=ctx.rid("date"), kind="text",
                         size=ctx.sp(22), color=theme.WHITE, lines=1))
-        cols = max(4, (ctx.right - ctx.left) // ctx.dp(100))
+        cols = _columns(ctx)
         cell_w, cell_h = (r - left) // cols, ctx.dp(100)
         grid_top = max(t + glance_h, b - cell_h)
         icons = View(VIEWGROUP, (left, grid_top, r, grid_top + cell_h))
@@ -151,7 +156,7 @@ class HomeScreen(Screen):
 
     def _hotseat(self, ctx: Ctx, hotseat_h: int) -> View:
         left, t, r, b = ctx.content
-        cols = max(4, (r - left) // ctx.dp(100))
+        cols = _columns(ctx)
         cell_h = ctx.dp(100)
         hot = View(VIEWGROUP, (left, b - hotseat_h, r, b), rid=ctx.rid("hotseat"))
         hot_row = View(VIEWGROUP, (left + ctx.dp(16), b - hotseat_h, r - ctx.dp(16), b - hotseat_h + cell_h))
@@ -163,11 +168,11 @@ class HomeScreen(Screen):
                                                   b - hotseat_h + cell_h)))
         return hot.add(hot_row)
 
-    def to_first_page(self, at: float, seconds: float) -> PageSnap | None:
+    def to_first_page(self, at: float, scale: float) -> PageSnap | None:
         """Home pressed on the home screen: back to the first page (Launcher's moveToDefaultScreen)."""
         if self.pages.offset == 0 and self.pages.heading_to in (None, 0):
             return None
-        return self.pages.snap_to(0, at, seconds)
+        return self.pages.snap_to(0, at, scale)
 
 
 class LauncherApp(App):
